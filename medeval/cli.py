@@ -1,0 +1,284 @@
+"""Command line: ``python -m medeval COMMAND``. Library errors become clean messages and exit code 1."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from . import settings
+from .db import connect
+from .errors import MedevalError
+
+DB_HELP = f"SQLite database file [env MEDEVAL_DB; default {settings.get('MEDEVAL_DB')}]"
+
+
+def db_option(f):
+    return click.option("--db", "db_path", envvar="MEDEVAL_DB", default=lambda: settings.db_path(),
+                        show_default="annotations.db", help=DB_HELP)(f)
+
+
+def friendly(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        try:
+            return f(*args, **kwargs)
+        except MedevalError as e:
+            click.echo(f"Error: {e}", err=True)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            click.echo("Interrupted; finished chunks are saved. Run the command again to continue.", err=True)
+            sys.exit(130)
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 140, "terminal_width": 140})
+@click.version_option(package_name=None, version=__import__("medeval").__version__)
+def main():
+    """medeval: score medical LLM answers against a knowledge base and grade them into tiers."""
+
+
+@main.command("init")
+@db_option
+@friendly
+def init_cmd(db_path):
+    """Create the database (or bring its schema up to date)."""
+    with connect(db_path) as db:
+        n = db.conn.execute("SELECT count(*) FROM _migrations").fetchone()[0]
+    click.echo(f"{db_path}: schema up to date ({n} migrations)")
+
+
+@main.command("import")
+@db_option
+@click.option("--kb", type=click.Path(dir_okay=False), help="knowledge base: disease, aspect, reference [aspect_type, disease_en]")
+@click.option("--responses", type=click.Path(dir_okay=False), help="model responses: model, disease, aspect, response")
+@click.option("--models", type=click.Path(dir_okay=False), help="models: model, backbone, kind (general|medical)")
+@friendly
+def import_cmd(db_path, kb, responses, models):
+    """Import a knowledge base, models and responses (CSV, JSONL or JSON); all or nothing."""
+    from .importer import import_files
+
+    with connect(db_path) as db:
+        s = import_files(db, kb=kb, responses=responses, models=models)
+    for line in s.lines():
+        click.echo(line)
+    if not s.changed:
+        click.echo("nothing changed (everything was already imported)")
+
+
+@main.command("score")
+@db_option
+@click.option("--metrics", default="bleu1,rouge1,cosine,exact_match", show_default=True,
+              help="comma-separated metrics to compute")
+@click.option("--embedding-model", envvar="MEDEVAL_EMBEDDING_MODEL", default=None,
+              help="use-multilingual (default), minilm, or a local sentence-transformers directory [env MEDEVAL_EMBEDDING_MODEL]")
+@click.option("--batch-size", envvar="MEDEVAL_BATCH_SIZE", type=click.IntRange(1), default=None,
+              help="responses per committed chunk [env MEDEVAL_BATCH_SIZE; default 2000]")
+@click.option("--no-progress", is_flag=True, help="no progress bar")
+@click.option("--grade/--no-grade", default=True, show_default=True, help="grade new scores under the active threshold set")
+@friendly
+def score_cmd(db_path, metrics, embedding_model, batch_size, no_progress, grade):
+    """Score every response not yet scored, in chunks (resumable after an interrupt)."""
+    from tqdm import tqdm
+
+    from . import thresholds as th
+    from .scoring import score_db
+
+    batch_size = batch_size or int(settings.get("MEDEVAL_BATCH_SIZE"))
+    bar = tqdm(total=0, unit="resp", disable=no_progress, file=sys.stderr, dynamic_ncols=True)
+
+    def total(n):
+        bar.total = n
+        bar.refresh()
+
+    with connect(db_path) as db:
+        s = score_db(db, metrics=[m for m in metrics.split(",") if m.strip()], embedding_model=embedding_model,
+                     batch_size=batch_size, progress=bar.update, total_callback=total)
+        bar.close()
+        click.echo(f"{s.responses_seen} responses checked, {s.scores_added} scores added"
+                   + (f"; embeddings: {s.embeddings_computed} computed, {s.embeddings_cached} from cache "
+                      f"({s.embedding_model})" if s.embedding_model else ""))
+        if grade:
+            v, n = th.grade_db(db)
+            click.echo(f"{n} grades added under threshold set v{v}")
+            _warn_ungraded(db, v)
+
+
+def _warn_ungraded(db, version):
+    from . import thresholds as th
+
+    ts = th.load(db, version)
+    cov = th.coverage(db, version)
+    c = cov.get("cosine")
+    if c and c["scored"] and c["graded"] < c["scored"]:
+        click.echo(f"note: {c['scored'] - c['graded']} cosine scores are not graded: threshold set v{version} is for "
+                   f"{ts.embedding_model}. Import cut-offs calibrated for your embedding model, or "
+                   f"`medeval thresholds adopt {version} --embedding-model ID` to use them provisionally.", err=True)
+
+
+@main.command("grade")
+@db_option
+@click.option("--version", "version", type=int, default=None, help="threshold-set version (default: the active one)")
+@friendly
+def grade_cmd(db_path, version):
+    """Grade all scores into tiers under a threshold set (default: the active one)."""
+    from . import thresholds as th
+
+    with connect(db_path) as db:
+        v, n = th.grade_db(db, version)
+        click.echo(f"{n} grades added under threshold set v{v}")
+        _warn_ungraded(db, v)
+
+
+@main.group("thresholds")
+def thresholds_grp():
+    """List, export, import, activate and adopt versioned tier threshold sets."""
+
+
+@thresholds_grp.command("list")
+@db_option
+@friendly
+def th_list(db_path):
+    """List threshold-set versions (* marks the active one)."""
+    from . import thresholds as th
+
+    with connect(db_path) as db:
+        for ts in th.list_sets(db):
+            click.echo(f"{'*' if ts.active else ' '} v{ts.version}  {ts.name}  [cosine: {ts.embedding_model}; "
+                       f"tokenizer: {ts.tokenizer}]  {ts.created_at} by {ts.created_by}")
+
+
+@thresholds_grp.command("export")
+@db_option
+@click.argument("version", type=int, required=False)
+@click.option("--out", type=click.Path(dir_okay=False), help="write to this file instead of standard output")
+@friendly
+def th_export(db_path, version, out):
+    """Export a threshold set as JSON (default: the active one)."""
+    from . import thresholds as th
+
+    with connect(db_path) as db:
+        ts = th.load(db, version) if version else th.active(db)
+    text = ts.to_json() + "\n"
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        click.echo(f"wrote v{ts.version} to {out}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+@thresholds_grp.command("import")
+@db_option
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--activate", is_flag=True, help="make it the active set and regrade")
+@click.option("--by", "created_by", default=lambda: __import__("getpass").getuser(), help="who imports it (provenance)")
+@friendly
+def th_import(db_path, file, activate, created_by):
+    """Import a threshold set from JSON as a new version."""
+    from . import thresholds as th
+
+    ts = th.read_file(file)
+    with connect(db_path) as db:
+        v = th.store(db, ts, created_by=created_by)
+        click.echo(f"imported {file} as v{v}")
+        if activate:
+            n = th.activate(db, v)
+            click.echo(f"v{v} is active; {n} grades added")
+
+
+@thresholds_grp.command("activate")
+@db_option
+@click.argument("version", type=int)
+@friendly
+def th_activate(db_path, version):
+    """Make a version active and grade every score under it (atomic)."""
+    from . import thresholds as th
+
+    with connect(db_path) as db:
+        n = th.activate(db, version)
+        click.echo(f"v{version} is active; {n} grades added")
+        _warn_ungraded(db, version)
+
+
+@thresholds_grp.command("adopt")
+@db_option
+@click.argument("version", type=int)
+@click.option("--embedding-model", required=True, help="model id of the cosine scores (see `medeval export`, column scorer)")
+@click.option("--activate", is_flag=True, help="make the copy active and regrade")
+@click.option("--by", "created_by", default=lambda: __import__("getpass").getuser(), help="who adopts it (provenance)")
+@friendly
+def th_adopt(db_path, version, embedding_model, activate, created_by):
+    """Copy a set for another embedding model, marked provisional (not calibrated for it)."""
+    from . import thresholds as th
+
+    with connect(db_path) as db:
+        v = th.adopt(db, version, embedding_model, created_by=created_by, activate_it=activate)
+        click.echo(f"v{v}: copy of v{version} for {embedding_model} (provisional){'; active' if activate else ''}")
+
+
+@main.command("report")
+@db_option
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="md", show_default=True)
+@click.option("--version", "version", type=int, default=None, help="threshold-set version (default: the active one)")
+@click.option("--out", type=click.Path(dir_okay=False), help="write to this file instead of standard output")
+@friendly
+def report_cmd(db_path, fmt, version, out):
+    """Per model: tier shares, total score and level; per aspect; Welch's t-test vs backbone."""
+    from .report import build_report, render
+
+    with connect(db_path) as db:
+        text = render(build_report(db, version), fmt)
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command("export")
+@db_option
+@click.option("--what", type=click.Choice(["scores"]), default="scores", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["csv"]), default="csv", show_default=True)
+@click.option("--version", "version", type=int, default=None, help="threshold-set version for tiers (default: active)")
+@click.option("--out", type=click.Path(dir_okay=False), help="write to this file instead of standard output")
+@friendly
+def export_cmd(db_path, what, fmt, version, out):
+    """Export one row per response and metric: score, tier and threshold version."""
+    from .report import export_scores
+
+    with connect(db_path) as db:
+        if out:
+            with open(out, "w", encoding="utf-8", newline="") as f:
+                n = export_scores(db, f, version)
+            click.echo(f"wrote {n} rows to {out}", err=True)
+        else:
+            export_scores(db, sys.stdout, version)
+
+
+@main.command("demo")
+@db_option
+@click.option("--embedding-model", envvar="MEDEVAL_EMBEDDING_MODEL", default=None, help="embedding model for cosine")
+@click.option("--keep-files", type=click.Path(file_okay=False), default=None,
+              help="also keep the generated demo files (kb.csv, models.csv, responses.jsonl) in this folder")
+@friendly
+def demo_cmd(db_path, embedding_model, keep_files):
+    """Build the demo database: import, score and grade the demo data set (DEMO, not clinical advice)."""
+    from tqdm import tqdm
+
+    from .demo import build_demo
+
+    with connect(db_path) as db, tempfile.TemporaryDirectory() as tmp:
+        bar = tqdm(unit="resp", file=sys.stderr, desc="scoring demo")
+        s = build_demo(db, keep_files or tmp, embedding_model=embedding_model, progress=bar.update)
+        bar.close()
+    for line in s["import"]:
+        click.echo(line)
+    click.echo(f"{s['scores_added']} scores; active threshold set v{s['threshold_version']} "
+               f"(cosine: {s['embedding_model']}, provisional)")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
