@@ -106,8 +106,7 @@ def welch(a: list[float], b: list[float]) -> dict:
     if len(a) < 2 or len(b) < 2:
         out["undefined_reason"] = "fewer than 2 scores on one side"
         return out
-    va, vb = stats.tvar(a), stats.tvar(b)
-    if va == 0 and vb == 0:
+    if max(a) == min(a) and max(b) == min(b):
         out["undefined_reason"] = "no variance in either model's scores (all identical)"
         return out
     r = stats.ttest_ind(a, b, equal_var=False)

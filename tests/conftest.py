@@ -1,0 +1,80 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+PYTHON = sys.executable
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture
+def db_path(tmp_path, monkeypatch):
+    """Path of a fresh (not yet created) database file; MEDEVAL_DB points at it."""
+    p = tmp_path / "test.db"
+    monkeypatch.setenv("MEDEVAL_DB", str(p))
+    return p
+
+
+@pytest.fixture
+def db(db_path):
+    """An open, migrated database on a temporary file."""
+    from medeval.db import connect
+
+    with connect(db_path) as d:
+        yield d
+
+
+def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    path.write_text(text, encoding=encoding)
+    return path
+
+
+KB_CSV = """disease,aspect,reference
+感冒,Primary Symptoms,咳嗽;打喷嚏;流鼻涕;发热
+感冒,药物,对乙酰氨基酚;布洛芬
+感冒,Physical Examinations,咽部充血，扁桃体无肿大
+感冒,危重等级,4
+"""
+
+RESP_CSV = """model,disease,aspect,response
+ModelA,感冒,Primary Symptoms,感冒的主要症状包括：咳嗽、流涕和发烧。
+ModelA,感冒,Medications,布洛芬
+ModelA,感冒,Physical Examinations,咽部充血
+ModelA,感冒,Severity Level,危重等级为4级
+ModelB,感冒,Primary Symptoms,骨折
+ModelB,感冒,Medications,无
+ModelB,感冒,Physical Examinations,建议就医
+ModelB,感冒,Severity Level,二级
+"""
+
+MODELS_CSV = """model,backbone,kind
+ModelA,,general
+ModelB,ModelA,medical
+"""
+
+
+@pytest.fixture
+def small_files(tmp_path):
+    """A tiny valid knowledge base, responses and models file (CSV)."""
+    return {
+        "kb": write(tmp_path / "kb.csv", KB_CSV),
+        "responses": write(tmp_path / "responses.csv", RESP_CSV),
+        "models": write(tmp_path / "models.csv", MODELS_CSV),
+    }
+
+
+def db_dump(path) -> list:
+    """Every row of every table (for 'the database is unchanged' assertions)."""
+    import sqlite3
+
+    conn = sqlite3.connect(str(path))
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        return [(t, sorted(map(repr, conn.execute(f"SELECT * FROM [{t}]")))) for t in tables]
+    finally:
+        conn.close()

@@ -1,0 +1,63 @@
+"""The demo data set: the project's own writing, reproducible, every tier populated."""
+
+import json
+
+import pytest
+
+from medeval import thresholds as th
+from medeval.aspects import ASPECTS, BY_NAME
+from medeval.demo import DEMO_MODELS, build_demo, generate_responses, load_kb, load_synonyms
+
+
+def test_knowledge_base_covers_30_diseases_and_all_18_aspects():
+    kb = load_kb()
+    diseases = {r["disease"] for r in kb}
+    assert len(diseases) >= 30
+    for d in diseases:
+        assert sorted(r["aspect"] for r in kb if r["disease"] == d) == sorted(a.name for a in ASPECTS)
+    assert all(r["disease_en"] and r["reference"] for r in kb)
+    assert {r["reference"] for r in kb if r["aspect"] == "Severity Level"} == {"1", "2", "3", "4"}
+    syn = load_synonyms()
+    entities = {e for r in kb if BY_NAME[r["aspect"]].type == "enumerated" for e in r["reference"].split(";")}
+    assert set(syn) <= entities
+
+
+def test_models_include_a_medical_model_and_its_backbone():
+    names = {m.name for m in DEMO_MODELS}
+    assert len(DEMO_MODELS) >= 4
+    assert any(m.kind == "medical" and m.backbone in names for m in DEMO_MODELS)
+
+
+def test_generation_is_reproducible():
+    kb = load_kb()
+    a, b = generate_responses(kb), generate_responses(kb)
+    assert a == b and len(a) == len(kb) * len(DEMO_MODELS)
+    assert generate_responses(kb, seed=1) != a
+
+
+@pytest.mark.slow
+def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
+    s = build_demo(db, tmp_path / "demo")
+    assert s["scores_added"] > 8000
+    ts = th.active(db)
+    assert ts.version == s["threshold_version"] and ts.provenance["calibrated"] is False
+    for metric, atype in [("bleu1", "enumerated"), ("rouge1", "enumerated"), ("cosine", "enumerated"),
+                          ("bleu1", "declarative"), ("rouge1", "declarative"), ("cosine", "declarative"),
+                          ("exact_match", "numeric")]:
+        tiers = {t for (t,) in db.conn.execute(
+            "SELECT DISTINCT g.tier FROM grades g JOIN responses r ON r.id = g.response_id "
+            "JOIN kb_entries k ON k.id = r.kb_id WHERE g.version = ? AND g.metric = ? AND k.aspect_type = ?",
+            (ts.version, metric, atype))}
+        assert tiers == ({0, 2} if atype == "numeric" else {0, 1, 2}), (metric, atype)
+    for metric in ("bleu1", "rouge1", "cosine"):
+        buckets = {b for (b,) in db.conn.execute(
+            "SELECT DISTINCT min(CAST(score * 10 AS INTEGER), 9) FROM scores WHERE metric = ? AND score >= 0", (metric,))}
+        assert len(buckets) >= 8, (metric, buckets)  # scores spread over (nearly) every 0.1 interval
+    # models differ in quality: the strongest and the weakest are at least 1.5 points apart
+    from medeval.report import build_report
+
+    totals = [r["averaged"]["total_score"] for r in build_report(db)["models"]]
+    assert max(totals) - min(totals) > 1.5
+    # building again is a no-op
+    again = build_demo(db, tmp_path / "demo2")
+    assert again["scores_added"] == 0

@@ -1,0 +1,376 @@
+"""Library-level tests of medeval.importer.import_files: happy paths, idempotency,
+bad input (clear InputError, database untouched) and all-or-nothing writes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+
+import pytest
+
+from conftest import KB_CSV, MODELS_CSV, RESP_CSV, db_dump, write
+from medeval.errors import InputError
+from medeval.importer import import_files
+
+
+# ---------------------------------------------------------------- helpers
+
+def content(path) -> dict:
+    """The imported data without ids or timestamps (comparable across databases)."""
+    conn = sqlite3.connect(str(path))
+    try:
+        return {
+            "kb": sorted(conn.execute(
+                "SELECT disease, disease_en, aspect, aspect_type, reference, processed FROM kb_entries")),
+            "models": sorted(conn.execute("SELECT name, backbone, kind FROM models")),
+            "responses": sorted(conn.execute(
+                "SELECT m.name, k.disease, k.aspect, r.raw, r.processed, r.note FROM responses r "
+                "JOIN models m ON m.id = r.model_id JOIN kb_entries k ON k.id = r.kb_id")),
+        }
+    finally:
+        conn.close()
+
+
+def csv_records(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def as_jsonl(text: str) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in csv_records(text))
+
+
+def as_json(text: str) -> str:
+    return json.dumps(csv_records(text), ensure_ascii=False, indent=1)
+
+
+def import_small(db, files):
+    return import_files(db, kb=files["kb"], responses=files["responses"], models=files["models"])
+
+
+EXPECTED_KB = [
+    ("感冒", None, "Medications", "enumerated", "对乙酰氨基酚;布洛芬", "对乙酰氨基酚 布洛芬"),
+    ("感冒", None, "Physical Examinations", "declarative", "咽部充血，扁桃体无肿大", "咽部充血,扁桃体无肿大"),
+    ("感冒", None, "Primary Symptoms", "enumerated", "咳嗽;打喷嚏;流鼻涕;发热", "咳嗽 打喷嚏 流鼻涕 发热"),
+    ("感冒", None, "Severity Level", "numeric", "4", "4"),
+]
+
+
+# ---------------------------------------------------------------- happy paths
+
+def test_import_csv_stores_canonical_aspects_and_processed_text(db, db_path, small_files):
+    s = import_small(db, small_files)
+    assert (s.kb_added, s.models_added, s.responses_added) == (4, 2, 8)
+    assert s.changed
+    c = content(db_path)
+    # 药物 and 危重等级 resolved to their English canonical names
+    assert c["kb"] == EXPECTED_KB
+    assert c["models"] == [("ModelA", None, "general"), ("ModelB", "ModelA", "medical")]
+    resp = {(m, a): (raw, proc, note) for m, _, a, raw, proc, note in c["responses"]}
+    assert len(resp) == 8
+    # the answer pattern is extracted and split; the raw text is kept unchanged
+    assert resp[("ModelA", "Primary Symptoms")] == ("感冒的主要症状包括：咳嗽、流涕和发烧。", "咳嗽 流涕 发烧", "pattern")
+    assert resp[("ModelA", "Severity Level")][:2] == ("危重等级为4级", "4")
+    assert resp[("ModelB", "Severity Level")][:2] == ("二级", "2")
+    assert resp[("ModelB", "Medications")] == ("无", "无", "none_answer")
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json"])
+def test_import_json_formats_give_same_rows_as_csv(tmp_path, fmt):
+    from medeval.db import connect
+
+    conv = as_jsonl if fmt == "jsonl" else as_json
+    csv_dir, other_dir = tmp_path / "csv", tmp_path / fmt
+    csv_dir.mkdir()
+    other_dir.mkdir()
+    with connect(csv_dir / "a.db") as db:
+        import_files(db, kb=write(csv_dir / "kb.csv", KB_CSV), responses=write(csv_dir / "r.csv", RESP_CSV),
+                     models=write(csv_dir / "m.csv", MODELS_CSV))
+    with connect(other_dir / "b.db") as db:
+        s = import_files(db, kb=write(other_dir / f"kb.{fmt}", conv(KB_CSV)),
+                         responses=write(other_dir / f"r.{fmt}", conv(RESP_CSV)),
+                         models=write(other_dir / f"m.{fmt}", conv(MODELS_CSV)))
+    assert (s.kb_added, s.models_added, s.responses_added) == (4, 2, 8)
+    a, b = content(csv_dir / "a.db"), content(other_dir / "b.db")
+    assert a["kb"] == EXPECTED_KB
+    assert a == b
+
+
+def test_json_object_wrapping_one_list_and_numbers_as_values(db, db_path, tmp_path, small_files):
+    import_small(db, small_files)
+    before = content(db_path)
+    # {"rows": [...]} is accepted; a JSON number 4 is the same reference as the CSV text "4"
+    kb = {"rows": [dict(r, reference=4) if r["aspect"] == "危重等级" else r for r in csv_records(KB_CSV)]}
+    s = import_files(db, kb=write(tmp_path / "kb2.json", json.dumps(kb, ensure_ascii=False)))
+    assert (s.kb_added, s.kb_unchanged) == (0, 4)
+    assert content(db_path) == before
+
+
+def test_chinese_aspect_aliases_in_responses_match_kb(db, db_path, tmp_path, small_files):
+    import_files(db, kb=small_files["kb"])
+    s = import_files(db, responses=write(tmp_path / "r.csv",
+                                         "model,disease,aspect,response\n"
+                                         "ModelZ,感冒,主要症状,咳嗽\n"
+                                         "ModelZ,感冒,药物,布洛芬\n"
+                                         "ModelZ,感冒,危重程度,4\n"))
+    assert s.responses_added == 3
+    assert s.models_implicit == ["ModelZ"]
+    got = sorted((a, raw) for _, _, a, raw, _, _ in content(db_path)["responses"])
+    assert got == [("Medications", "布洛芬"), ("Primary Symptoms", "咳嗽"), ("Severity Level", "4")]
+
+
+def test_explicit_aspect_type_allows_custom_aspect(db, db_path, tmp_path):
+    kb = write(tmp_path / "kb.csv", "disease,aspect,reference,aspect_type\n"
+                                    "流感,传播途径,飞沫;接触,enumerated\n"
+                                    "流感,药物,奥司他韦,\n")
+    resp = write(tmp_path / "r.csv", "model,disease,aspect,response\nM,流感,传播途径,飞沫和接触\nM,流感,药物,奥司他韦\n")
+    s = import_files(db, kb=kb, responses=resp)
+    assert (s.kb_added, s.responses_added) == (2, 2)
+    c = content(db_path)
+    assert ("流感", None, "传播途径", "enumerated", "飞沫;接触", "飞沫 接触") in c["kb"]
+    assert ("流感", None, "Medications", "enumerated", "奥司他韦", "奥司他韦") in c["kb"]
+    assert ("M", "流感", "传播途径", "飞沫和接触", "飞沫 接触", None) in c["responses"]
+
+
+def test_custom_aspect_without_aspect_type_is_rejected(db, db_path, tmp_path):
+    kb = write(tmp_path / "kb.csv", "disease,aspect,reference\n流感,传播途径,飞沫\n")
+    with pytest.raises(InputError) as e:
+        import_files(db, kb=kb)
+    assert "unknown aspect '传播途径'" in str(e.value)
+    assert "aspect_type" in str(e.value)
+    assert content(db_path)["kb"] == []
+
+
+def test_invalid_aspect_type_value_is_rejected(db, db_path, tmp_path):
+    kb = write(tmp_path / "kb.csv", "disease,aspect,reference,aspect_type\n流感,传播途径,飞沫,list\n")
+    with pytest.raises(InputError) as e:
+        import_files(db, kb=kb)
+    assert (e.value.file, e.value.row) == (str(kb), 2)
+    assert "'list'" in str(e.value) and "enumerated, declarative or numeric" in str(e.value)
+    assert content(db_path)["kb"] == []
+
+
+# ---------------------------------------------------------------- idempotency
+
+def test_reimport_same_files_changes_nothing(db, db_path, small_files):
+    first = import_small(db, small_files)
+    assert first.changed
+    before = db_dump(db_path)
+    second = import_small(db, small_files)
+    assert (second.kb_added, second.models_added, second.models_updated, second.responses_added) == (0, 0, 0, 0)
+    assert (second.kb_unchanged, second.models_unchanged, second.responses_unchanged) == (4, 2, 8)
+    assert not second.changed
+    assert db_dump(db_path) == before
+
+
+def test_reimport_same_data_in_another_format_changes_nothing(db, db_path, tmp_path, small_files):
+    import_small(db, small_files)
+    before = db_dump(db_path)
+    s = import_files(db, kb=write(tmp_path / "kb.jsonl", as_jsonl(KB_CSV)),
+                     responses=write(tmp_path / "r.json", as_json(RESP_CSV)),
+                     models=write(tmp_path / "m.jsonl", as_jsonl(MODELS_CSV)))
+    assert not s.changed
+    assert db_dump(db_path) == before
+
+
+def test_models_file_updates_existing_model(db, db_path, tmp_path, small_files):
+    import_small(db, small_files)
+    s = import_files(db, models=write(tmp_path / "m2.csv", "model,backbone,kind\nModelA,,general\nModelB,,医疗\n"))
+    assert (s.models_updated, s.models_unchanged, s.models_added) == (1, 1, 0)
+    assert content(db_path)["models"] == [("ModelA", None, "general"), ("ModelB", None, "medical")]
+
+
+# ---------------------------------------------------------------- bad input
+
+VALID_EXTRA_KB = "disease,aspect,reference\n流感,药物,奥司他韦\n流感,主要症状,发热;咳嗽\n"
+
+# id -> (files: {kind: (file name, text or bytes)}, failing kind, row or None, substrings of the message)
+BAD = {
+    "missing_column": (
+        {"kb": ("kb.csv", "disease,aspect,ref\n流感,药物,奥司他韦\n")}, "kb", None,
+        ["'reference' is missing", "found: disease, aspect, ref", "needs the columns disease, aspect, reference"]),
+    "missing_columns_responses": (
+        {"responses": ("r.csv", "model,disease,answer\nModelA,感冒,x\n")}, "responses", None,
+        ["'aspect', 'response' are missing", "found: model, disease, answer", "needs the columns"]),
+    "unknown_aspect": (
+        {"kb": ("kb.csv", "disease,aspect,reference\n流感,药物,奥司他韦\n流感,Primry Symptoms,发热\n")}, "kb", 3,
+        ["unknown aspect 'Primry Symptoms'", "Did you mean", "'Primary Symptoms'", "aspect_type column"]),
+    "unknown_aspect_in_responses": (
+        {"responses": ("r.csv", "model,disease,aspect,response\nModelA,感冒,Medicatoins,x\n")}, "responses", 2,
+        ["unknown aspect 'Medicatoins'", "Did you mean", "'Medications'"]),
+    "row_after_multiline_cell": (
+        {"kb": ("kb.csv", 'disease,aspect,reference\n流感,体格检查,"咽部充血\n体温升高"\n流感,Primry Symptoms,发热\n')},
+        "kb", 4, ["unknown aspect 'Primry Symptoms'"]),
+    "json_item_location": (
+        {"kb": ("kb.json", json.dumps([{"disease": "流感", "aspect": "药物", "reference": "x"},
+                                       {"disease": "流感", "aspect": "Primry Symptoms", "reference": "y"}],
+                                      ensure_ascii=False))}, "kb", 2, ["unknown aspect 'Primry Symptoms'"]),
+    "response_disease_not_in_kb": (
+        {"responses": ("r.csv", "model,disease,aspect,response\nModelA,感冒,药物,布洛芬\nModelA,肺炎,药物,阿莫西林\n")},
+        "responses", 3, ["肺炎", "this disease is not in the knowledge base", "import the knowledge-base entry first"]),
+    "response_aspect_not_in_kb": (
+        {"responses": ("r.csv", "model,disease,aspect,response\nModelC,感冒,Departments,呼吸科\n")}, "responses", 2,
+        ["no reference for this aspect", "Departments", "import the knowledge-base entry first"]),
+    "duplicate_kb_rows": (
+        {"kb": ("kb.csv", "disease,aspect,reference\n流感,药物,奥司他韦\n流感,Medications,布洛芬\n")}, "kb", 3,
+        ["duplicate row", "流感 / Medications", "also on row 2", "keep one reference per disease and aspect"]),
+    "duplicate_responses": (
+        {"responses": ("r.csv", "model,disease,aspect,response\nModelC,感冒,药物,布洛芬\nModelC,感冒,药物,阿司匹林\n")},
+        "responses", 3, ["duplicate response of ModelC", "also on row 2", "keep one response per model"]),
+    "duplicate_responses_alias_spelling": (
+        {"responses": ("r.csv", "model,disease,aspect,response\nModelC,感冒,药物,布洛芬\nModelC,感冒,Medications,阿司匹林\n")},
+        "responses", 3, ["duplicate response of ModelC", "also on row 2", "keep one response per model"]),
+    "gb18030_file": (
+        {"kb": ("kb.csv", "disease,aspect,reference\n流感,药物,奥司他韦\n".encode("gb18030"))}, "kb", None,
+        ["not UTF-8", "line 2", "save it as UTF-8", "iconv"]),
+    "latin1_file": (
+        {"responses": ("r.csv", "model,disease,aspect,response\nModelC,感冒,Medications,café\n".encode("latin-1"))},
+        "responses", None, ["not UTF-8", "byte 0xe9", "line 2", "save it as UTF-8"]),
+    "empty_file": (
+        {"kb": ("kb.csv", "")}, "kb", None, ["the file is empty", "needs a header and at least one row"]),
+    "blank_file": (
+        {"models": ("m.csv", "\n  \n")}, "models", None, ["the file is empty"]),
+    "header_only_csv": (
+        {"kb": ("kb.csv", "disease,aspect,reference\n")}, "kb", None, ["header but no rows", "add data rows"]),
+    "invalid_json": (
+        {"kb": ("kb.json", '[{"disease": "流感", "aspect": "药物",\n "reference": }]')}, "kb", None,
+        ["invalid JSON", "line 2", "fix the JSON syntax"]),
+    "json_not_array": (
+        {"kb": ("kb.json", '"just a string"')}, "kb", None, ["expected a JSON array of objects"]),
+    "jsonl_line_not_object": (
+        {"kb": ("kb.jsonl", '{"disease": "流感", "aspect": "药物", "reference": "x"}\n\n["流感", "主要症状", "y"]\n')},
+        "kb", 3, ["expected a JSON object, found list", "each line must be one JSON object"]),
+    "jsonl_invalid_line": (
+        {"responses": ("r.jsonl", '{"model": "ModelC", "disease": "感冒", "aspect": "药物", "response": "x"}\n{"model": \n')},
+        "responses", 2, ["invalid JSON", "each line must be one JSON object"]),
+    "csv_too_many_values": (
+        {"kb": ("kb.csv", "disease,aspect,reference\n流感,药物,奥司他韦\n流感,主要症状,发热,咳嗽\n")}, "kb", 3,
+        ["4 values but the header has 3 columns", "quote values that contain the delimiter"]),
+    "invalid_kind": (
+        {"models": ("m.csv", "model,backbone,kind\nModelC,,general\nModelD,ModelC,clinical\n")}, "models", 3,
+        ["kind 'clinical'", "write general", "medical"]),
+    "kb_conflicts_with_db": (
+        {"kb": ("kb.csv", "disease,aspect,reference\n流感,药物,奥司他韦\n感冒,Medications,阿司匹林\n")}, "kb", 3,
+        ["感冒 / Medications is already in the database with a different reference", "not overwritten"]),
+    "response_differs_from_db": (
+        {"responses": ("r.csv", "model,disease,aspect,response\nModelC,感冒,药物,布洛芬\nModelA,感冒,药物,阿司匹林\n")},
+        "responses", 3, ["ModelA already has a different response for 感冒 / Medications", "new model name"]),
+    "responses_fail_with_valid_kb_and_models": (
+        {"kb": ("kb.csv", VALID_EXTRA_KB),
+         "models": ("m.csv", "model,backbone,kind\nModelC,ModelA,medical\nModelB,,general\n"),
+         "responses": ("r.csv", "model,disease,aspect,response\nModelC,流感,药物,奥司他韦\nModelC,肺炎,药物,阿莫西林\n")},
+        "responses", 3, ["this disease is not in the knowledge base"]),
+    "responses_conflict_db_with_valid_kb": (
+        {"kb": ("kb.csv", VALID_EXTRA_KB),
+         "responses": ("r.csv", "model,disease,aspect,response\nModelD,流感,药物,奥司他韦\nModelB,感冒,药物,布洛芬\n")},
+        "responses", 3, ["ModelB already has a different response", "not overwritten"]),
+}
+
+XFAIL = {
+    "duplicate_responses_alias_spelling": (
+        "importer bug: duplicate responses are detected by the aspect spelling, not the canonical aspect, so "
+        "'药物' and 'Medications' for the same model/disease pass validation and the INSERT fails with "
+        "sqlite3.IntegrityError (UNIQUE constraint failed) instead of an InputError naming the file and row"),
+}
+
+
+def _params():
+    for name in BAD:
+        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[name])] if name in XFAIL else []
+        yield pytest.param(name, id=name, marks=marks)
+
+
+@pytest.mark.parametrize("case", list(_params()))
+def test_bad_input_raises_clear_error_and_changes_nothing(case, db, db_path, tmp_path, small_files):
+    files, failing, row, expected = BAD[case]
+    import_small(db, small_files)  # valid data first, so "unchanged" means something
+    before = db_dump(db_path)
+    bad_dir = tmp_path / "bad"
+    bad_dir.mkdir()
+    paths = {}
+    for kind, (name, data) in files.items():
+        p = bad_dir / name
+        if isinstance(data, bytes):
+            p.write_bytes(data)
+        else:
+            write(p, data)
+        paths[kind] = p
+    with pytest.raises(InputError) as e:
+        import_files(db, **paths)
+    msg = str(e.value)
+    assert msg.startswith(str(paths[failing])), msg
+    assert e.value.file == str(paths[failing])
+    assert e.value.row == row
+    if row is not None:
+        assert f"{paths[failing]}, row {row}: " in msg
+    for s in expected:
+        assert s in msg, f"{s!r} not in {msg!r}"
+    assert db_dump(db_path) == before
+    # the connection is usable afterwards (no transaction left open)
+    assert not db.conn.in_transaction
+
+
+@pytest.mark.xfail(strict=True, reason="'Did you mean' lists the same canonical aspect twice when a name is close "
+                                       "to both the aspect and one of its aliases (e.g. 'Primary Symptoms', "
+                                       "'Primary Symptoms')")
+def test_did_you_mean_lists_each_aspect_once(db, tmp_path):
+    kb = write(tmp_path / "kb.csv", "disease,aspect,reference\n流感,Primry Symptoms,发热\n")
+    with pytest.raises(InputError) as e:
+        import_files(db, kb=kb)
+    hint = str(e.value).split("Did you mean:")[1].split("?")[0]
+    names = [n.strip() for n in hint.split(",")]
+    assert len(names) == len(set(names)), names
+
+
+def test_nothing_to_import_is_an_error(db, db_path):
+    from medeval.errors import MedevalError
+
+    before = db_dump(db_path)
+    with pytest.raises(MedevalError, match="nothing to import"):
+        import_files(db)
+    assert db_dump(db_path) == before
+
+
+def test_missing_file_names_the_path(db, db_path, tmp_path):
+    before = db_dump(db_path)
+    with pytest.raises(InputError) as e:
+        import_files(db, kb=tmp_path / "nope.csv")
+    assert str(tmp_path / "nope.csv") in str(e.value) and "file not found" in str(e.value)
+    assert db_dump(db_path) == before
+
+
+# ---------------------------------------------------------------- atomicity of the write phase
+
+@pytest.mark.parametrize("fail_after", [0, 2, 3, 4, 6])
+def test_failure_during_write_phase_rolls_back_everything(fail_after, db, db_path, tmp_path, small_files, monkeypatch):
+    import medeval.importer as importer
+
+    import_small(db, small_files)
+    before = db_dump(db_path)
+    kb = write(tmp_path / "kb2.csv", VALID_EXTRA_KB + "流感,危重等级,3\n")  # 3 new KB rows -> 3 process() calls
+    models = write(tmp_path / "m2.csv", "model,backbone,kind\nModelB,,general\nModelE,ModelA,medical\n")
+    resp = write(tmp_path / "r2.csv", "model,disease,aspect,response\n"
+                                      "ModelA,流感,药物,奥司他韦\nModelB,流感,主要症状,发热\n"
+                                      "ModelF,流感,危重等级,3级\nModelE,流感,药物,无\n")
+    real = importer.process
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) > fail_after:
+            raise RuntimeError("disk on fire")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(importer, "process", flaky)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        import_files(db, kb=kb, models=models, responses=resp)
+    assert len(calls) == fail_after + 1
+    assert db_dump(db_path) == before
+    assert not db.conn.in_transaction
+
+    # control: the same import succeeds without the fault, so the rollback above undid real writes
+    monkeypatch.setattr(importer, "process", real)
+    s = import_files(db, kb=kb, models=models, responses=resp)
+    assert (s.kb_added, s.models_added, s.models_updated, s.responses_added) == (3, 2, 1, 4)
+    assert db_dump(db_path) != before

@@ -1,0 +1,65 @@
+"""Report: tier shares, total score, level, and Welch's t-test (checked against a hand computation)."""
+
+import math
+
+import pytest
+from scipy import stats
+
+from medeval import thresholds as th
+from medeval.importer import import_files
+from medeval.report import build_report, level, render, total_score, welch
+from medeval.scoring import score_db
+
+
+def test_total_score_and_levels_reproduce_table4():
+    # Table 4 of the paper: GPT-3.5 Turbo 46.1 / 27.7 / 26.1 -> 4.00 (level 1); BLOOMZ-7B 68.7/25.9/5.5 -> 1.84 (level 4)
+    assert total_score((0.461, 0.277, 0.261)) == pytest.approx(3.995)
+    assert total_score((0.687, 0.259, 0.055)) == pytest.approx(1.845)
+    table4 = {4.00: 1, 3.14: 2, 3.10: 2, 3.02: 2, 3.00: 2, 2.75: 3, 2.70: 3, 2.41: 3, 2.36: 3, 2.26: 3, 2.20: 3, 1.84: 4}
+    assert {s: level(s) for s in table4} == table4
+
+
+def test_welch_against_hand_computation():
+    a, b = [0.9, 0.8, 0.7, 0.95], [0.2, 0.4, 0.3]
+    r = welch(a, b)
+    ma, mb = sum(a) / 4, sum(b) / 3
+    va = sum((x - ma) ** 2 for x in a) / 3
+    vb = sum((x - mb) ** 2 for x in b) / 2
+    t = (ma - mb) / math.sqrt(va / 4 + vb / 3)
+    df = (va / 4 + vb / 3) ** 2 / ((va / 4) ** 2 / 3 + (vb / 3) ** 2 / 2)
+    p = 2 * stats.t.sf(abs(t), df)
+    assert r["t"] == pytest.approx(t, rel=1e-12) and r["df"] == pytest.approx(df, rel=1e-12)
+    assert r["p"] == pytest.approx(p, rel=1e-9) and r["significant"] is True
+
+
+@pytest.mark.parametrize("a,b,reason", [([1.0], [0.2, 0.3], "fewer than 2"), ([0.5, 0.5], [0.5, 0.5], "no variance"),
+                                        ([], [], "fewer than 2")])
+def test_welch_undefined_cases_say_why(a, b, reason):
+    r = welch(a, b)
+    assert r["t"] is None and r["p"] is None and reason in r["undefined_reason"]
+
+
+def test_report_numbers_follow_from_the_grades(db, small_files):
+    import_files(db, **small_files)
+    score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
+    th.grade_db(db)
+    rep = build_report(db)
+    assert rep["threshold_set"]["version"] == 1
+    models = {r["model"]: r for r in rep["models"]}
+    assert set(models) == {"ModelA", "ModelB"}
+    # ModelA: severity exact match -> BC under every metric; count its BLEU-1 tiers by hand from the grades
+    tiers = [t for (t,) in db.conn.execute(
+        "SELECT g.tier FROM grades g JOIN responses r ON r.id = g.response_id JOIN models m ON m.id = r.model_id "
+        "WHERE m.name = 'ModelA' AND g.metric IN ('bleu1', 'exact_match')")]
+    bl = models["ModelA"]["per_metric"]["bleu1"]
+    assert bl["n"] == 4 == len(tiers)
+    assert bl["basically_correct"] == tiers.count(2) / 4 and bl["completely_wrong"] == tiers.count(0) / 4
+    assert models["ModelA"]["per_metric"]["cosine"]["n"] == 1  # only the numeric aspect: no cosine scores here
+    avg = models["ModelA"]["averaged"]
+    assert avg["total_score"] == pytest.approx(5 * avg["partially_correct"] + 10 * avg["basically_correct"])
+    assert sum(avg[k] for k in ("completely_wrong", "partially_correct", "basically_correct")) == pytest.approx(1)
+    # ModelB is medical with backbone ModelA: one t-test row per aspect and metric present
+    assert rep["ttests"] and all(r["medical"] == "ModelB" and r["backbone"] == "ModelA" for r in rep["ttests"])
+    assert all(r["t"] is None for r in rep["ttests"])  # one response per aspect: undefined, with reason
+    for fmt in ("json", "csv", "md"):
+        assert "ModelA" in render(rep, fmt)
