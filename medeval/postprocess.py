@@ -23,8 +23,7 @@ from typing import Callable
 
 from .aspects import DECLARATIVE, ENUMERATED, NUMERIC, BY_NAME, Aspect
 
-# 10⁹/L must not read as 109: a superscript becomes "^digit" before NFKC
-_SUPERSCRIPTS = str.maketrans({s: "^" + d for s, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")})
+from .tokenize import SUPERSCRIPTS as _SUPERSCRIPTS
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
 _CN_LEVEL_RE = re.compile(r"([零一二两三四五六七八九十])\s*(?:级|等|度|类)")

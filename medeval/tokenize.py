@@ -17,6 +17,9 @@ import unicodedata
 
 TOKENIZER_ID = "cjk-char-v1"
 
+# 10⁹/L must not become "109": superscripts turn into "^digit" before NFKC
+SUPERSCRIPTS = str.maketrans({s: "^" + d for s, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")})
+
 _TOKEN_RE = re.compile(
     r"[\u4e00-\u9fff\u3400-\u4dbf\uf900-\ufaff\U00020000-\U0002a6df]|[a-z0-9]+(?:\.[0-9]+)?"
 )
@@ -32,7 +35,7 @@ def tokenize(text: str) -> list[str]:
     """
     if not text:
         return []
-    return _TOKEN_RE.findall(unicodedata.normalize("NFKC", text).lower())
+    return _TOKEN_RE.findall(unicodedata.normalize("NFKC", text.translate(SUPERSCRIPTS)).lower())
 
 
 class Tokenizer:

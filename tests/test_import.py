@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from conftest import KB_CSV, MODELS_CSV, RESP_CSV, db_dump, write
+from tests.conftest import KB_CSV, MODELS_CSV, RESP_CSV, db_dump, write
 from medeval.errors import InputError
 from medeval.importer import import_files
 
@@ -225,7 +225,7 @@ BAD = {
         {"kb": ("kb.csv", "disease,aspect,reference\n流感,药物,奥司他韦\n".encode("gb18030"))}, "kb", None,
         ["not UTF-8", "line 2", "save it as UTF-8", "iconv"]),
     "latin1_file": (
-        {"responses": ("r.csv", "model,disease,aspect,response\nModelC,感冒,Medications,café\n".encode("latin-1"))},
+        {"responses": ("r.csv", "model,disease,aspect,response\nModelC,flu,Medications,café\n".encode("latin-1"))},
         "responses", None, ["not UTF-8", "byte 0xe9", "line 2", "save it as UTF-8"]),
     "empty_file": (
         {"kb": ("kb.csv", "")}, "kb", None, ["the file is empty", "needs a header and at least one row"]),
@@ -261,6 +261,9 @@ BAD = {
          "models": ("m.csv", "model,backbone,kind\nModelC,ModelA,medical\nModelB,,general\n"),
          "responses": ("r.csv", "model,disease,aspect,response\nModelC,流感,药物,奥司他韦\nModelC,肺炎,药物,阿莫西林\n")},
         "responses", 3, ["this disease is not in the knowledge base"]),
+    "responses_unreadable_with_valid_kb": (
+        {"kb": ("kb.csv", VALID_EXTRA_KB), "responses": ("r.csv", "model,disease,aspect\nModelC,流感,药物\n")},
+        "responses", None, ["'response' is missing"]),
     "responses_conflict_db_with_valid_kb": (
         {"kb": ("kb.csv", VALID_EXTRA_KB),
          "responses": ("r.csv", "model,disease,aspect,response\nModelD,流感,药物,奥司他韦\nModelB,感冒,药物,布洛芬\n")},

