@@ -112,7 +112,14 @@ def machine_info() -> dict:
     return {"cpu_count": os.cpu_count(), "cpus_usable": usable, "cpu_model": cpu_model, "mem_gib": mem_gib,
             "python": platform.python_version(), "implementation": platform.python_implementation(),
             "platform": platform.platform(), "sqlite": sqlite3.sqlite_version, "packages": pkgs,
-            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "loadavg_start": _loadavg()}
+
+
+def _loadavg() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
 
 
 # ---------------------------------------------------------------- data
@@ -396,8 +403,28 @@ def build_db(path: Path, n: int, kb_copies: int, base, pool, seed: int = SEED) -
             "db_mib": path.stat().st_size / 2 ** 20}
 
 
-def score_child(path: str, batch_size: int) -> None:
-    """Child process: open the database and run score_db, nothing else; print one JSON line."""
+def _vm_hwm_kib() -> int | None:
+    """VmHWM (peak RSS of this process image) from /proc/self/status; None where there is no /proc."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def score_worker(batch_size: int) -> None:
+    """Child process: wait for a database path on stdin, run score_db on it, print one JSON line.
+
+    The worker is started at the very beginning of the benchmark, while the parent is still
+    small: Linux carries the parent's resident size over fork + exec into the child's
+    ``ru_maxrss``, so a child forked later from the parent (which by then holds torch and
+    100k pairs) would report the parent's size instead of its own.
+    """
+    path = sys.stdin.readline().strip()
+    if not path:  # the benchmark ended before this worker was needed
+        return
     from medeval.db import connect
     from medeval.scoring import score_db
 
@@ -407,38 +434,60 @@ def score_child(path: str, batch_size: int) -> None:
         s = score_db(db, metrics=METRICS, batch_size=batch_size)
         wall = time.perf_counter() - t0
         peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        hwm_kib = _vm_hwm_kib()
         n_scores = db.conn.execute("SELECT count(*) FROM scores").fetchone()[0]
     print(json.dumps({"seconds": wall, "responses_seen": s.responses_seen, "scores_added": s.scores_added,
-                      "scores_in_db": n_scores, "rss_before_kib": base_kib, "peak_rss_kib": peak_kib}))
+                      "scores_in_db": n_scores, "rss_before_kib": base_kib, "peak_rss_kib": peak_kib,
+                      "vm_hwm_kib": hwm_kib}), flush=True)
 
 
-def bench_e2e(cfg: dict, res: dict, tmp: Path) -> None:
+class ScoreWorker:
+    """A ``--score-worker`` child, started now, given its database later."""
+
+    def __init__(self, batch_size: int = BATCH_SIZE):
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--score-worker",
+                                      "--batch-size", str(batch_size)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def score(self, path: Path) -> dict:
+        out, _ = self.proc.communicate(str(path) + "\n")
+        if self.proc.returncode != 0:
+            raise RuntimeError(f"scoring child failed with exit code {self.proc.returncode}")
+        return json.loads(out.strip().splitlines()[-1])
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.communicate("")
+
+
+def bench_e2e(cfg: dict, res: dict, tmp: Path, workers: list[ScoreWorker]) -> None:
     log("e2e: post-processing the demo responses for the response pool")
     base, pool = _response_pool(seeds=4)
     out = []
-    for n in cfg["e2e"]:
+    for n, worker in zip(cfg["e2e"], workers):
         path = tmp / f"e2e-{n}.db"
         log(f"e2e: building a database with {n:,} responses")
         info = build_db(path, n, cfg["kb_copies"], base, pool)
         log(f"e2e: scoring {n:,} responses in a child process ({info['build_seconds']:.1f}s to build, "
             f"{info['db_mib']:.0f} MiB)")
-        p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--score-child", str(path),
-                            "--batch-size", str(BATCH_SIZE)], capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError(f"scoring child failed:\n{p.stderr}")
-        child = json.loads(p.stdout.strip().splitlines()[-1])
+        child = worker.score(path)
         assert child["responses_seen"] == n, child
         info.update(child)
         info["responses_per_s"] = n / child["seconds"]
         info["peak_rss_mib"] = child["peak_rss_kib"] / 1024
         info["rss_before_mib"] = child["rss_before_kib"] / 1024
+        info["vm_hwm_mib"] = child["vm_hwm_kib"] / 1024 if child["vm_hwm_kib"] else None
         info["db_after_mib"] = path.stat().st_size / 2 ** 20
         out.append(info)
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)
         log(f"e2e: {n:,} responses scored in {child['seconds']:.1f}s, peak RSS {info['peak_rss_mib']:.0f} MiB")
-    res["e2e"] = {"metrics": METRICS, "batch_size": BATCH_SIZE, "memory_measure": "ru_maxrss of a child process "
-                  "that only opens the database and runs score_db", "runs": out}
+    res["e2e"] = {"metrics": METRICS, "batch_size": cfg["batch_size"],
+                  "memory_measure": "resource.getrusage(RUSAGE_SELF).ru_maxrss of a child process that only "
+                                    "opens the database and runs score_db (VmHWM as a cross-check)",
+                  "runs": out}
+    if len(out) >= 2:
+        res["e2e"]["peak_rss_ratio_largest_vs_smallest"] = out[-1]["peak_rss_mib"] / out[0]["peak_rss_mib"]
 
 
 # ---------------------------------------------------------------- report
@@ -493,11 +542,17 @@ def table(res: dict) -> list[tuple[str, str, str]]:
                       f"{r['scores_added']:,} scores; KB {r['kb_entries']:,} entries, {r['models']} models"),
                      (f"{n} responses: throughput", f"{fmt_rate(r['responses_per_s'])} resp/s", ""),
                      (f"{n} responses: peak RSS", f"{r['peak_rss_mib']:.0f} MiB",
-                      f"child ru_maxrss; {r['rss_before_mib']:.0f} MiB before score_db")]
+                      f"child ru_maxrss; {r['rss_before_mib']:.0f} MiB before score_db"
+                      + (f"; VmHWM {r['vm_hwm_mib']:.0f} MiB" if r.get("vm_hwm_mib") else ""))]
+        runs = res["e2e"]["runs"]
+        if len(runs) >= 2:
+            rows.append((f"peak RSS {runs[-1]['responses']:,} / {runs[0]['responses']:,}",
+                         f"{res['e2e']['peak_rss_ratio_largest_vs_smallest']:.2f}x",
+                         f"for {runs[-1]['responses'] / runs[0]['responses']:.0f}x the responses"))
     return rows
 
 
-def render(info: dict, rows, total: float | None = None) -> str:
+def render(rows, total: float | None = None) -> str:
     w1 = max(len(r[0]) for r in rows)
     w2 = max(len(r[1]) for r in rows)
     lines = []
@@ -507,7 +562,7 @@ def render(info: dict, rows, total: float | None = None) -> str:
         else:
             lines.append(f"  {name:<{w1}}  {value:>{w2}}  {note}".rstrip())
     if total is not None:
-        lines.append(f"total benchmark time: {total:.0f} s")
+        lines.append(f"total benchmark time: {total:.0f} s; load average at end: {_loadavg()}")
     return "\n".join(lines)
 
 
@@ -518,6 +573,7 @@ def header(info: dict, mode: str) -> str:
         f"CPU: {info['cpu_count']} logical CPUs ({info['cpus_usable']} usable), {info['cpu_model']}; "
         f"RAM {info['mem_gib']} GiB",
         f"Python {info['python']} ({info['implementation']}) on {info['platform']}; SQLite {info['sqlite']}",
+        f"load average at start (1/5/15 min): {info['loadavg_start']}",
         "packages: " + ", ".join(f"{k} {v}" for k, v in p.items()),
         "",
     ])
@@ -531,19 +587,22 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="lexical,embeddings,e2e",
                     help="comma-separated sections to run: lexical, embeddings, e2e (default: all)")
     ap.add_argument("--tmp", default="/tmp", help="folder for the temporary databases (default /tmp)")
-    ap.add_argument("--score-child", metavar="DB", help=argparse.SUPPRESS)
-    ap.add_argument("--batch-size", type=int, default=BATCH_SIZE, help=argparse.SUPPRESS)
+    ap.add_argument("--score-worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--batch-size", type=int, default=BATCH_SIZE,
+                    help=f"batch_size passed to score_db in section 3 (default {BATCH_SIZE})")
     args = ap.parse_args(argv)
-    if args.score_child:
-        score_child(args.score_child, args.batch_size)
+    if args.score_worker:
+        score_worker(args.batch_size)
         return 0
 
     mode = "quick" if args.quick else "full"
-    cfg = SIZES[mode]
+    cfg = dict(SIZES[mode], batch_size=args.batch_size)
     sections = {s.strip() for s in args.only.split(",") if s.strip()}
     unknown = sections - {"lexical", "embeddings", "e2e"}
     if unknown:
         ap.error(f"unknown section(s): {', '.join(sorted(unknown))}")
+    # scoring children first, while this process is small (see score_worker)
+    workers = [ScoreWorker(args.batch_size) for _ in cfg["e2e"]] if "e2e" in sections else []
     info = machine_info()
     print(header(info, mode), flush=True)
     res: dict = {"mode": mode, "machine": info, "sizes": {k: v for k, v in cfg.items()}}
@@ -555,12 +614,15 @@ def main(argv=None) -> int:
         if "embeddings" in sections:
             bench_embeddings(cfg, res, tmp)
         if "e2e" in sections:
-            bench_e2e(cfg, res, tmp)
+            bench_e2e(cfg, res, tmp, workers)
     finally:
+        for w in workers:
+            w.close()
         shutil.rmtree(tmp, ignore_errors=True)
     total = time.perf_counter() - t_start
     res["total_seconds"] = total
-    print(render(info, table(res), total), flush=True)
+    res["loadavg_end"] = _loadavg()
+    print(render(table(res), total), flush=True)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(res, indent=2, ensure_ascii=False), encoding="utf-8")

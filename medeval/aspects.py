@@ -116,8 +116,9 @@ def resolve_aspect(name: str) -> Aspect:
     """
     a = _LOOKUP.get(_key(str(name)))
     if a is None:
-        close = difflib.get_close_matches(_key(str(name)), list(_LOOKUP), n=3, cutoff=0.5)
-        hint = f" Did you mean: {', '.join(repr(BY_NAME.get(c, _LOOKUP[c]).name) for c in close)}?" if close else ""
+        close = difflib.get_close_matches(_key(str(name)), list(_LOOKUP), n=6, cutoff=0.5)
+        names = list(dict.fromkeys(_LOOKUP[c].name for c in close))[:3]
+        hint = f" Did you mean: {', '.join(repr(n) for n in names)}?" if names else ""
         raise MedevalError(
             f"unknown aspect {name!r}.{hint} Known aspects: "
             + ", ".join(f"{a.name} ({a.name_zh})" for a in ASPECTS)

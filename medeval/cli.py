@@ -162,7 +162,7 @@ def th_export(db_path, version, out):
     from . import thresholds as th
 
     with connect(db_path) as db:
-        ts = th.load(db, version) if version else th.active(db)
+        ts = th.load(db, version) if version is not None else th.active(db)
     text = ts.to_json() + "\n"
     if out:
         Path(out).write_text(text, encoding="utf-8")

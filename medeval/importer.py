@@ -135,7 +135,7 @@ def _read_responses(path) -> list[tuple[int, str, str, str, str]]:
         if not disease or not aspect:
             raise InputError("the disease or aspect is empty", file=str(path), row=line)
         raw = row.get("response")
-        raw = "" if raw is None else str(raw)
+        raw = raw if isinstance(raw, str) else cell(row, "response")
         k = (model, disease, _key(aspect).lower())
         if k in seen:
             raise InputError(f"duplicate response of {model} for {disease} / {aspect} (also on row {seen[k]})",
@@ -219,7 +219,7 @@ def import_files(db: sqlite_utils.Database, *, kb: str | Path | None = None, res
                 for mid, kid, raw in conn.execute(
                         f"SELECT model_id, kb_id, raw FROM responses WHERE model_id IN ({','.join('?' * len(chunk))})", chunk):
                     existing_resp[(mid, kid)] = raw
-            new_resp = []
+            new_resp, in_file = [], {}
             for line, model, disease, aspect_name, raw in resp_rows:
                 hit = kb_index.get((disease, _key(aspect_name).lower()))
                 if hit is None:
@@ -237,6 +237,12 @@ def import_files(db: sqlite_utils.Database, *, kb: str | Path | None = None, res
                                          "the disease and aspect")
                 kb_id, aspect = hit
                 mid = model_ids[model]
+                if (mid, kb_id) in in_file:  # the same aspect spelled two ways (药物 / Medications)
+                    raise InputError(f"duplicate response of {model} for {disease} / {aspect.name} "
+                                     f"(also on row {in_file[(mid, kb_id)]}, under another name of the aspect)",
+                                     file=str(responses), row=line,
+                                     fix="keep one response per model, disease and aspect")
+                in_file[(mid, kb_id)] = line
                 if (mid, kb_id) in existing_resp:
                     if existing_resp[(mid, kb_id)] != raw:
                         raise InputError(

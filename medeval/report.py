@@ -67,8 +67,11 @@ def _counts(db: sqlite_utils.Database, version: int):
          "JOIN responses r ON r.id = g.response_id JOIN models m ON m.id = r.model_id "
          "JOIN kb_entries k ON k.id = r.kb_id WHERE g.version = ? GROUP BY 1, 2, 3, 4")
     out: dict[tuple[str, str, str], dict[int, int]] = defaultdict(dict)
+    present = tuple(m for m in REPORT_METRICS if db.conn.execute(
+        "SELECT 1 FROM grades WHERE version = ? AND metric = ? LIMIT 1", (version, m)).fetchone())
     for model, aspect, metric, tier_, n in db.conn.execute(q, (version,)):
-        targets = REPORT_METRICS if metric == "exact_match" else (metric,)
+        # the numeric aspect's exact-match tier stands in for every metric that was graded at all
+        targets = (present or ("exact_match",)) if metric == "exact_match" else (metric,)
         for m in targets:
             d = out[(model, aspect, m)]
             d[tier_] = d.get(tier_, 0) + n
@@ -77,7 +80,7 @@ def _counts(db: sqlite_utils.Database, version: int):
 
 def _summarise(counts_by_metric: dict[str, dict[int, int]]) -> dict:
     per_metric = {}
-    for m in REPORT_METRICS:
+    for m in REPORT_METRICS + (("exact_match",) if "exact_match" in counts_by_metric else ()):
         s = _shares(counts_by_metric.get(m, {}))
         per_metric[m] = None if s is None else {
             "n": sum(counts_by_metric[m].values()),
@@ -87,7 +90,7 @@ def _summarise(counts_by_metric: dict[str, dict[int, int]]) -> dict:
     if present:
         avg = tuple(sum(v[k] for v in present) / len(present)
                     for k in ("completely_wrong", "partially_correct", "basically_correct"))
-        averaged = {"metrics": [m for m in REPORT_METRICS if per_metric[m]],
+        averaged = {"metrics": [m for m, v in per_metric.items() if v],
                     "completely_wrong": avg[0], "partially_correct": avg[1], "basically_correct": avg[2],
                     "total_score": total_score(avg), "level": level(total_score(avg))}
     else:

@@ -270,12 +270,7 @@ BAD = {
         "responses", 3, ["ModelB already has a different response", "not overwritten"]),
 }
 
-XFAIL = {
-    "duplicate_responses_alias_spelling": (
-        "importer bug: duplicate responses are detected by the aspect spelling, not the canonical aspect, so "
-        "'药物' and 'Medications' for the same model/disease pass validation and the INSERT fails with "
-        "sqlite3.IntegrityError (UNIQUE constraint failed) instead of an InputError naming the file and row"),
-}
+XFAIL: dict[str, str] = {}  # known library bugs, none open
 
 
 def _params():
@@ -314,9 +309,6 @@ def test_bad_input_raises_clear_error_and_changes_nothing(case, db, db_path, tmp
     assert not db.conn.in_transaction
 
 
-@pytest.mark.xfail(strict=True, reason="'Did you mean' lists the same canonical aspect twice when a name is close "
-                                       "to both the aspect and one of its aliases (e.g. 'Primary Symptoms', "
-                                       "'Primary Symptoms')")
 def test_did_you_mean_lists_each_aspect_once(db, tmp_path):
     kb = write(tmp_path / "kb.csv", "disease,aspect,reference\n流感,Primry Symptoms,发热\n")
     with pytest.raises(InputError) as e:

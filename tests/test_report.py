@@ -54,7 +54,8 @@ def test_report_numbers_follow_from_the_grades(db, small_files):
     bl = models["ModelA"]["per_metric"]["bleu1"]
     assert bl["n"] == 4 == len(tiers)
     assert bl["basically_correct"] == tiers.count(2) / 4 and bl["completely_wrong"] == tiers.count(0) / 4
-    assert models["ModelA"]["per_metric"]["cosine"]["n"] == 1  # only the numeric aspect: no cosine scores here
+    assert models["ModelA"]["per_metric"]["cosine"] is None  # cosine never scored: not graded, not averaged in
+    assert models["ModelA"]["averaged"]["metrics"] == ["bleu1", "rouge1"]
     avg = models["ModelA"]["averaged"]
     assert avg["total_score"] == pytest.approx(5 * avg["partially_correct"] + 10 * avg["basically_correct"])
     assert sum(avg[k] for k in ("completely_wrong", "partially_correct", "basically_correct")) == pytest.approx(1)
