@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Benchmark of medeval's scoring: lexical metrics, embeddings, and ``score`` end to end.
 
-    .venv/bin/python bench/bench_scoring.py            # full run (about 5 minutes on 2 cores)
+    .venv/bin/python bench/bench_scoring.py            # full run (about 2-3 minutes on 2 cores)
     .venv/bin/python bench/bench_scoring.py --quick    # small sizes, under a minute
     .venv/bin/python bench/bench_scoring.py --json bench/out/results.json
 
@@ -57,7 +57,8 @@ METRICS = ["bleu1", "rouge1", "exact_match"]
 BATCH_SIZE = 2000
 
 SIZES = {
-    # name: (lexical pairs, nltk subset, embedding sentences, e2e sizes (small, large), kb copies)
+    # lexical pairs, nltk BLEU subset, sentences embedded, responses scored end to end (two sizes, to
+    # compare peak memory), copies of the demo KB in the end-to-end database, best-of repeats
     "full": dict(pairs=100_000, nltk=10_000, sentences=2_000, e2e=(250_000, 1_000_000), kb_copies=10, repeats=3),
     "quick": dict(pairs=10_000, nltk=2_000, sentences=200, e2e=(25_000, 100_000), kb_copies=2, repeats=3),
 }
@@ -298,8 +299,8 @@ def bench_embeddings(cfg: dict, res: dict, tmp: Path) -> None:
         backend.encode([sentences[0]])  # USE loads its weights lazily on the first call
         load = time.perf_counter() - t0
         backend.encode(sentences[1:17])  # warm-up
-        log(f"embeddings: {spec} encoding {n:,} sentences")
-        t, emb = best_of(lambda b=backend: b.encode(sentences), 1)
+        log(f"embeddings: {spec} encoding {n:,} sentences x{repeats}")
+        t, emb = best_of(lambda b=backend: b.encode(sentences), repeats)
         out[spec] = {"model_id": backend.model_id, "dim": int(emb.shape[1]), "load_seconds": load,
                      "encode_seconds": t, "sentences_per_s": n / t, "batch_size": backend.batch_size}
         vectors[spec] = (backend, emb)
@@ -429,14 +430,17 @@ def score_worker(batch_size: int) -> None:
     from medeval.scoring import score_db
 
     with connect(path) as db:
-        base_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        ru0 = resource.getrusage(resource.RUSAGE_SELF)
+        base_kib = ru0.ru_maxrss
         t0 = time.perf_counter()
         s = score_db(db, metrics=METRICS, batch_size=batch_size)
         wall = time.perf_counter() - t0
-        peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        ru1 = resource.getrusage(resource.RUSAGE_SELF)
+        peak_kib = ru1.ru_maxrss
+        cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
         hwm_kib = _vm_hwm_kib()
         n_scores = db.conn.execute("SELECT count(*) FROM scores").fetchone()[0]
-    print(json.dumps({"seconds": wall, "responses_seen": s.responses_seen, "scores_added": s.scores_added,
+    print(json.dumps({"seconds": wall, "cpu_seconds": cpu, "responses_seen": s.responses_seen, "scores_added": s.scores_added,
                       "scores_in_db": n_scores, "rss_before_kib": base_kib, "peak_rss_kib": peak_kib,
                       "vm_hwm_kib": hwm_kib}), flush=True)
 
@@ -539,7 +543,8 @@ def table(res: dict) -> list[tuple[str, str, str]]:
         for r in res["e2e"]["runs"]:
             n = f"{r['responses']:,}"
             rows += [(f"{n} responses: wall time", f"{r['seconds']:.1f} s",
-                      f"{r['scores_added']:,} scores; KB {r['kb_entries']:,} entries, {r['models']} models"),
+                      f"CPU {r['cpu_seconds']:.1f} s; {r['scores_added']:,} scores; "
+                      f"KB {r['kb_entries']:,} entries, {r['models']} models"),
                      (f"{n} responses: throughput", f"{fmt_rate(r['responses_per_s'])} resp/s", ""),
                      (f"{n} responses: peak RSS", f"{r['peak_rss_mib']:.0f} MiB",
                       f"child ru_maxrss; {r['rss_before_mib']:.0f} MiB before score_db"

@@ -19,7 +19,7 @@ import sqlite_utils
 from .aspects import NUMERIC
 from .db import transaction
 from .embeddings import EmbeddingBackend, get_backend, text_hash
-from .metrics import EXACT_SCORER_ID, METRICS, get_metric, overlap_scores
+from .metrics import EXACT_SCORER_ID, METRICS, get_metric, lexical_scores
 from .tokenize import TOKENIZER_ID, tokenize
 
 DEFAULT_METRICS = ("bleu1", "rouge1", "cosine", "exact_match")
@@ -100,6 +100,7 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
                 new_vectors = dict(zip(missing, enc))
                 vectors.update(new_vectors)
                 summary.embeddings_computed += len(missing)
+        ref_tokens: dict[str, list[str]] = {}  # references repeat across models
         for rid, cand, ref, t in todo:
             if t == NUMERIC:
                 if "exact_match" in metrics and (rid, "exact_match") not in have:
@@ -107,11 +108,14 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
                                        1.0 if cand != "" and ref != "" and float(cand) == float(ref) else 0.0))
                 continue
             if ("bleu1" in metrics and (rid, "bleu1") not in have) or ("rouge1" in metrics and (rid, "rouge1") not in have):
-                rs, b = overlap_scores(tokenize(ref), tokenize(cand))
+                rt = ref_tokens.get(ref)
+                if rt is None:
+                    rt = ref_tokens[ref] = tokenize(ref)
+                f1, b = lexical_scores(rt, tokenize(cand))
                 if "bleu1" in metrics and (rid, "bleu1") not in have:
                     new_scores.append((rid, "bleu1", scorers["bleu1"], b))
                 if "rouge1" in metrics and (rid, "rouge1") not in have:
-                    new_scores.append((rid, "rouge1", scorers["rouge1"], rs.fmeasure))
+                    new_scores.append((rid, "rouge1", scorers["rouge1"], f1))
             if "cosine" in metrics and (rid, "cosine") not in have:
                 if not cand.strip():
                     c = 0.0

@@ -18,6 +18,7 @@ import unicodedata
 TOKENIZER_ID = "cjk-char-v1"
 
 # 10⁹/L must not become "109": superscripts turn into "^digit" before NFKC
+_SUPER = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
 SUPERSCRIPTS = str.maketrans({s: "^" + d for s, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")})
 
 _TOKEN_RE = re.compile(
@@ -35,7 +36,9 @@ def tokenize(text: str) -> list[str]:
     """
     if not text:
         return []
-    return _TOKEN_RE.findall(unicodedata.normalize("NFKC", text.translate(SUPERSCRIPTS)).lower())
+    if not _SUPER.isdisjoint(text):
+        text = text.translate(SUPERSCRIPTS)
+    return _TOKEN_RE.findall(unicodedata.normalize("NFKC", text).lower())
 
 
 class Tokenizer:
