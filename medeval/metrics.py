@@ -21,15 +21,16 @@ import difflib
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from .aspects import DECLARATIVE, ENUMERATED, NUMERIC
 from .errors import MedevalError
 from .tokenize import TOKENIZER_ID, tokenize
 
 
-@dataclass(frozen=True)
-class RougeScore:
+class RougeScore(NamedTuple):
+    """ROUGE-1 precision (over the candidate), recall (over the reference) and F1 -- like rouge-score's ``Score``."""
+
     precision: float
     recall: float
     fmeasure: float
