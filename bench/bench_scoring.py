@@ -12,7 +12,7 @@ Figures (see bench/README.md for what each one means):
    on the same seeded Chinese pairs, and medeval BLEU-1 vs nltk ``sentence_bleu(weights=(1,))``:
    pairs/s and the largest absolute difference of the scores;
 2. embeddings: sentences/s of ``get_backend("use-multilingual")`` and ``get_backend("minilm")``
-   (the one-time load is timed separately), and the embedding cache (``_lookup_embeddings``
+   (the one-time load is timed separately), and the embedding cache (``lookup_cached``
    on a temporary database) vs encoding;
 3. end to end: ``score_db(metrics=["bleu1","rouge1","exact_match"], batch_size=2000)`` on a
    temporary SQLite database with 1M (and 250k) responses, in a child process that does only
@@ -309,7 +309,7 @@ def bench_embeddings(cfg: dict, res: dict, tmp: Path) -> None:
     # cache: vectors stored as score_db stores them, then read back with _lookup_embeddings
     from medeval.db import connect, transaction
     from medeval.embeddings import embed_cached, text_hash
-    from medeval.scoring import _lookup_embeddings
+    from medeval.embeddings import lookup_cached as _lookup_embeddings
 
     backend, emb = vectors["use-multilingual"]
     path = tmp / "embcache.db"
@@ -532,7 +532,7 @@ def table(res: dict) -> list[tuple[str, str, str]]:
                      (f"{spec} encode", f"{fmt_rate(e['sentences_per_s'])} sent/s",
                       f"dim {e['dim']}, batch {e['batch_size']}")]
         c = res["embedding_cache"]
-        rows += [("cache hits (_lookup_embeddings)", f"{fmt_rate(c['lookup_sentences_per_s'])} sent/s",
+        rows += [("cache hits (lookup_cached)", f"{fmt_rate(c['lookup_sentences_per_s'])} sent/s",
                   f"{c['speedup_vs_encode']:.0f}x encoding (use-multilingual)"),
                  ("cache hits (embed_cached)", f"{fmt_rate(c['embed_cached_all_hits_sentences_per_s'])} sent/s",
                   f"{c['embed_cached_speedup_vs_encode']:.0f}x encoding"),

@@ -25,6 +25,7 @@ import hashlib
 import os
 import threading
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 
@@ -165,28 +166,39 @@ def text_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def embed_cached(db, backend: EmbeddingBackend, texts: list[str]) -> dict[str, np.ndarray]:
-    """Embeddings of ``texts`` keyed by text, read from the cache table; missing ones are encoded and stored.
-
-    Writes go through the caller's connection: call inside :func:`medeval.db.transaction`
-    (or on an autocommit connection) -- the cache is an optimisation, never a source of truth.
-    """
-    unique = list(dict.fromkeys(texts))
-    hashes = {t: text_hash(t) for t in unique}
-    found: dict[str, np.ndarray] = {}
-    by_hash = {h: t for t, h in hashes.items()}
+def lookup_cached(db, model_id: str, texts: Iterable[str]) -> dict[str, np.ndarray]:
+    """Cached embeddings of ``texts`` (keyed by text) for ``model_id``; texts not in the cache are absent."""
+    by_hash = {text_hash(t): t for t in texts}
+    out: dict[str, np.ndarray] = {}
     hs = list(by_hash)
     for i in range(0, len(hs), 500):
         chunk = hs[i:i + 500]
-        q = f"SELECT text_hash, dim, vector FROM embeddings WHERE model_id = ? AND text_hash IN ({','.join('?' * len(chunk))})"
-        for h, dim, blob in db.conn.execute(q, [backend.model_id, *chunk]):
-            found[by_hash[h]] = np.frombuffer(blob, dtype=np.float32, count=dim)
+        for h, dim, blob in db.conn.execute(
+                f"SELECT text_hash, dim, vector FROM embeddings WHERE model_id = ? AND text_hash IN "
+                f"({','.join('?' * len(chunk))})", [model_id, *chunk]):
+            out[by_hash[h]] = np.frombuffer(blob, dtype=np.float32, count=dim)
+    return out
+
+
+def store_cached(db, model_id: str, vectors: dict[str, np.ndarray]) -> None:
+    """Add embeddings to the cache (inside the caller's write transaction)."""
+    db.conn.executemany(
+        "INSERT OR IGNORE INTO embeddings (model_id, text_hash, dim, vector) VALUES (?, ?, ?, ?)",
+        [(model_id, text_hash(t), int(v.shape[0]), np.asarray(v, np.float32).tobytes()) for t, v in vectors.items()])
+
+
+def embed_cached(db, backend: EmbeddingBackend, texts: list[str]) -> dict[str, np.ndarray]:
+    """Embeddings of ``texts`` keyed by text: from the cache, the rest encoded and stored.
+
+    Call inside :func:`medeval.db.transaction` (the cache is an optimisation, never a source of truth).
+    ``medeval score`` instead encodes outside its write transaction, with :func:`lookup_cached`
+    and :func:`store_cached`, so a slow model never holds the database lock.
+    """
+    unique = list(dict.fromkeys(texts))
+    found = lookup_cached(db, backend.model_id, unique)
     missing = [t for t in unique if t not in found]
     if missing:
-        vecs = backend.encode(missing)
-        db.conn.executemany(
-            "INSERT OR IGNORE INTO embeddings (model_id, text_hash, dim, vector) VALUES (?, ?, ?, ?)",
-            [(backend.model_id, hashes[t], int(v.shape[0]), v.astype(np.float32).tobytes())
-             for t, v in zip(missing, vecs)])
-        found.update(zip(missing, vecs))
+        new = dict(zip(missing, backend.encode(missing)))
+        store_cached(db, backend.model_id, new)
+        found.update(new)
     return found

@@ -99,7 +99,7 @@ def _read_csv(path: Path, text: str, delimiter: str):
 
 
 def _read_jsonl(path: Path, text: str):
-    rows, header = [], []
+    rows = []
     for i, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -111,14 +111,10 @@ def _read_jsonl(path: Path, text: str):
         if not isinstance(obj, dict):
             raise InputError(f"expected a JSON object, found {type(obj).__name__}", file=str(path), row=i,
                              fix="each line must be one JSON object like {\"disease\": ..., ...}")
-        obj = {_norm_col(k): v for k, v in obj.items()}
-        for k in obj:
-            if k not in header:
-                header.append(k)
         rows.append((i, obj))
     if not rows:
         raise InputError("the file has no JSON lines", file=str(path))
-    return header, rows
+    return _normalise_objects(rows)
 
 
 def _read_json(path: Path, text: str):
@@ -134,19 +130,26 @@ def _read_json(path: Path, text: str):
     if not isinstance(data, list):
         raise InputError("expected a JSON array of objects", file=str(path),
                          fix='write [{"disease": ..., ...}, ...] (or JSONL, one object per line)')
-    rows, header = [], []
+    rows = []
     for i, obj in enumerate(data, start=1):
         if not isinstance(obj, dict):
             raise InputError(f"item {i} is a {type(obj).__name__}, not an object", file=str(path),
                              fix="every item of the array must be a JSON object")
-        obj = {_norm_col(k): v for k, v in obj.items()}
-        for k in obj:
-            if k not in header:
-                header.append(k)
         rows.append((i, obj))
     if not rows:
         raise InputError("the JSON array is empty", file=str(path), fix="add at least one object")
-    return header, rows
+    return _normalise_objects(rows)
+
+
+def _normalise_objects(rows: list[tuple[int, dict]]) -> tuple[list[str], list[tuple[int, dict]]]:
+    """Normalise keys like CSV headers; the header is every key seen, in order of first appearance."""
+    header: dict[str, None] = {}
+    out = []
+    for i, obj in rows:
+        obj = {_norm_col(k): v for k, v in obj.items()}
+        header.update(dict.fromkeys(obj))
+        out.append((i, obj))
+    return list(header), out
 
 
 def require_columns(path, header: list[str], required: list[str], optional: list[str] = ()) -> None:

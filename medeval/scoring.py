@@ -18,7 +18,7 @@ import sqlite_utils
 
 from .aspects import NUMERIC
 from .db import transaction
-from .embeddings import EmbeddingBackend, get_backend, text_hash
+from .embeddings import EmbeddingBackend, get_backend, lookup_cached, store_cached
 from .metrics import EXACT_SCORER_ID, METRICS, get_metric, lexical_scores
 from .tokenize import TOKENIZER_ID, tokenize
 
@@ -41,19 +41,6 @@ def scorer_id(metric: str, backend: EmbeddingBackend | None) -> str:
         return EXACT_SCORER_ID
     assert backend is not None
     return backend.model_id
-
-
-def _lookup_embeddings(db, model_id: str, texts: Iterable[str]) -> dict[str, np.ndarray]:
-    hashes = {text_hash(t): t for t in texts}
-    out: dict[str, np.ndarray] = {}
-    hs = list(hashes)
-    for i in range(0, len(hs), 500):
-        chunk = hs[i:i + 500]
-        for h, dim, blob in db.conn.execute(
-                f"SELECT text_hash, dim, vector FROM embeddings WHERE model_id = ? AND text_hash IN "
-                f"({','.join('?' * len(chunk))})", [model_id, *chunk]):
-            out[hashes[h]] = np.frombuffer(blob, dtype=np.float32, count=dim)
-    return out
 
 
 def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METRICS,
@@ -92,7 +79,7 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
         if backend and any(t != NUMERIC for *_, t in todo):
             need = {x for rid, cand, ref, t in todo if t != NUMERIC and (rid, "cosine") not in have and cand.strip()
                     for x in (cand, ref)}
-            vectors = _lookup_embeddings(db, backend.model_id, need)
+            vectors = lookup_cached(db, backend.model_id, need)
             missing = [t for t in need if t not in vectors]
             summary.embeddings_cached += len(need) - len(missing)
             if missing:
@@ -124,10 +111,7 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
                 new_scores.append((rid, "cosine", scorers["cosine"], c))
         with transaction(db):
             if new_vectors:
-                conn.executemany(
-                    "INSERT OR IGNORE INTO embeddings (model_id, text_hash, dim, vector) VALUES (?, ?, ?, ?)",
-                    [(backend.model_id, text_hash(t), int(v.shape[0]), np.asarray(v, np.float32).tobytes())
-                     for t, v in new_vectors.items()])
+                store_cached(db, backend.model_id, new_vectors)
             conn.executemany("INSERT OR IGNORE INTO scores (response_id, metric, scorer, score) VALUES (?, ?, ?, ?)",
                              new_scores)
         summary.responses_seen += len(rows)
