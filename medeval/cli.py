@@ -280,5 +280,23 @@ def demo_cmd(db_path, embedding_model, keep_files):
                f"(cosine: {s['embedding_model']}, provisional)")
 
 
+@main.command("agreement")
+@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio"]), required=True,
+              help="level of measurement of the values")
+@click.option("--categories", default=None, help="ordered category set, comma-separated (e.g. 0,1,2)")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="json", show_default=True)
+@click.option("--n-boot", type=click.IntRange(0), default=1000, show_default=True, help="bootstrap resamples for CIs")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap")
+@friendly
+def agreement_cmd(ratings, level, categories, fmt, n_boot, seed):
+    """Inter-rater agreement of a long-format ratings file (item, rater, value): alpha, ICC, kappas, Spearman."""
+    from .agreement import read_long, render_summary, summarise
+
+    cats = [c.strip() for c in categories.split(",")] if categories else None
+    s = summarise(read_long(ratings), level, cats, n_boot=n_boot, rng=seed)
+    click.echo(render_summary(s, fmt), nl=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
