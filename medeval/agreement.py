@@ -199,60 +199,81 @@ def icc(table: RatingTable) -> dict[str, Estimate]:
         reason = "fewer than 2 raters"
     elif n < 2:
         reason = "fewer than 2 items with a rating from every rater"
+    if reason is None and np.all(x == x.flat[0]):
+        reason = "all ratings are identical (no variance)"
     if reason is None:
-        grand = x.mean()
-        ss_total = ((x - grand) ** 2).sum()
-        ss_rows = k * ((x.mean(axis=1) - grand) ** 2).sum()
-        ss_cols = n * ((x.mean(axis=0) - grand) ** 2).sum()
-        ss_err = ss_total - ss_rows - ss_cols
+        x = x - x.mean()  # centred: sums of squares keep their digits whatever the offset
+        ss_total = (x ** 2).sum()
+        ss_rows = k * (x.mean(axis=1) ** 2).sum()
+        ss_cols = n * (x.mean(axis=0) ** 2).sum()
+        ss_err = max(ss_total - ss_rows - ss_cols, 0.0)
         df1, df_w, df_e = n - 1, n * (k - 1), (n - 1) * (k - 1)
+        tol = 1e-10 * ss_total  # mean squares below this are rounding noise: exactly 0
         msr, msc = ss_rows / df1, ss_cols / (k - 1)
         mse = ss_err / df_e
         msw = (ss_cols + ss_err) / df_w
-        if ss_total == 0:
-            reason = "all ratings are identical (no variance)"
-        elif msr == 0:
+        msr, msc, mse, msw = (0.0 if v * max(df1, 1) <= tol else v for v in (msr, msc, mse, msw))
+        if msr == 0:
             reason = "all items have the same mean rating (no between-item variance)"
-        elif mse <= 0 and msw <= 0:
-            reason = "no residual variance"
     if reason is not None:
         return {f: _undefined(f, table, n, missing, reason, method) for f in ICC_FORMS}
 
-    def est(name, value, lo, hi, F, d1, d2):
-        p = float(stats.f.sf(F, d1, d2)) if np.isfinite(F) else 0.0
-        return Estimate(name, _f(value), (_f(lo), _f(hi)), table.n_items, table.n_raters, n, missing, None,
-                        {"F": _f(F), "df1": _f(d1), "df2": _f(d2), "p": p, "description": ICC_DESCRIPTIONS[name]},
-                        method)
-
     q = 0.975
-    out = {}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        icc1 = (msr - msw) / (msr + (k - 1) * msw)
-        icc1k = (msr - msw) / msr
-        icc3 = (msr - mse) / (msr + (k - 1) * mse)
-        icc3k = (msr - mse) / msr
-        icc2 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
-        icc2k = (msr - mse) / (msr + (msc - mse) / n)
-        f1 = msr / msw
-        f1l = f1 / stats.f.ppf(q, df1, df_w)
-        f1u = f1 * stats.f.ppf(q, df_w, df1)
-        out["ICC1"] = est("ICC1", icc1, (f1l - 1) / (f1l + k - 1), (f1u - 1) / (f1u + k - 1), f1, df1, df_w)
-        out["ICC1k"] = est("ICC1k", icc1k, 1 - 1 / f1l, 1 - 1 / f1u, f1, df1, df_w)
-        f3 = msr / mse
-        f3l = f3 / stats.f.ppf(q, df1, df_e)
-        f3u = f3 * stats.f.ppf(q, df_e, df1)
-        out["ICC3"] = est("ICC3", icc3, (f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1), f3, df1, df_e)
-        out["ICC3k"] = est("ICC3k", icc3k, 1 - 1 / f3l, 1 - 1 / f3u, f3, df1, df_e)
-        fj = msc / mse
+    values = {
+        "ICC1": (msr - msw, msr + (k - 1) * msw),
+        "ICC1k": (msr - msw, msr),
+        "ICC3": (msr - mse, msr + (k - 1) * mse),
+        "ICC3k": (msr - mse, msr),
+        "ICC2": (msr - mse, msr + (k - 1) * mse + k * (msc - mse) / n),
+        "ICC2k": (msr - mse, msr + (msc - mse) / n),
+    }
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        f1 = msr / msw if msw else np.inf
+        f3 = msr / mse if mse else np.inf
+        f1l, f1u = f1 / stats.f.ppf(q, df1, df_w), f1 * stats.f.ppf(q, df_w, df1)
+        f3l, f3u = f3 / stats.f.ppf(q, df1, df_e), f3 * stats.f.ppf(q, df_e, df1)
+        cis = {"ICC1": ((f1l - 1) / (f1l + k - 1), (f1u - 1) / (f1u + k - 1)),
+               "ICC1k": (1 - 1 / f1l, 1 - 1 / f1u),
+               "ICC3": ((f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1)),
+               "ICC3k": (1 - 1 / f3l, 1 - 1 / f3u)}
+        num, den = values["ICC2"]
+        icc2 = num / den if den > tol / max(n * k, 1) else np.nan
+        fj = msc / mse if mse else np.inf
         vn = df_e * (k * icc2 * fj + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         vd = df1 * k ** 2 * icc2 ** 2 * fj ** 2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
         v = vn / vd
-        f2u = stats.f.ppf(q, n - 1, v)
-        f2l = stats.f.ppf(q, v, n - 1)
+        f2u, f2l = stats.f.ppf(q, n - 1, v), stats.f.ppf(q, v, n - 1)
         l2 = n * (msr - f2u * mse) / (f2u * (k * msc + (k * n - k - n) * mse) + n * msr)
         u2 = n * (f2l * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f2l * msr)
-        out["ICC2"] = est("ICC2", icc2, l2, u2, f3, df1, df_e)
-        out["ICC2k"] = est("ICC2k", icc2k, l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1)), f3, df1, df_e)
+        cis["ICC2"] = (l2, u2)
+        cis["ICC2k"] = (l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1)))
+    F = {"ICC1": (f1, df1, df_w), "ICC1k": (f1, df1, df_w)}
+    for form in ("ICC2", "ICC3", "ICC2k", "ICC3k"):
+        F[form] = (f3, df1, df_e)
+    out = {}
+    for form in ICC_FORMS:
+        num, den = values[form]
+        if den <= tol / max(n * k, 1):
+            out[form] = _undefined(form, table, n, missing, "the denominator of this form is 0 "
+                                   "(rater variance cancels the between-item variance)", method)
+            continue
+        value = num / den
+        lo, hi = (float(c) for c in cis[form])
+        extra_note = None
+        if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+            if abs(value - 1.0) < 1e-12:
+                lo = hi = 1.0  # perfect agreement / consistency
+            else:
+                lo = hi = None
+                extra_note = "CI undefined: no residual variance"
+        Fv, d1, d2 = F[form]
+        p = float(stats.f.sf(Fv, d1, d2)) if math.isfinite(Fv) else 0.0
+        extra = {"F": float(Fv) if math.isfinite(Fv) else None, "df1": float(d1), "df2": float(d2), "p": p,
+                 "description": ICC_DESCRIPTIONS[form]}
+        if extra_note:
+            extra["note"] = extra_note
+        out[form] = Estimate(form, float(value), None if lo is None else (lo, hi), table.n_items, table.n_raters,
+                             n, missing, None, extra, method)
     return {f: out[f] for f in ICC_FORMS}
 
 
@@ -297,17 +318,16 @@ def _alpha_from_coincidence(o: np.ndarray, level: str, values: np.ndarray) -> fl
     return float(1 - (n - 1) * do / de)
 
 
-def _interval_closed_form(sum_u, sumsq_u, m_u, w=None) -> float | None:
+def _interval_closed_form(sum_u, sumsq_u, m_u, ss_u, w=None) -> float | None:
     if w is None:
         w = np.ones_like(m_u, dtype=float)
     n = (w * m_u).sum()
     if n <= 1:
         return None
-    ss_u = sumsq_u - sum_u ** 2 / m_u  # within-unit sum of squares
     within = (w * m_u * ss_u / (m_u - 1)).sum()
     total_sum, total_sq = (w * sum_u).sum(), (w * sumsq_u).sum()
     ss_total = total_sq - total_sum ** 2 / n
-    if ss_total <= 1e-12 * max(1.0, total_sq):
+    if total_sq == 0 or ss_total <= 1e-12 * total_sq:
         return None
     return float(1 - (n - 1) * within / (n * ss_total))
 
@@ -345,12 +365,14 @@ def krippendorff_alpha(table: RatingTable, level: str = "nominal", categories: S
     cat_vals = table.category_values() if table.labels is not None else None
     if level == "interval" and (table.labels is None or cat_vals is not None):
         vals = x if cat_vals is None else np.where(np.isnan(x), np.nan, cat_vals[np.nan_to_num(x, nan=0).astype(int)])
+        vals = vals - np.nanmean(vals)  # centred: alpha is shift invariant, the sums keep their digits
+        mu = m_u.astype(float)
         sum_u = np.nansum(vals, axis=1)
         sumsq_u = np.nansum(vals ** 2, axis=1)
-        mu = m_u.astype(float)
+        ss_u = np.nansum((vals - (sum_u / mu)[:, None]) ** 2, axis=1)  # two-pass within-unit SS
 
         def compute(w=None):
-            return _interval_closed_form(sum_u, sumsq_u, mu, w)
+            return _interval_closed_form(sum_u, sumsq_u, mu, ss_u, w)
     else:
         # domain: declared categories (codes 0..V-1) or the observed values, sorted
         if table.labels is not None:
