@@ -78,3 +78,12 @@ def db_dump(path) -> list:
         return [(t, sorted(map(repr, conn.execute(f"SELECT * FROM [{t}]")))) for t in tables]
     finally:
         conn.close()
+
+
+# Property tests are deterministic in CI (same examples every run); explore locally with
+# HYPOTHESIS_PROFILE=explore.
+from hypothesis import settings as _hsettings  # noqa: E402
+
+_hsettings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+_hsettings.register_profile("explore", deadline=None, max_examples=1000)
+_hsettings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
