@@ -22,6 +22,15 @@ def db_option(f):
                         show_default="annotations.db", help=DB_HELP)(f)
 
 
+def _emit(text: str, out: str | None) -> None:
+    """Write ``text`` to the file ``out``, or to standard output."""
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {out}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
 def friendly(f):
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
@@ -164,11 +173,7 @@ def th_export(db_path, version, out):
     with connect(db_path) as db:
         ts = th.load(db, version) if version is not None else th.active(db)
     text = ts.to_json() + "\n"
-    if out:
-        Path(out).write_text(text, encoding="utf-8")
-        click.echo(f"wrote v{ts.version} to {out}", err=True)
-    else:
-        click.echo(text, nl=False)
+    _emit(text, out)
 
 
 @thresholds_grp.command("import")
@@ -232,10 +237,7 @@ def report_cmd(db_path, fmt, version, out):
 
     with connect(db_path) as db:
         text = render(build_report(db, version), fmt)
-    if out:
-        Path(out).write_text(text, encoding="utf-8")
-    else:
-        click.echo(text, nl=False)
+    _emit(text, out)
 
 
 @main.command("export")
@@ -403,10 +405,7 @@ def audit_cmd(db_path, fmt, out):
         w.writeheader()
         w.writerows(rows)
         text = buf.getvalue()
-    if out:
-        Path(out).write_text(text, encoding="utf-8")
-    else:
-        click.echo(text, nl=False)
+    _emit(text, out)
 
 
 if __name__ == "__main__":  # pragma: no cover
