@@ -447,24 +447,20 @@ def _categories(table: RatingTable, categories) -> np.ndarray:
     return declared
 
 
-def _kappa_from_pairs(a: np.ndarray, b: np.ndarray, cats: np.ndarray, weights) -> float | None:
-    K = len(cats)
-    idx = {float(c): i for i, c in enumerate(cats)}
-    ia = np.array([idx[float(v)] for v in a])
-    ib = np.array([idx[float(v)] for v in b])
-    table = np.zeros((K, K))
-    np.add.at(table, (ia, ib), 1)
-    n = table.sum()
+def _kappa_weights(K: int, weights) -> np.ndarray:
     i, j = np.meshgrid(np.arange(K), np.arange(K), indexing="ij")
     if weights is None:
-        w = (i == j).astype(float)
-    elif K == 1:
-        w = np.ones((1, 1))
-    elif weights == "linear":
-        w = 1 - np.abs(i - j) / (K - 1)
-    else:
-        w = 1 - (i - j) ** 2 / (K - 1) ** 2
-    p = table / n
+        return (i == j).astype(float)
+    if K == 1:
+        return np.ones((1, 1))
+    if weights == "linear":
+        return 1 - np.abs(i - j) / (K - 1)
+    return 1 - (i - j) ** 2 / (K - 1) ** 2
+
+
+def _kappa_from_codes(ia: np.ndarray, ib: np.ndarray, K: int, w: np.ndarray) -> float | None:
+    """Kappa from category positions of the two raters (one bincount builds the K x K table)."""
+    p = np.bincount(ia * K + ib, minlength=K * K).reshape(K, K) / len(ia)
     po = (w * p).sum()
     pe = (w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum()
     if pe >= 1 - 1e-15:
@@ -495,14 +491,18 @@ def cohen_kappa(table: RatingTable, weights: str | None = None, categories: Sequ
     if n == 0:
         return _undefined(name, table, 0, missing, "no item rated by both raters", method)
     cats = _categories(table, categories)
-    value = _kappa_from_pairs(a, b, cats, weights)
+    pos = {float(c): i for i, c in enumerate(cats)}
+    ia = np.array([pos[float(v)] for v in a])
+    ib = np.array([pos[float(v)] for v in b])
+    K, w = len(cats), _kappa_weights(len(cats), weights)
+    value = _kappa_from_codes(ia, ib, K, w)
     if value is None:
         return _undefined(name, table, n, missing, "chance agreement is 1 (both raters used a single category)",
                           method)
     ci = None
     if n_boot and n >= 2:
         g = _rng(rng)
-        boots = [v for v in (_kappa_from_pairs(a[s], b[s], cats, weights)
+        boots = [v for v in (_kappa_from_codes(ia[s], ib[s], K, w)
                              for s in (g.integers(0, n, n) for _ in range(int(n_boot)))) if v is not None]
         if len(boots) >= max(10, n_boot // 2):
             ci = (float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5)))
