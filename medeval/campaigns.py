@@ -1,0 +1,280 @@
+"""Bucket-grading campaigns: interval sampling, assignment to exactly k annotators, blind items, grades.
+
+Follows MedDisKEval section 3.2.2 ("How thresholds are calibrated"): pool all
+models' scores per (metric, aspect type), split the score range into intervals
+(default width 0.1) and sample a fixed number per interval (default 10).
+Sampling is reproducible from the stored seed; intervals with fewer responses
+than asked for are reported, not silently skipped.
+
+Assignment is decided when the campaign is created: every item goes to exactly
+``k`` of the chosen annotators (balanced, seeded), each annotator in an order of
+their own. "Never more than k" and "never the same item twice" are therefore
+properties of the stored assignment (a primary key), not of timing, however
+many annotators submit at once.
+
+Grades are append-only: a change adds a row that supersedes the previous one;
+a resubmission with the same client token adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import sqlite_utils
+
+from . import thresholds as th
+from .aspects import BY_NAME
+from .auth import User, audit, require_role
+from .db import _run_script, migration, transaction
+from .errors import MedevalError, PermissionDenied
+from .metrics import METRICS, get_metric
+
+
+@migration
+def m004_campaigns(db: sqlite_utils.Database) -> None:
+    _run_script(db, """
+    CREATE TABLE campaigns (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        config TEXT NOT NULL,
+        report TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open','closed'))
+    );
+    CREATE TABLE campaign_items (
+        id INTEGER PRIMARY KEY,
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        response_id INTEGER NOT NULL REFERENCES responses(id),
+        strata TEXT NOT NULL,
+        UNIQUE (campaign_id, response_id)
+    );
+    CREATE TABLE assignments (
+        item_id INTEGER NOT NULL REFERENCES campaign_items(id),
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        position INTEGER NOT NULL,
+        PRIMARY KEY (item_id, user_id),
+        UNIQUE (campaign_id, user_id, position)
+    );
+    CREATE TABLE grade_annotations (
+        id INTEGER PRIMARY KEY,
+        item_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        tier INTEGER CHECK (tier IN (0, 1, 2)),
+        skipped INTEGER NOT NULL DEFAULT 0,
+        flagged INTEGER NOT NULL DEFAULT 0,
+        note TEXT,
+        client_token TEXT NOT NULL,
+        supersedes INTEGER REFERENCES grade_annotations(id),
+        created_at REAL NOT NULL,
+        FOREIGN KEY (item_id, user_id) REFERENCES assignments(item_id, user_id),
+        UNIQUE (user_id, client_token)
+    );
+    CREATE INDEX grade_annotations_item ON grade_annotations(item_id, user_id, id);
+    CREATE TRIGGER grade_annotations_no_update BEFORE UPDATE ON grade_annotations
+        BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+    CREATE TRIGGER grade_annotations_no_delete BEFORE DELETE ON grade_annotations
+        BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END
+    """)
+
+
+@dataclass(frozen=True)
+class BucketConfig:
+    metrics: tuple[str, ...] = ("bleu1", "rouge1", "cosine")
+    aspect_types: tuple[str, ...] = ("enumerated", "declarative")
+    width: float = 0.1
+    per_interval: int = 10
+    k: int = 3
+    seed: int = 0
+
+
+def intervals(metric: str, width: float) -> list[tuple[float, float]]:
+    """Half-open intervals [lo, hi) over the metric's range; the last one includes its upper end."""
+    info = METRICS[metric]
+    n = int(round((info.high - info.low) / width))
+    if n < 1 or not math.isclose(n * width, info.high - info.low, rel_tol=1e-9):
+        raise MedevalError(f"interval width {width} does not divide the {metric} range [{info.low}, {info.high}]")
+    return [(round(info.low + i * width, 10), round(info.low + (i + 1) * width, 10)) for i in range(n)]
+
+
+def sample_buckets(db: sqlite_utils.Database, cfg: BucketConfig) -> tuple[dict[int, list[dict]], list[dict]]:
+    """Sampled response ids with their strata, and a report row per (metric, type, interval).
+
+    Candidates are ordered by response id, so the same seed and data give the same sample.
+    """
+    ts = th.active(db)
+    rng = np.random.default_rng(cfg.seed)
+    chosen: dict[int, list[dict]] = {}
+    report = []
+    for metric in cfg.metrics:
+        get_metric(metric)
+        for atype in cfg.aspect_types:
+            if atype not in METRICS[metric].aspect_types:
+                continue
+            rows = db.conn.execute(
+                "SELECT s.response_id, s.score, s.scorer FROM scores s JOIN responses r ON r.id = s.response_id "
+                "JOIN kb_entries k ON k.id = r.kb_id WHERE s.metric = ? AND k.aspect_type = ? ORDER BY s.response_id",
+                (metric, atype)).fetchall()
+            if metric == "cosine":
+                rows = [r for r in rows if th.embedding_matches(ts.embedding_model, r[2])]
+            else:
+                rows = [r for r in rows if r[2] == ts.scorer_for(metric)]
+            ivs = intervals(metric, cfg.width)
+            for i, (lo, hi) in enumerate(ivs):
+                last = i == len(ivs) - 1
+                pool = [rid for rid, s, _ in rows if lo <= s < hi or (last and s == hi)]
+                take = min(cfg.per_interval, len(pool))
+                picked = sorted(rng.choice(len(pool), size=take, replace=False).tolist()) if take else []
+                for j in picked:
+                    chosen.setdefault(pool[j], []).append({"metric": metric, "aspect_type": atype,
+                                                           "interval": [lo, hi]})
+                report.append({"metric": metric, "aspect_type": atype, "interval": [lo, hi], "available": len(pool),
+                               "sampled": take, "short": take < cfg.per_interval})
+    return chosen, report
+
+
+def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConfig, annotators: list[str], *,
+                           actor: User | None) -> int:
+    """Sample, assign each item to exactly k annotators, store everything in one transaction. Returns the id."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    users = []
+    for u in dict.fromkeys(annotators):
+        row = db.conn.execute("SELECT id, username, role, active FROM users WHERE username = ?", (u,)).fetchone()
+        if row is None or not row[3]:
+            raise MedevalError(f"annotator {u!r} is not an active user")
+        users.append(row)
+    if cfg.k < 1 or cfg.k > len(users):
+        raise MedevalError(f"k = {cfg.k} annotators per item needs at least {cfg.k} annotators; "
+                           f"{len(users)} chosen")
+    chosen, report = sample_buckets(db, cfg)
+    if not chosen:
+        raise MedevalError("no scored responses fall in the chosen metrics and aspect types: run `medeval score`")
+    rng = np.random.default_rng([cfg.seed, 1])
+    item_ids = sorted(chosen)
+    load = {u[0]: 0 for u in users}
+    per_user: dict[int, list[int]] = {u[0]: [] for u in users}
+    plan = []
+    for rid in item_ids:
+        # the k least-loaded annotators, ties broken at random: balanced and reproducible
+        order = sorted(load, key=lambda uid: (load[uid], rng.random()))
+        plan.append((rid, order[: cfg.k]))
+        for uid in order[: cfg.k]:
+            load[uid] += 1
+    config = {**cfg.__dict__, "annotators": [u[1] for u in users], "threshold_version": th.active(db).version}
+    with transaction(db):
+        cur = db.conn.execute(
+            "INSERT INTO campaigns (name, kind, config, report, created_by, created_at) VALUES (?, 'bucket_grading', "
+            "?, ?, ?, ?)", (name, json.dumps(config), json.dumps(report),
+                            actor.username if actor else "cli", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+        cid = cur.lastrowid
+        for rid, uids in plan:
+            iid = db.conn.execute("INSERT INTO campaign_items (campaign_id, response_id, strata) VALUES (?, ?, ?)",
+                                  (cid, rid, json.dumps(chosen[rid]))).lastrowid
+            for uid in uids:
+                per_user[uid].append(iid)
+        for uid, iids in per_user.items():
+            order = rng.permutation(len(iids)).tolist()  # randomised per annotator
+            db.conn.executemany("INSERT INTO assignments (item_id, user_id, campaign_id, position) VALUES (?, ?, ?, ?)",
+                                [(iids[j], uid, cid, pos) for pos, j in enumerate(order)])
+        audit(db, actor.username if actor else "cli", "campaign.create", str(cid),
+              {"name": name, "items": len(plan), "k": cfg.k, "seed": cfg.seed})
+    return cid
+
+
+@dataclass(frozen=True)
+class BlindItem:
+    """What an annotator may see: never the score, the model or anyone else's grade."""
+
+    item_id: int
+    disease: str
+    aspect: str
+    aspect_zh: str
+    definition: str
+    reference: str
+    response: str  # untrusted text: show as plain text only
+
+
+def _assigned(db, user: User, item_id: int) -> None:
+    if not db.conn.execute("SELECT 1 FROM assignments WHERE item_id = ? AND user_id = ?", (item_id, user.id)).fetchone():
+        raise PermissionDenied("this item is not assigned to you")
+
+
+def blind_item(db: sqlite_utils.Database, user: User, item_id: int) -> BlindItem:
+    require_role(user, "annotator", "researcher", "admin")
+    _assigned(db, user, item_id)
+    d, a, ref, raw = db.conn.execute(
+        "SELECT k.disease, k.aspect, k.reference, r.raw FROM campaign_items ci JOIN responses r ON r.id = ci.response_id "
+        "JOIN kb_entries k ON k.id = r.kb_id WHERE ci.id = ?", (item_id,)).fetchone()
+    asp = BY_NAME.get(a)
+    return BlindItem(item_id, d, a, asp.name_zh if asp else a, asp.definition if asp else "", ref, raw)
+
+
+def _current(db, user_id: int, item_id: int):
+    return db.conn.execute("SELECT id, tier, skipped, flagged, note FROM grade_annotations WHERE item_id = ? AND "
+                           "user_id = ? ORDER BY id DESC LIMIT 1", (item_id, user_id)).fetchone()
+
+
+def next_item(db: sqlite_utils.Database, user: User, campaign_id: int) -> int | None:
+    """The annotator's next item without a grade or skip, in their own order; None when done."""
+    require_role(user, "annotator", "researcher", "admin")
+    row = db.conn.execute(
+        "SELECT a.item_id FROM assignments a WHERE a.campaign_id = ? AND a.user_id = ? AND NOT EXISTS "
+        "(SELECT 1 FROM grade_annotations g WHERE g.item_id = a.item_id AND g.user_id = a.user_id) "
+        "ORDER BY a.position LIMIT 1", (campaign_id, user.id)).fetchone()
+    return row[0] if row else None
+
+
+def progress(db: sqlite_utils.Database, user: User, campaign_id: int) -> tuple[int, int]:
+    """(items done, items assigned) for this annotator."""
+    total = db.conn.execute("SELECT count(*) FROM assignments WHERE campaign_id = ? AND user_id = ?",
+                            (campaign_id, user.id)).fetchone()[0]
+    done = db.conn.execute("SELECT count(DISTINCT g.item_id) FROM grade_annotations g JOIN assignments a ON "
+                           "a.item_id = g.item_id AND a.user_id = g.user_id WHERE a.campaign_id = ? AND g.user_id = ?",
+                           (campaign_id, user.id)).fetchone()[0]
+    return done, total
+
+
+def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: int | None, client_token: str,
+                 skipped: bool = False, flagged: bool = False, note: str | None = None) -> int:
+    """Record a grade (0/1/2), a skip or a flag; idempotent per client token. Returns the annotation id.
+
+    A second grade of the same item supersedes the first (both are kept).
+    """
+    require_role(user, "annotator", "researcher", "admin")
+    if not skipped and tier not in (0, 1, 2):
+        raise MedevalError("a grade is 0 (completely wrong), 1 (partially correct) or 2 (basically correct)")
+    if not client_token:
+        raise MedevalError("a client token is required (it makes a resubmission harmless)")
+    with transaction(db):
+        _assigned(db, user, item_id)
+        dup = db.conn.execute("SELECT id FROM grade_annotations WHERE user_id = ? AND client_token = ?",
+                              (user.id, client_token)).fetchone()
+        if dup:
+            return dup[0]
+        prev = _current(db, user.id, item_id)
+        cur = db.conn.execute(
+            "INSERT INTO grade_annotations (item_id, user_id, tier, skipped, flagged, note, client_token, supersedes, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (item_id, user.id, None if skipped else tier, int(skipped), int(flagged), note, client_token,
+             prev[0] if prev else None, time.time()))
+        if prev:
+            audit(db, user.username, "annotation.change", str(item_id), {"from": prev[1], "to": tier})
+        return cur.lastrowid
+
+
+def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
+    """The latest grade of every (item, annotator) of a campaign -- researcher data."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    q = ("SELECT ci.id, ci.response_id, u.username, g.tier, g.skipped, g.flagged FROM grade_annotations g "
+         "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? "
+         "AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
+    return [dict(zip(("item", "response_id", "annotator", "tier", "skipped", "flagged"), r))
+            for r in db.conn.execute(q, (campaign_id,))]
