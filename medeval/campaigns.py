@@ -278,3 +278,51 @@ def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User |
          "AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
     return [dict(zip(("item", "response_id", "annotator", "tier", "skipped", "flagged"), r))
             for r in db.conn.execute(q, (campaign_id,))]
+
+
+def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    out = []
+    for cid, name, kind, cfg, by, at, status in db.conn.execute(
+            "SELECT id, name, kind, config, created_by, created_at, status FROM campaigns ORDER BY id"):
+        n = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+        out.append({"id": cid, "name": name, "kind": kind, "items": n, "created_by": by, "created_at": at,
+                    "status": status, "config": json.loads(cfg)})
+    return out
+
+
+def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
+    """Progress per annotator (done / assigned, skipped, flagged) and per bucket (items with all k grades)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    row = db.conn.execute("SELECT config, report FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise MedevalError(f"no campaign {campaign_id}")
+    cfg, report = json.loads(row[0]), json.loads(row[1])
+    latest = ("SELECT g.item_id, g.user_id, g.tier, g.skipped, g.flagged FROM grade_annotations g WHERE g.id = "
+              "(SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
+    annotators = []
+    for uid, name, assigned in db.conn.execute(
+            "SELECT u.id, u.username, count(*) FROM assignments a JOIN users u ON u.id = a.user_id "
+            "WHERE a.campaign_id = ? GROUP BY u.id ORDER BY u.username", (campaign_id,)):
+        done, skipped, flagged = db.conn.execute(
+            f"SELECT count(*), coalesce(sum(l.skipped), 0), coalesce(sum(l.flagged), 0) FROM ({latest}) l "
+            f"JOIN assignments a ON a.item_id = l.item_id AND a.user_id = l.user_id "
+            f"WHERE a.campaign_id = ? AND l.user_id = ?", (campaign_id, uid)).fetchone()
+        annotators.append({"annotator": name, "assigned": assigned, "done": done, "skipped": skipped,
+                           "flagged": flagged})
+    graded = dict(db.conn.execute(
+        f"SELECT ci.id, count(*) FROM ({latest}) l JOIN campaign_items ci ON ci.id = l.item_id "
+        f"WHERE ci.campaign_id = ? AND l.skipped = 0 GROUP BY ci.id", (campaign_id,)).fetchall())
+    buckets: dict[tuple, dict] = {}
+    for iid, strata in db.conn.execute("SELECT id, strata FROM campaign_items WHERE campaign_id = ?", (campaign_id,)):
+        for s in json.loads(strata):
+            key = (s["metric"], s["aspect_type"], tuple(s["interval"]))
+            b = buckets.setdefault(key, {"metric": key[0], "aspect_type": key[1], "interval": list(key[2]),
+                                         "items": 0, "complete": 0})
+            b["items"] += 1
+            b["complete"] += int(graded.get(iid, 0) >= cfg["k"])
+    return {"campaign": campaign_id, "k": cfg["k"], "annotators": annotators,
+            "buckets": sorted(buckets.values(), key=lambda b: (b["metric"], b["aspect_type"], b["interval"])),
+            "short_intervals": [r for r in report if r["short"]]}

@@ -408,5 +408,62 @@ def audit_cmd(db_path, fmt, out):
     _emit(text, out)
 
 
+@main.group("campaign")
+def campaign_grp():
+    """Create bucket-grading campaigns for clinicians and follow their progress."""
+
+
+@campaign_grp.command("create")
+@db_option
+@click.option("--name", required=True)
+@click.option("--annotators", required=True, help="comma-separated usernames")
+@click.option("--metrics", default="bleu1,rouge1,cosine", show_default=True)
+@click.option("--aspect-types", default="enumerated,declarative", show_default=True)
+@click.option("--width", type=float, default=0.1, show_default=True, help="score interval width")
+@click.option("--per-interval", type=click.IntRange(1), default=10, show_default=True, help="items sampled per interval")
+@click.option("--k", type=click.IntRange(1), default=3, show_default=True, help="annotators per item")
+@click.option("--seed", type=int, default=0, show_default=True, help="sampling and assignment seed (stored)")
+@friendly
+def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per_interval, k, seed):
+    """Sample items per score interval and assign each to exactly k annotators."""
+    from . import campaigns as cp
+
+    cfg = cp.BucketConfig(tuple(m.strip() for m in metrics.split(",") if m.strip()),
+                          tuple(t.strip() for t in aspect_types.split(",") if t.strip()), width, per_interval, k, seed)
+    with connect(db_path) as db:
+        cid = cp.create_bucket_campaign(db, name, cfg, [a.strip() for a in annotators.split(",") if a.strip()],
+                                        actor=None)
+        p = cp.campaign_progress(db, cid, actor=None)
+    n = sum(a["assigned"] for a in p["annotators"]) // k
+    click.echo(f"campaign {cid}: {n} items, {k} annotators each")
+    for r in p["short_intervals"]:
+        click.echo(f"  short interval {r['metric']}/{r['aspect_type']} {r['interval']}: "
+                   f"{r['available']} available, {r['sampled']} sampled", err=True)
+
+
+@campaign_grp.command("list")
+@db_option
+@friendly
+def campaign_list(db_path):
+    """List campaigns."""
+    from . import campaigns as cp
+
+    with connect(db_path) as db:
+        for c in cp.list_campaigns(db, actor=None):
+            click.echo(f"{c['id']}\t{c['name']}\t{c['kind']}\t{c['items']} items\t{c['status']}\t{c['created_at']}")
+
+
+@campaign_grp.command("progress")
+@db_option
+@click.argument("campaign_id", type=int)
+@friendly
+def campaign_progress_cmd(db_path, campaign_id):
+    """Progress per annotator and per bucket, as JSON."""
+    from . import campaigns as cp
+
+    with connect(db_path) as db:
+        click.echo(json.dumps(cp.campaign_progress(db, campaign_id, actor=None), ensure_ascii=False, indent=2))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
