@@ -465,5 +465,18 @@ def campaign_progress_cmd(db_path, campaign_id):
         click.echo(json.dumps(cp.campaign_progress(db, campaign_id, actor=None), ensure_ascii=False, indent=2))
 
 
+@campaign_grp.command("machine-agreement")
+@db_option
+@click.argument("campaign_id", type=int)
+@click.option("--version", "version", type=int, default=None, help="threshold-set version (default: the active one)")
+@friendly
+def campaign_machine_agreement(db_path, campaign_id, version):
+    """Spearman of the clinicians' consensus tier vs each metric's score and tier (JSON)."""
+    from .validation import machine_agreement
+
+    with connect(db_path) as db:
+        click.echo(json.dumps(machine_agreement(db, campaign_id, version=version, actor=None), indent=2))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -176,5 +176,43 @@ def test_cli_campaign(demo_db):
     p = json.loads(run("progress", str(cid)).stdout)
     assert p["k"] == 3 and len(p["annotators"]) == 3
     assert "cli" in run("list").stdout
+    assert json.loads(run("machine-agreement", str(cid)).stdout) == []  # nothing graded yet
     bad = run("create", "--name", "x", "--annotators", "nobody", "--k", "1")
     assert bad.returncode == 1 and "not an active user" in bad.stderr
+
+
+def test_clinicians_vs_machine_spearman(demo_db):
+    """Simulated clinicians who mostly agree with the automated ROUGE-1 tier: the Spearman rows equal scipy
+    on the same vectors, and the consensus is the median of the annotators' tiers."""
+    import numpy as np
+    from scipy import stats
+
+    from medeval import thresholds as th
+    from medeval.validation import consensus_tiers, machine_agreement
+
+    with connect(demo_db) as db:
+        res = auth.get_user(db, "res")
+        cid = cp.create_bucket_campaign(db, "validation", _cfg(metrics=("rouge1", "cosine"), seed=31, per_interval=5),
+                                        ["doc00", "doc01", "doc02"], actor=res)
+        version = th.active(db).version
+        rng = np.random.default_rng(0)
+        for name in ("doc00", "doc01", "doc02"):
+            u = auth.get_user(db, name)
+            while (item := cp.next_item(db, u, cid)) is not None:
+                rid = db.conn.execute("SELECT response_id FROM campaign_items WHERE id = ?", (item,)).fetchone()[0]
+                auto = db.conn.execute("SELECT tier FROM grades WHERE response_id = ? AND metric = 'rouge1' AND "
+                                       "version = ?", (rid, version)).fetchone()[0]
+                tier = int(np.clip(auto + rng.choice([-1, 0, 0, 0, 1]), 0, 2))
+                cp.submit_grade(db, u, item, tier=tier, client_token=f"{name}-{item}")
+        cons = consensus_tiers(db, cid)
+        rows = machine_agreement(db, cid, actor=res)
+        with pytest.raises(PermissionDenied):
+            machine_agreement(db, cid, actor=auth.get_user(db, "doc00"))
+        r = next(x for x in rows if x["metric"] == "rouge1" and x["aspect_type"] == "enumerated" and x["against"] == "score")
+        ids = sorted(cons)
+        score = {rid: s for rid, s in db.conn.execute(
+            f"SELECT response_id, score FROM scores WHERE metric = 'rouge1' AND response_id IN ({','.join('?' * len(ids))})", ids)}
+        want = stats.spearmanr([cons[i] for i in ids], [score[i] for i in ids])
+        assert r["n"] == len(ids) and r["spearman"] == pytest.approx(want.statistic, abs=1e-12)
+        assert r["spearman"] > 0.6 and r["ci95"][0] < r["spearman"] < r["ci95"][1]
+        assert any(x["metric"] == "average" and x["aspect_type"] == "all" for x in rows)
