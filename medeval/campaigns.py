@@ -139,40 +139,38 @@ def sample_buckets(db: sqlite_utils.Database, cfg: BucketConfig) -> tuple[dict[i
     return chosen, report
 
 
-def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConfig, annotators: list[str], *,
-                           actor: User | None) -> int:
-    """Sample, assign each item to exactly k annotators, store everything in one transaction. Returns the id."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+def _active_users(db, annotators: list[str], k: int) -> list[tuple]:
     users = []
     for u in dict.fromkeys(annotators):
         row = db.conn.execute("SELECT id, username, role, active FROM users WHERE username = ?", (u,)).fetchone()
         if row is None or not row[3]:
             raise MedevalError(f"annotator {u!r} is not an active user")
         users.append(row)
-    if cfg.k < 1 or cfg.k > len(users):
-        raise MedevalError(f"k = {cfg.k} annotators per item needs at least {cfg.k} annotators; "
-                           f"{len(users)} chosen")
-    chosen, report = sample_buckets(db, cfg)
-    if not chosen:
-        raise MedevalError("no scored responses fall in the chosen metrics and aspect types: run `medeval score`")
-    rng = np.random.default_rng([cfg.seed, 1])
-    item_ids = sorted(chosen)
+    if k < 1 or k > len(users):
+        raise MedevalError(f"k = {k} annotators per item needs at least {k} annotators; {len(users)} chosen")
+    return users
+
+
+def _store_campaign(db, name: str, kind: str, config: dict, report: list, chosen: dict[int, list[dict]],
+                    users: list[tuple], k: int, seed: int, actor: User | None) -> int:
+    """Assign every chosen response to exactly k annotators (balanced, seeded) and store it all at once."""
+    rng = np.random.default_rng([seed, 1])
     load = {u[0]: 0 for u in users}
     per_user: dict[int, list[int]] = {u[0]: [] for u in users}
     plan = []
-    for rid in item_ids:
+    for rid in sorted(chosen):
         # the k least-loaded annotators, ties broken at random: balanced and reproducible
         order = sorted(load, key=lambda uid: (load[uid], rng.random()))
-        plan.append((rid, order[: cfg.k]))
-        for uid in order[: cfg.k]:
+        plan.append((rid, order[:k]))
+        for uid in order[:k]:
             load[uid] += 1
-    config = {**cfg.__dict__, "annotators": [u[1] for u in users], "threshold_version": th.active(db).version}
+    config = {**config, "k": k, "seed": seed, "annotators": [u[1] for u in users],
+              "threshold_version": th.active(db).version}
     with transaction(db):
         cur = db.conn.execute(
-            "INSERT INTO campaigns (name, kind, config, report, created_by, created_at) VALUES (?, 'bucket_grading', "
-            "?, ?, ?, ?)", (name, json.dumps(config), json.dumps(report),
-                            actor.username if actor else "cli", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+            "INSERT INTO campaigns (name, kind, config, report, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (name, kind, json.dumps(config), json.dumps(report), actor.username if actor else "cli",
+             time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
         cid = cur.lastrowid
         for rid, uids in plan:
             iid = db.conn.execute("INSERT INTO campaign_items (campaign_id, response_id, strata) VALUES (?, ?, ?)",
@@ -184,8 +182,42 @@ def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConf
             db.conn.executemany("INSERT INTO assignments (item_id, user_id, campaign_id, position) VALUES (?, ?, ?, ?)",
                                 [(iids[j], uid, cid, pos) for pos, j in enumerate(order)])
         audit(db, actor.username if actor else "cli", "campaign.create", str(cid),
-              {"name": name, "items": len(plan), "k": cfg.k, "seed": cfg.seed})
+              {"name": name, "kind": kind, "items": len(plan), "k": k, "seed": seed})
     return cid
+
+
+def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConfig, annotators: list[str], *,
+                           actor: User | None) -> int:
+    """Sample per score interval, assign each item to exactly k annotators, store in one transaction."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    users = _active_users(db, annotators, cfg.k)
+    chosen, report = sample_buckets(db, cfg)
+    if not chosen:
+        raise MedevalError("no scored responses fall in the chosen metrics and aspect types: run `medeval score`")
+    return _store_campaign(db, name, "bucket_grading", dict(cfg.__dict__), report, chosen, users, cfg.k, cfg.seed,
+                           actor)
+
+
+def create_random_campaign(db: sqlite_utils.Database, name: str, n: int, annotators: list[str], *, k: int = 3,
+                           seed: int = 0, aspect_types: tuple[str, ...] = ("enumerated", "declarative", "numeric"),
+                           actor: User | None) -> int:
+    """A simple random sample of ``n`` scored responses (the paper's 150-item validation set), graded blind."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    users = _active_users(db, annotators, k)
+    marks = ",".join("?" * len(aspect_types))
+    pool = [r for (r,) in db.conn.execute(
+        f"SELECT r.id FROM responses r JOIN kb_entries k ON k.id = r.kb_id WHERE k.aspect_type IN ({marks}) "
+        f"AND EXISTS (SELECT 1 FROM scores s WHERE s.response_id = r.id) ORDER BY r.id", aspect_types)]
+    if len(pool) < n:
+        raise MedevalError(f"only {len(pool)} scored responses of types {', '.join(aspect_types)}; asked for {n}")
+    rng = np.random.default_rng(seed)
+    picked = sorted(rng.choice(len(pool), size=n, replace=False).tolist())
+    chosen = {pool[j]: [{"sample": "random"}] for j in picked}
+    report = [{"sample": "random", "available": len(pool), "sampled": n, "short": False}]
+    return _store_campaign(db, name, "random_validation", {"n": n, "aspect_types": list(aspect_types)}, report,
+                           chosen, users, k, seed, actor)
 
 
 @dataclass(frozen=True)
@@ -318,6 +350,8 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
     buckets: dict[tuple, dict] = {}
     for iid, strata in db.conn.execute("SELECT id, strata FROM campaign_items WHERE campaign_id = ?", (campaign_id,)):
         for s in json.loads(strata):
+            if "metric" not in s:  # random sample: one bucket
+                s = {"metric": "random", "aspect_type": "all", "interval": [0, 0]}
             key = (s["metric"], s["aspect_type"], tuple(s["interval"]))
             b = buckets.setdefault(key, {"metric": key[0], "aspect_type": key[1], "interval": list(key[2]),
                                          "items": 0, "complete": 0})

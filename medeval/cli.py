@@ -441,6 +441,24 @@ def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per
                    f"{r['available']} available, {r['sampled']} sampled", err=True)
 
 
+@campaign_grp.command("create-random")
+@db_option
+@click.option("--name", required=True)
+@click.option("--annotators", required=True, help="comma-separated usernames")
+@click.option("--n", type=click.IntRange(1), default=150, show_default=True, help="responses drawn at random")
+@click.option("--k", type=click.IntRange(1), default=3, show_default=True, help="annotators per item")
+@click.option("--seed", type=int, default=0, show_default=True, help="sampling and assignment seed (stored)")
+@friendly
+def campaign_create_random(db_path, name, annotators, n, k, seed):
+    """Draw a random validation sample (the paper's 150 items) and assign each to exactly k annotators."""
+    from . import campaigns as cp
+
+    with connect(db_path) as db:
+        cid = cp.create_random_campaign(db, name, n, [a.strip() for a in annotators.split(",") if a.strip()],
+                                        k=k, seed=seed, actor=None)
+    click.echo(f"campaign {cid}: {n} items, {k} annotators each")
+
+
 @campaign_grp.command("list")
 @db_option
 @friendly

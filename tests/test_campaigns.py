@@ -177,6 +177,8 @@ def test_cli_campaign(demo_db):
     assert p["k"] == 3 and len(p["annotators"]) == 3
     assert "cli" in run("list").stdout
     assert json.loads(run("machine-agreement", str(cid)).stdout) == []  # nothing graded yet
+    r2 = run("create-random", "--name", "v", "--annotators", "doc00,doc01", "--n", "20", "--k", "2")
+    assert r2.returncode == 0 and "20 items, 2 annotators each" in r2.stdout
     bad = run("create", "--name", "x", "--annotators", "nobody", "--k", "1")
     assert bad.returncode == 1 and "not an active user" in bad.stderr
 
@@ -216,3 +218,22 @@ def test_clinicians_vs_machine_spearman(demo_db):
         assert r["n"] == len(ids) and r["spearman"] == pytest.approx(want.statistic, abs=1e-12)
         assert r["spearman"] > 0.6 and r["ci95"][0] < r["spearman"] < r["ci95"][1]
         assert any(x["metric"] == "average" and x["aspect_type"] == "all" for x in rows)
+
+
+def test_random_validation_campaign(demo_db):
+    with connect(demo_db) as db:
+        res = auth.get_user(db, "res")
+        a = cp.create_random_campaign(db, "val", 150, ["doc00", "doc01", "doc02", "doc03"], k=3, seed=9, actor=res)
+        b = cp.create_random_campaign(db, "val2", 150, ["doc00", "doc01", "doc02", "doc03"], k=3, seed=9, actor=res)
+        items = lambda c: sorted(r for (r,) in db.conn.execute(  # noqa: E731
+            "SELECT response_id FROM campaign_items WHERE campaign_id = ?", (c,)))
+        assert len(items(a)) == 150 and items(a) == items(b)  # reproducible from the stored seed
+        per_item = {n for (n,) in db.conn.execute(
+            "SELECT count(*) FROM assignments WHERE campaign_id = ? GROUP BY item_id", (a,))}
+        assert per_item == {3}
+        p = cp.campaign_progress(db, a, actor=res)
+        assert p["buckets"][0]["items"] == 150
+        with pytest.raises(MedevalError, match="asked for"):
+            cp.create_random_campaign(db, "big", 10**6, ["doc00"], k=1, actor=res)
+        with pytest.raises(PermissionDenied):
+            cp.create_random_campaign(db, "x", 5, ["doc00"], k=1, actor=auth.get_user(db, "doc00"))
