@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.benchlib import loadavg as _loadavg, log, table_lines  # noqa: E402
 import numpy as np  # noqa: E402
 
 from medeval.agreement import (  # noqa: E402
@@ -79,8 +80,6 @@ PINGOUIN_LABELS = {"ICC(1,1)": "ICC1", "ICC(A,1)": "ICC2", "ICC(C,1)": "ICC3",
                    **{f: f for f in ICC_FORMS}}
 
 
-def log(msg: str) -> None:
-    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
 def median_of(fn, runs: int = RUNS):
@@ -98,11 +97,6 @@ def median_of(fn, runs: int = RUNS):
 # ---------------------------------------------------------------- machine
 
 
-def _loadavg() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
 
 
 def machine_info() -> dict:
@@ -371,14 +365,7 @@ def table(res: dict) -> list[tuple[str, str, str]]:
 
 
 def render(rows, total: float | None = None) -> str:
-    w1 = max(len(r[0]) for r in rows)
-    w2 = max(len(r[1]) for r in rows)
-    lines = []
-    for name, value, note in rows:
-        if not value and not note:
-            lines.append(name)
-        else:
-            lines.append(f"  {name:<{w1}}  {value:>{w2}}  {note}".rstrip())
+    lines = table_lines(rows)
     if total is not None:
         lines.append(f"total benchmark time: {total:.1f} s (process incl. imports: "
                      f"{time.perf_counter() - _T_PROCESS:.1f} s); load average at end: {_loadavg()}")

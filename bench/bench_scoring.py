@@ -46,6 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.benchlib import loadavg as _loadavg, log, table_lines  # noqa: E402
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -64,8 +66,6 @@ SIZES = {
 }
 
 
-def log(msg: str) -> None:
-    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
 def best_of(fn, repeats: int):
@@ -116,11 +116,6 @@ def machine_info() -> dict:
             "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "loadavg_start": _loadavg()}
 
 
-def _loadavg() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
 
 
 # ---------------------------------------------------------------- data
@@ -558,14 +553,7 @@ def table(res: dict) -> list[tuple[str, str, str]]:
 
 
 def render(rows, total: float | None = None) -> str:
-    w1 = max(len(r[0]) for r in rows)
-    w2 = max(len(r[1]) for r in rows)
-    lines = []
-    for name, value, note in rows:
-        if not value and not note:
-            lines.append(name)
-        else:
-            lines.append(f"  {name:<{w1}}  {value:>{w2}}  {note}".rstrip())
+    lines = table_lines(rows)
     if total is not None:
         lines.append(f"total benchmark time: {total:.0f} s; load average at end: {_loadavg()}")
     return "\n".join(lines)
