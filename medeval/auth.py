@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -32,7 +33,15 @@ MIN_PASSWORD_LENGTH = 10
 DEFAULT_IDLE_TIMEOUT_S = 30 * 60
 _USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{2,64}$")
 _hasher = PasswordHasher()
-_DUMMY_HASH = _hasher.hash("medeval-dummy-password-for-timing")
+
+
+@functools.lru_cache(maxsize=1)
+def _dummy_hash() -> str:
+    """Verified against for unknown users, so a wrong username costs the same as a wrong password.
+
+    Computed on first use, not at import: argon2 takes 64 MiB and ~0.1 s, which every command would pay.
+    """
+    return _hasher.hash("medeval-dummy-password-for-timing")
 
 
 class AuthError(MedevalError):
@@ -215,7 +224,7 @@ def authenticate(db: sqlite_utils.Database, username: str, password: str) -> Use
                           ((username or "").strip(),)).fetchone()
     ok = False
     try:
-        ok = _hasher.verify(row[4] if row else _DUMMY_HASH, password or "")  # same work for unknown users
+        ok = _hasher.verify(row[4] if row else _dummy_hash(), password or "")  # same work for unknown users
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         ok = False
     failed = not row or not ok or not row[3]
