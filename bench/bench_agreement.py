@@ -34,7 +34,6 @@ _T_PROCESS = time.perf_counter()  # before the imports: the total includes them
 
 import argparse
 import gc
-import json
 import math
 import os
 import platform
@@ -47,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.benchlib import loadavg as _loadavg, log, table_lines  # noqa: E402
+from bench.benchlib import finish, loadavg as _loadavg, log, table_lines  # noqa: E402
 import numpy as np  # noqa: E402
 
 from medeval.agreement import (  # noqa: E402
@@ -408,13 +407,7 @@ def main(argv=None) -> int:
     bench_summarise(x, res)
     bench_continuous(cfg["cont_items"], cfg["cont_raters"], res)
     total = time.perf_counter() - t_start
-    res["total_seconds"] = total
-    res["loadavg_end"] = _loadavg()
-    print(render(table(res), total), flush=True)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(res, indent=2, ensure_ascii=False), encoding="utf-8")
-        log(f"wrote {args.json}")
+    finish(res, render(table(res), total), total, args.json)
     return 0
 
 

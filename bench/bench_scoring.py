@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.benchlib import loadavg as _loadavg, log, table_lines  # noqa: E402
+from bench.benchlib import finish, loadavg as _loadavg, log, table_lines  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -501,7 +501,7 @@ def table(res: dict) -> list[tuple[str, str, str]]:
         d, lx, b = res["lexical_data"], res["lexical"], res["bleu"]
         rows += [
             ("1. Lexical scoring", "", ""),
-            (f"pairs (seeded, chars ref/cand)", f"{d['pairs']:,}",
+            ("pairs (seeded, chars ref/cand)", f"{d['pairs']:,}",
              f"mean {d['mean_ref_chars']:.1f}/{d['mean_cand_chars']:.1f} chars, "
              f"{d['mean_ref_tokens']:.1f}/{d['mean_cand_tokens']:.1f} tokens"),
             ("medeval overlap_scores (R-1 + B-1)", f"{fmt_rate(lx['medeval_overlap_scores_pairs_per_s'])} pairs/s",
@@ -613,13 +613,7 @@ def main(argv=None) -> int:
             w.close()
         shutil.rmtree(tmp, ignore_errors=True)
     total = time.perf_counter() - t_start
-    res["total_seconds"] = total
-    res["loadavg_end"] = _loadavg()
-    print(render(table(res), total), flush=True)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(res, indent=2, ensure_ascii=False), encoding="utf-8")
-        log(f"wrote {args.json}")
+    finish(res, render(table(res), total), total, args.json)
     return 0
 
 

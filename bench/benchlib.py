@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
+from pathlib import Path
 
 
 def log(msg: str) -> None:
@@ -29,3 +31,14 @@ def table_lines(rows) -> list[str]:
         else:
             lines.append(f"  {name:<{w1}}  {value:>{w2}}  {note}".rstrip())
     return lines
+
+
+def finish(res: dict, text: str, total: float, json_path: str | None) -> None:
+    """Print the table; record the total time and end load average; write every figure as JSON if asked."""
+    res["total_seconds"] = total
+    res["loadavg_end"] = loadavg()
+    print(text, flush=True)
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_text(json.dumps(res, indent=2, ensure_ascii=False), encoding="utf-8")
+        log(f"wrote {json_path}")

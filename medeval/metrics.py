@@ -21,11 +21,11 @@ import difflib
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 from .aspects import DECLARATIVE, ENUMERATED, NUMERIC
 from .errors import MedevalError
-from .tokenize import TOKENIZER_ID, tokenize
+from .tokenize import tokenize
 
 
 class RougeScore(NamedTuple):
@@ -174,10 +174,4 @@ def metrics_for(aspect_type: str) -> list[str]:
     return [m.name for m in METRICS.values() if aspect_type in m.aspect_types]
 
 
-def lexical_scorer_id() -> str:
-    return TOKENIZER_ID
-
-
 EXACT_SCORER_ID = "first-number-v1"
-
-Scorer = Callable[[str, str], float]

@@ -231,7 +231,7 @@ def render(rep: dict, fmt: str) -> str:
 
 def _markdown(rep: dict) -> str:
     ts = rep["threshold_set"]
-    out = [f"# Model report", "",
+    out = ["# Model report", "",
            f"Threshold set v{ts['version']} ({ts['name']}); cosine from {ts['embedding_model']}; tokenizer {ts['tokenizer']}."]
     if ts.get("calibrated") is False:
         out.append("**These cut-offs are provisional: not calibrated with clinicians for this embedding model.**")

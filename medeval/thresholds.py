@@ -26,7 +26,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from .aspects import ASPECT_TYPES, NUMERIC
+from .aspects import ASPECT_TYPES
 from .db import migration, transaction
 from .errors import InputError, MedevalError
 from .metrics import EXACT_SCORER_ID, METRICS, get_metric

@@ -1,6 +1,5 @@
 """The demo data set: the project's own writing, reproducible, every tier populated."""
 
-import json
 
 import pytest
 
