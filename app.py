@@ -1,8 +1,9 @@
-"""medeval web app -- landing page.
+"""medeval web app -- the entry point: who is signed in, and which pages their role may open.
 
-The annotation app proper (login, roles, campaigns, grading screens) is built on
-top of this entry point; until then it shows no data, only what the server is
-running on. All logic lives in the ``medeval`` library.
+Run it through ``server.py`` (``scripts/start.sh``), which adds the sign-in routes.
+The navigation holds only the pages of the user's role, so another role's page does
+not exist for this session, whatever URL is typed; each page checks the role again,
+and so does every ``medeval`` function it calls.
 """
 
 import streamlit as st
@@ -10,31 +11,56 @@ import streamlit as st
 from medeval import settings
 from medeval.db import connect
 from medeval.errors import MedevalError
+from webui import page as ui
 
 
 @st.cache_resource(show_spinner=False)
-def init_db(path: str) -> str:
+def init_db(path: str) -> int:
     """Run migrations once per process (not on every rerun: that causes 'database is locked')."""
     with connect(path) as db:
         return db.conn.execute("SELECT count(*) FROM _migrations").fetchone()[0]
 
 
 st.set_page_config(page_title="medeval", page_icon="🩺", layout="centered")
-st.title("medeval")
-st.caption("Aligning automated evaluation of medical LLMs with clinicians' judgement.")
-
-if settings.get("MEDEVAL_DEMO") == "1":
-    st.warning("DEMO MODE: the data here is the project's demo data set, written for testing, "
-               "not clinical advice.", icon="⚠️")
 
 try:
-    n = init_db(settings.db_path())
+    init_db(settings.db_path())
+    user = ui.current_user()
 except MedevalError as e:
+    st.title("medeval")
     st.error(str(e))
     st.stop()
+st.session_state["user"] = user
 
-st.success(f"Database ready ({n} migrations applied).", icon="✅")
-st.markdown(
-    "Sign-in, annotation campaigns and the researcher pages are not available yet. "
-    "Researchers can already work from the command line: `python -m medeval --help`."
-)
+if ui.demo_mode():
+    st.warning("DEMO MODE: demo data and demo accounts, written for testing, not clinical advice.", icon=":material/warning:")
+
+
+def signed_out() -> None:
+    st.title("medeval")
+    st.caption("Aligning automated evaluation of medical LLMs with clinicians' judgement.")
+    st.info("You are not signed in, or your session has ended.")
+    ui.signin_link()
+
+
+GRADE = st.Page("app_pages/grade.py", title="Grade", icon=":material/task_alt:", url_path="grade")
+CAMPAIGNS = st.Page("app_pages/campaigns.py", title="Campaigns", icon=":material/monitoring:", url_path="campaigns")
+NEW_CAMPAIGN = st.Page("app_pages/new_campaign.py", title="New campaign", icon=":material/add_task:",
+                       url_path="new-campaign")
+USERS = st.Page("app_pages/users.py", title="Users & audit", icon=":material/manage_accounts:", url_path="users")
+
+if user is None:
+    pages = [st.Page(signed_out, title="Sign in", url_path="signed-out")]
+elif user.role == "annotator":
+    pages = [GRADE]
+elif user.role == "researcher":
+    pages = [CAMPAIGNS, NEW_CAMPAIGN, GRADE]
+else:
+    pages = [USERS, CAMPAIGNS, NEW_CAMPAIGN, GRADE]
+
+nav = st.navigation(pages)
+if user is not None:
+    with st.sidebar:
+        st.markdown(f"Signed in as **{user.username}** · {user.role}".replace("_", r"\_"))
+        ui.signout_link()
+nav.run()

@@ -31,6 +31,9 @@ from .errors import MedevalError, PermissionDenied
 ROLES = ("annotator", "researcher", "admin")
 MIN_PASSWORD_LENGTH = 10
 DEFAULT_IDLE_TIMEOUT_S = 30 * 60
+LOCKOUT_FAILURES = 10
+LOCKOUT_WINDOW_S = 15 * 60
+SEEN_GRANULARITY_S = 30  # last_seen is written at most this often (a write per rerun would be wasted)
 _USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{2,64}$")
 _hasher = PasswordHasher()
 
@@ -200,6 +203,17 @@ def reset_password(db: sqlite_utils.Database, username: str, password: str, *, a
         audit(db, _actor_name(actor), "user.reset_password", u.username)
 
 
+def enable(db: sqlite_utils.Database, username: str, *, actor: User | None = None) -> None:
+    """Let a disabled user sign in again (their old sessions stay ended)."""
+    _require_admin(actor)
+    with transaction(db):
+        u = get_user(db, username)
+        if u.active:
+            return
+        db.conn.execute("UPDATE users SET active = 1 WHERE id = ?", (u.id,))
+        audit(db, _actor_name(actor), "user.enable", u.username)
+
+
 def disable(db: sqlite_utils.Database, username: str, *, actor: User | None = None) -> None:
     _require_admin(actor)
     with transaction(db):
@@ -218,8 +232,26 @@ def _guard_last_admin(db, u: User, new_role: str | None) -> None:
         raise MedevalError(f"{u.username} is the last active admin; make another admin first")
 
 
+def recent_failures(db: sqlite_utils.Database, username: str, *, window_s: float = LOCKOUT_WINDOW_S,
+                    now: float | None = None) -> int:
+    """Failed sign-ins for ``username`` within the last ``window_s`` seconds (from the audit log)."""
+    now = time.time() if now is None else now
+    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - window_s))
+    return db.conn.execute("SELECT count(*) FROM audit_log WHERE action = 'login.failed' AND target = ? COLLATE NOCASE "
+                           "AND at >= ?", ((username or "").strip()[:64], since)).fetchone()[0]
+
+
 def authenticate(db: sqlite_utils.Database, username: str, password: str) -> User:
-    """The user for a correct username and password; AuthError otherwise. Both outcomes are audited."""
+    """The user for a correct username and password; AuthError otherwise. Both outcomes are audited.
+
+    After ``LOCKOUT_FAILURES`` failed attempts within ``LOCKOUT_WINDOW_S`` the username is refused
+    (even with the right password) until the window has passed: password guessing gets nowhere.
+    """
+    if recent_failures(db, username) >= LOCKOUT_FAILURES:
+        with transaction(db):
+            audit(db, (username or "")[:64], "login.locked", (username or "").strip()[:64])
+        raise AuthError(f"too many failed sign-ins for this username: wait {LOCKOUT_WINDOW_S // 60} minutes, "
+                        "or ask an administrator to reset the password")
     row = db.conn.execute("SELECT id, username, role, active, password_hash FROM users WHERE username = ?",
                           ((username or "").strip(),)).fetchone()
     ok = False
@@ -230,7 +262,7 @@ def authenticate(db: sqlite_utils.Database, username: str, password: str) -> Use
     failed = not row or not ok or not row[3]
     with transaction(db):  # the audit record is committed before the failure is raised
         if failed:
-            audit(db, (username or "")[:64], "login.failed", (username or "")[:64],
+            audit(db, (username or "")[:64], "login.failed", (username or "").strip()[:64],
                   {"reason": "disabled" if row and ok else "bad credentials"})
         else:
             audit(db, row[1], "login", row[1])
@@ -239,6 +271,62 @@ def authenticate(db: sqlite_utils.Database, username: str, password: str) -> Use
     if failed:
         raise AuthError("wrong username or password")
     return _row_user(row[:4])
+
+
+@migration
+def m005_app_secret(db: sqlite_utils.Database) -> None:
+    _run_script(db, """
+    CREATE TABLE app_secret (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        secret TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX audit_log_action ON audit_log(action, target)
+    """)
+
+
+def secret_key(db: sqlite_utils.Database) -> str:
+    """The key that signs session cookies: MEDEVAL_SECRET_KEY, else one generated once and kept in the database.
+
+    Keeping it in the database means sign-ins survive a restart without any setup; whoever can read the
+    database can already do anything, so it protects nothing less by living there.
+    """
+    from . import settings
+
+    configured = settings.get("MEDEVAL_SECRET_KEY")
+    if configured:
+        return configured
+    row = db.conn.execute("SELECT secret FROM app_secret WHERE id = 1").fetchone()
+    if row:
+        return row[0]
+    with transaction(db):
+        db.conn.execute("INSERT OR IGNORE INTO app_secret (id, secret, created_at) VALUES (1, ?, ?)",
+                        (secrets.token_urlsafe(48), _now_iso()))
+        return db.conn.execute("SELECT secret FROM app_secret WHERE id = 1").fetchone()[0]
+
+
+def _signer(key: str):
+    from itsdangerous import URLSafeSerializer
+
+    return URLSafeSerializer(key, salt="medeval-session")
+
+
+def sign_token(key: str, token: str) -> str:
+    """The cookie value for a session token (signed: a tampered cookie is rejected before any lookup)."""
+    return _signer(key).dumps(token)
+
+
+def unsign_token(key: str, value: str | None) -> str | None:
+    """The session token inside a cookie value, or None when it is missing or its signature is wrong."""
+    from itsdangerous import BadSignature
+
+    if not value:
+        return None
+    try:
+        token = _signer(key).loads(value)
+    except BadSignature:
+        return None
+    return token if isinstance(token, str) else None
 
 
 def _token_hash(token: str) -> str:
@@ -270,6 +358,9 @@ def session_user(db: sqlite_utils.Database, token: str | None, *, idle_timeout: 
         "JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?", (th,)).fetchone()
     if row is None or row[1] is not None or not row[5]:
         return None
+    user = User(row[2], row[3], row[4], bool(row[5]))
+    if 0 <= now - row[0] < SEEN_GRANULARITY_S:
+        return user
     with transaction(db):
         if now - row[0] > idle_timeout:
             db.conn.execute("UPDATE sessions SET ended_at = ?, end_reason = 'idle timeout' WHERE token_hash = ?",
@@ -277,7 +368,7 @@ def session_user(db: sqlite_utils.Database, token: str | None, *, idle_timeout: 
             audit(db, row[3], "session.timeout", row[3])
             return None
         db.conn.execute("UPDATE sessions SET last_seen = ? WHERE token_hash = ?", (now, th))
-    return User(row[2], row[3], row[4], bool(row[5]))
+    return user
 
 
 def logout(db: sqlite_utils.Database, token: str | None) -> None:

@@ -84,6 +84,26 @@ def m004_campaigns(db: sqlite_utils.Database) -> None:
     """)
 
 
+# What an annotator sees while grading: the key to press, the tier it records, and what it means
+# (MedDisKEval's three tiers, METHOD.md section 1). The definitions are the guide clinicians grade by.
+TIER_GUIDE: tuple[tuple[str, int, str, str], ...] = (
+    ("1", 0, th.TIERS[0], "The answer is wrong, irrelevant or empty: it gets none of the reference's key "
+                          "points right, or contradicts it."),
+    ("2", 1, th.TIERS[1], "Some of the reference's key points are right, but important ones are missing, "
+                          "wrong or mixed with errors."),
+    ("3", 2, th.TIERS[2], "The answer conveys the reference's key points; wording, order and harmless extra "
+                          "detail may differ."),
+)
+
+
+def tier_label(tier: int | None, skipped: bool = False) -> str:
+    """``"2 · Partially Correct"`` for tier 1 (the key the annotator pressed and the tier's name)."""
+    if skipped or tier is None:
+        return "Skipped"
+    key, _, name, _ = TIER_GUIDE[tier]
+    return f"{key} · {name}"
+
+
 @dataclass(frozen=True)
 class BucketConfig:
     metrics: tuple[str, ...] = ("bleu1", "rouge1", "cosine")
@@ -137,6 +157,14 @@ def sample_buckets(db: sqlite_utils.Database, cfg: BucketConfig) -> tuple[dict[i
                 report.append({"metric": metric, "aspect_type": atype, "interval": [lo, hi], "available": len(pool),
                                "sampled": take, "short": take < cfg.per_interval})
     return chosen, report
+
+
+def annotator_choices(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
+    """Active users a researcher may assign work to (username and role), annotators first."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    return [{"username": u, "role": r} for u, r in db.conn.execute(
+        "SELECT username, role FROM users WHERE active = 1 ORDER BY role != 'annotator', username")]
 
 
 def _active_users(db, annotators: list[str], k: int) -> list[tuple]:
@@ -233,9 +261,13 @@ class BlindItem:
     response: str  # untrusted text: show as plain text only
 
 
-def _assigned(db, user: User, item_id: int) -> None:
-    if not db.conn.execute("SELECT 1 FROM assignments WHERE item_id = ? AND user_id = ?", (item_id, user.id)).fetchone():
+def _assigned(db, user: User, item_id: int) -> str:
+    """The status of the item's campaign, if the item is assigned to ``user``; PermissionDenied otherwise."""
+    row = db.conn.execute("SELECT c.status FROM assignments a JOIN campaigns c ON c.id = a.campaign_id "
+                          "WHERE a.item_id = ? AND a.user_id = ?", (item_id, user.id)).fetchone()
+    if not row:
         raise PermissionDenied("this item is not assigned to you")
+    return row[0]
 
 
 def blind_item(db: sqlite_utils.Database, user: User, item_id: int) -> BlindItem:
@@ -253,13 +285,23 @@ def _current(db, user_id: int, item_id: int):
                            "user_id = ? ORDER BY id DESC LIMIT 1", (item_id, user_id)).fetchone()
 
 
-def next_item(db: sqlite_utils.Database, user: User, campaign_id: int) -> int | None:
-    """The annotator's next item without a grade or skip, in their own order; None when done."""
+def next_item(db: sqlite_utils.Database, user: User, campaign_id: int, *, skipped: bool = False) -> int | None:
+    """The annotator's next item without a grade or skip, in their own order; None when done.
+
+    With ``skipped=True``: the next item whose latest answer is a skip (to go back to them at the end).
+    """
     require_role(user, "annotator", "researcher", "admin")
-    row = db.conn.execute(
-        "SELECT a.item_id FROM assignments a WHERE a.campaign_id = ? AND a.user_id = ? AND NOT EXISTS "
-        "(SELECT 1 FROM grade_annotations g WHERE g.item_id = a.item_id AND g.user_id = a.user_id) "
-        "ORDER BY a.position LIMIT 1", (campaign_id, user.id)).fetchone()
+    if skipped:
+        row = db.conn.execute(
+            "SELECT a.item_id FROM assignments a JOIN grade_annotations g ON g.item_id = a.item_id AND g.user_id = "
+            "a.user_id WHERE a.campaign_id = ? AND a.user_id = ? AND g.skipped = 1 AND g.id = (SELECT max(id) FROM "
+            "grade_annotations g2 WHERE g2.item_id = a.item_id AND g2.user_id = a.user_id) ORDER BY a.position "
+            "LIMIT 1", (campaign_id, user.id)).fetchone()
+    else:
+        row = db.conn.execute(
+            "SELECT a.item_id FROM assignments a WHERE a.campaign_id = ? AND a.user_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM grade_annotations g WHERE g.item_id = a.item_id AND g.user_id = a.user_id) "
+            "ORDER BY a.position LIMIT 1", (campaign_id, user.id)).fetchone()
     return row[0] if row else None
 
 
@@ -285,11 +327,13 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
     if not client_token:
         raise MedevalError("a client token is required (it makes a resubmission harmless)")
     with transaction(db):
-        _assigned(db, user, item_id)
+        status = _assigned(db, user, item_id)
         dup = db.conn.execute("SELECT id FROM grade_annotations WHERE user_id = ? AND client_token = ?",
                               (user.id, client_token)).fetchone()
         if dup:
             return dup[0]
+        if status != "open":
+            raise MedevalError("this campaign is closed: grades can no longer be given or changed")
         prev = _current(db, user.id, item_id)
         cur = db.conn.execute(
             "INSERT INTO grade_annotations (item_id, user_id, tier, skipped, flagged, note, client_token, supersedes, "
@@ -297,8 +341,109 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
             (item_id, user.id, None if skipped else tier, int(skipped), int(flagged), note, client_token,
              prev[0] if prev else None, time.time()))
         if prev:
-            audit(db, user.username, "annotation.change", str(item_id), {"from": prev[1], "to": tier})
+            audit(db, user.username, "annotation.change", str(item_id),
+                  {"from": "skipped" if prev[2] else prev[1], "to": "skipped" if skipped else tier,
+                   "flagged": bool(flagged)})
         return cur.lastrowid
+
+
+@dataclass(frozen=True)
+class GivenGrade:
+    """One of the annotator's own latest answers (for "change a recent grade")."""
+
+    item_id: int
+    annotation_id: int
+    tier: int | None
+    skipped: bool
+    flagged: bool
+    note: str | None
+    disease: str
+    aspect: str
+    at: float
+
+
+@dataclass(frozen=True)
+class GradingState:
+    """Everything the grading screen shows, read in one go."""
+
+    campaign_id: int
+    campaign_name: str
+    open: bool
+    item: BlindItem | None  # None: nothing left (see ``skipped``)
+    prior: int | None  # latest annotation of ``item`` by this user (a skipped item being revisited)
+    done: int  # items with an answer (grade or skip)
+    total: int
+    skipped: int
+    recent: tuple[GivenGrade, ...]
+
+    @property
+    def position(self) -> int:
+        """1-based number of the item on screen ("14 of 60")."""
+        return min(self.done + (1 if self.item is not None and self.prior is None else 0), self.total) or 1
+
+
+def recent_grades(db: sqlite_utils.Database, user: User, campaign_id: int, *, limit: int = 5) -> list[GivenGrade]:
+    """The annotator's latest answer on each of their ``limit`` most recently answered items, newest first."""
+    require_role(user, "annotator", "researcher", "admin")
+    rows = db.conn.execute(
+        "SELECT g.item_id, g.id, g.tier, g.skipped, g.flagged, g.note, k.disease, k.aspect, g.created_at "
+        "FROM grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND a.user_id = g.user_id "
+        "JOIN campaign_items ci ON ci.id = g.item_id JOIN responses r ON r.id = ci.response_id "
+        "JOIN kb_entries k ON k.id = r.kb_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.id = "
+        "(SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id) "
+        "ORDER BY g.id DESC LIMIT ?", (campaign_id, user.id, limit)).fetchall()
+    return [GivenGrade(r[0], r[1], r[2], bool(r[3]), bool(r[4]), r[5], r[6], r[7], r[8]) for r in rows]
+
+
+def my_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
+    """Campaigns with work assigned to ``user`` (open ones first), with their own progress."""
+    require_role(user, "annotator", "researcher", "admin")
+    out = []
+    for cid, name, status in db.conn.execute(
+            "SELECT c.id, c.name, c.status FROM campaigns c WHERE EXISTS (SELECT 1 FROM assignments a WHERE "
+            "a.campaign_id = c.id AND a.user_id = ?) ORDER BY c.status = 'closed', c.id", (user.id,)):
+        done, total = progress(db, user, cid)
+        out.append({"id": cid, "name": name, "status": status, "done": done, "total": total})
+    return out
+
+
+def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revisit_skipped: bool = False,
+                  recent: int = 5) -> GradingState:
+    """The item to show next (or a skipped one to revisit), progress and recent answers, for one annotator."""
+    require_role(user, "annotator", "researcher", "admin")
+    row = db.conn.execute("SELECT name, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise MedevalError(f"no campaign {campaign_id}")
+    done, total = progress(db, user, campaign_id)
+    if total == 0:
+        raise PermissionDenied("no items of this campaign are assigned to you")
+    skipped = db.conn.execute(
+        "SELECT count(*) FROM grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND a.user_id = "
+        "g.user_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.skipped = 1 AND g.id = (SELECT max(id) FROM "
+        "grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)",
+        (campaign_id, user.id)).fetchone()[0]
+    iid = next_item(db, user, campaign_id, skipped=revisit_skipped)
+    item = blind_item(db, user, iid) if iid is not None else None
+    prior = _current(db, user.id, iid)[0] if revisit_skipped and iid is not None else None
+    return GradingState(campaign_id, row[0], row[1] == "open", item, prior, done, total, skipped,
+                        tuple(recent_grades(db, user, campaign_id, limit=recent)))
+
+
+def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str, *, actor: User | None) -> None:
+    """Close a campaign (no more grades or changes) or open it again; audited."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    if status not in ("open", "closed"):
+        raise MedevalError(f"a campaign is 'open' or 'closed', not {status!r}")
+    with transaction(db):
+        row = db.conn.execute("SELECT status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+        if row is None:
+            raise MedevalError(f"no campaign {campaign_id}")
+        if row[0] == status:
+            return
+        db.conn.execute("UPDATE campaigns SET status = ? WHERE id = ?", (status, campaign_id))
+        audit(db, actor.username if actor else "cli", f"campaign.{'close' if status == 'closed' else 'reopen'}",
+              str(campaign_id), {"from": row[0], "to": status})
 
 
 def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
@@ -357,6 +502,8 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
                                          "items": 0, "complete": 0})
             b["items"] += 1
             b["complete"] += int(graded.get(iid, 0) >= cfg["k"])
-    return {"campaign": campaign_id, "k": cfg["k"], "annotators": annotators,
+    n_items = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
+    return {"campaign": campaign_id, "k": cfg["k"], "annotators": annotators, "items": n_items,
+            "items_complete": sum(1 for n in graded.values() if n >= cfg["k"]),
             "buckets": sorted(buckets.values(), key=lambda b: (b["metric"], b["aspect_type"], b["interval"])),
             "short_intervals": [r for r in report if r["short"]]}

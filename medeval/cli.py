@@ -270,7 +270,7 @@ def demo_cmd(db_path, embedding_model, keep_files):
     """Build the demo database: import, score and grade the demo data set (DEMO, not clinical advice)."""
     from tqdm import tqdm
 
-    from .demo import build_demo
+    from .demo import DEMO_ACCOUNTS, build_demo
 
     with connect(db_path) as db, tempfile.TemporaryDirectory() as tmp:
         bar = tqdm(unit="resp", file=sys.stderr, desc="scoring demo")
@@ -280,6 +280,8 @@ def demo_cmd(db_path, embedding_model, keep_files):
         click.echo(line)
     click.echo(f"{s['scores_added']} scores; active threshold set v{s['threshold_version']} "
                f"(cosine: {s['embedding_model']}, provisional)")
+    click.echo(f"demo campaign {s['campaign']}; demo accounts (DEMO ONLY): "
+               + ", ".join(f"{u} ({r})" for u, _, r in DEMO_ACCOUNTS) + " -- passwords in the README")
 
 
 @main.command("agreement")

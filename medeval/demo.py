@@ -167,6 +167,36 @@ def write_demo_files(folder: str | Path, seed: int = DEMO_SEED) -> dict[str, Pat
     return paths
 
 
+# Demo accounts (username, password, role): printed in the README; created only by `medeval demo`.
+DEMO_ACCOUNTS: tuple[tuple[str, str, str], ...] = (
+    ("admin", "demo-admin-pass", "admin"),
+    ("researcher", "demo-researcher-pass", "researcher"),
+    ("doctor1", "demo-doctor-pass", "annotator"),
+    ("doctor2", "demo-doctor-pass", "annotator"),
+    ("doctor3", "demo-doctor-pass", "annotator"),
+)
+DEMO_CAMPAIGN = "Demo calibration round"
+
+
+def add_demo_accounts_and_campaign(db) -> int:
+    """The demo accounts and a small bucket-grading campaign for the three demo doctors; returns its id.
+
+    Idempotent: existing accounts are left alone and the campaign is created once.
+    """
+    from . import auth
+    from . import campaigns as cp
+
+    for username, password, role in DEMO_ACCOUNTS:
+        if not db.conn.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
+            auth.add_user(db, username, password, role)
+    row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (DEMO_CAMPAIGN,)).fetchone()
+    if row:
+        return row[0]
+    doctors = [u for u, _, r in DEMO_ACCOUNTS if r == "annotator"]
+    cfg = cp.BucketConfig(metrics=("bleu1", "rouge1", "cosine"), per_interval=1, k=3, seed=DEMO_SEED)
+    return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=None)
+
+
 def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, progress=None) -> dict:
     """Import, score and grade the demo data into ``db``; returns a summary.
 
@@ -186,5 +216,6 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
     else:
         version = th.adopt(db, 1, s.embedding_model, created_by="medeval demo")
     th.activate(db, version)
+    campaign = add_demo_accounts_and_campaign(db)
     return {"import": summary.lines(), "scores_added": s.scores_added, "threshold_version": version,
-            "embedding_model": s.embedding_model}
+            "embedding_model": s.embedding_model, "campaign": campaign}

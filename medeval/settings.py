@@ -31,6 +31,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MEDEVAL_BATCH_SIZE", "2000",
             "Responses scored per chunk by `medeval score` (memory stays flat; a chunk is committed at once).",
             "--batch-size"),
+    Setting("MEDEVAL_ADDRESS", "127.0.0.1",
+            "Address the web app listens on (scripts/start.sh). Keep 127.0.0.1 behind a TLS reverse proxy; "
+            "0.0.0.0 serves the whole network directly.", "--server.address"),
+    Setting("MEDEVAL_PORT", "8501", "Port of the web app (scripts/start.sh).", "--server.port"),
+    Setting("MEDEVAL_IDLE_TIMEOUT", "1800",
+            "Seconds without activity after which a signed-in session ends (server-side) and the user "
+            "must sign in again.", None),
+    Setting("MEDEVAL_SECRET_KEY", "",
+            "Key that signs the session cookie. Empty (the default): one is generated on first start and kept "
+            "in the database, so sign-ins survive restarts.", None),
     Setting("MEDEVAL_DEMO", "0",
             "Set to 1 when the app runs on the generated demo database (the app marks itself as demo).", None),
 )
@@ -51,3 +61,17 @@ def db_path() -> str:
 
 def embedding_model() -> str:
     return get("MEDEVAL_EMBEDDING_MODEL")
+
+
+def idle_timeout() -> float:
+    """MEDEVAL_IDLE_TIMEOUT in seconds (a positive number)."""
+    from .errors import MedevalError
+
+    raw = get("MEDEVAL_IDLE_TIMEOUT")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise MedevalError(f"MEDEVAL_IDLE_TIMEOUT must be a positive number of seconds, not {raw!r}")
+    return value

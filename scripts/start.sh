@@ -14,5 +14,5 @@ fi
 if .venv/bin/python -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); sys.exit(0 if c.execute(\"select count(*) from models where name like 'Demo%'\").fetchone()[0] else 1)" "$MEDEVAL_DB" 2>/dev/null; then
   export MEDEVAL_DEMO=1
 fi
-exec .venv/bin/python -m streamlit run app.py \
+exec .venv/bin/python -m streamlit run server.py \
   --server.address="${MEDEVAL_ADDRESS:-127.0.0.1}" --server.port="${MEDEVAL_PORT:-8501}" "$@"

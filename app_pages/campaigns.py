@@ -1,0 +1,89 @@
+"""Campaigns: progress per annotator and per bucket, short intervals, close / reopen, grades export."""
+
+import csv
+import io
+
+import streamlit as st
+
+from medeval import campaigns as cp
+from medeval.errors import MedevalError
+from webui import page as ui
+
+user = ui.require("researcher", "admin")
+st.title("Campaigns")
+
+with ui.db() as d:
+    camps = cp.list_campaigns(d, actor=user)
+if not camps:
+    st.info("No campaigns yet. Create one on the New campaign page (or `python -m medeval campaign create`).")
+    st.stop()
+
+st.dataframe([{"id": c["id"], "name": c["name"], "kind": c["kind"], "items": c["items"], "k": c["config"].get("k"),
+               "status": c["status"], "created by": c["created_by"], "created": c["created_at"]} for c in camps],
+             hide_index=True, use_container_width=True, key="campaign_table")
+
+ids = [c["id"] for c in camps]
+by_id = {c["id"]: c for c in camps}
+cid = st.selectbox("Campaign", ids, index=len(ids) - 1, key="campaign_pick",
+                   format_func=lambda i: f"#{i} {by_id[i]['name']} ({by_id[i]['status']})")
+camp = by_id[cid]
+
+
+def _status(status: str) -> None:
+    try:
+        with ui.db() as d:
+            cp.set_campaign_status(d, cid, status, actor=user)
+    except MedevalError as e:
+        st.session_state["campaign_error"] = str(e)
+
+
+if err := st.session_state.pop("campaign_error", None):
+    st.error(err)
+
+with ui.db() as d:
+    prog = cp.campaign_progress(d, cid, actor=user)
+    grades = cp.current_grades(d, cid, actor=user)
+
+total_assigned = sum(a["assigned"] for a in prog["annotators"])
+total_done = sum(a["done"] for a in prog["annotators"])
+m1, m2, m3 = st.columns(3)
+m1.metric("Answers given", f"{total_done} / {total_assigned}")
+m2.metric("Items with all k grades", f"{prog['items_complete']} / {prog['items']}")
+m3.metric("Annotators per item (k)", prog["k"])
+
+st.subheader("Per annotator", anchor=False)
+st.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"] if a["assigned"] else 0.0,
+               "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"]}
+              for a in prog["annotators"]],
+             column_config={"progress": st.column_config.ProgressColumn("progress", format="percent",
+                                                                         min_value=0, max_value=1)},
+             hide_index=True, use_container_width=True, key="annotator_table")
+
+st.subheader("Per bucket", anchor=False)
+st.caption("A bucket is one score interval of one metric and aspect type; complete = graded by all k annotators "
+           "(an item sampled for several buckets counts in each).")
+st.dataframe([{"metric": b["metric"], "aspect type": b["aspect_type"],
+               "interval": f"[{b['interval'][0]:g}, {b['interval'][1]:g})", "items": b["items"],
+               "complete": b["complete"]} for b in prog["buckets"]],
+             hide_index=True, use_container_width=True, key="bucket_table")
+if prog["short_intervals"]:
+    with st.expander(f"{len(prog['short_intervals'])} intervals had fewer responses than asked for"):
+        st.dataframe([{"metric": r.get("metric", ""), "aspect type": r.get("aspect_type", ""),
+                       "interval": str(r.get("interval", "")), "available": r["available"], "sampled": r["sampled"]}
+                      for r in prog["short_intervals"]], hide_index=True, key="short_table")
+
+buf = io.StringIO()
+w = csv.DictWriter(buf, fieldnames=["item", "response_id", "annotator", "tier", "skipped", "flagged"])
+w.writeheader()
+w.writerows(grades)
+c1, c2 = st.columns(2)
+c1.download_button("Download current grades (CSV)", buf.getvalue(), file_name=f"campaign-{cid}-grades.csv",
+                   mime="text/csv", key="grades_csv", use_container_width=True)
+if camp["status"] == "open":
+    c2.button("Close campaign", key="close_campaign", on_click=_status, args=("closed",), use_container_width=True,
+              help="No more grades or changes; annotators see it as closed. Can be reopened.")
+else:
+    c2.button("Reopen campaign", key="reopen_campaign", on_click=_status, args=("open",), use_container_width=True)
+
+with st.expander("Configuration (reproducible from the seed)"):
+    st.json(camp["config"])

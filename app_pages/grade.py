@@ -1,0 +1,178 @@
+"""Grade answers: one item at a time, one keystroke per grade, every answer saved at once.
+
+The annotator sees the disease, the aspect (with its definition), the reference and the
+model's answer -- never the score, the model's name or anyone else's grade. Keys: 1 / 2 / 3
+grade, S skips, F flags with a note. The last few answers can be changed (history is kept).
+"""
+
+import hashlib
+import sqlite3
+import time
+
+import streamlit as st
+
+from medeval import campaigns as cp
+from medeval.errors import MedevalError
+from webui import page as ui
+
+user = ui.require("annotator", "researcher", "admin")
+
+with st.sidebar:
+    st.markdown("**What the grades mean**")
+    for key, _tier, name, meaning in cp.TIER_GUIDE:
+        st.markdown(f"**{key}** · {name}  \n{meaning}")
+    st.caption("Keys: **1 2 3** grade · **S** skip · **F** flag with a note")
+
+with ui.db() as d:
+    mine = cp.my_campaigns(d, user)
+if not mine:
+    st.title("Grade answers")
+    st.info("No grading work is assigned to you yet. A researcher assigns items when creating a campaign.")
+    st.stop()
+
+unfinished = [c for c in mine if c["status"] == "open" and c["done"] < c["total"]]
+default = mine.index(unfinished[0]) if unfinished else 0
+if len(mine) > 1:
+    choice = st.selectbox("Campaign", range(len(mine)), index=default, key="grade_campaign",
+                          format_func=lambda i: f"{mine[i]['name']} — {mine[i]['done']} of {mine[i]['total']} done"
+                          + (" (closed)" if mine[i]["status"] == "closed" else ""))
+else:
+    choice = 0
+cid = mine[choice]["id"]
+revisit_key = f"revisit_skipped_{cid}"
+
+
+def _token(item_id: int, prior: int | None, action: str, note: str = "") -> str:
+    """The same answer to the same item state gives the same token, so a double click saves once."""
+    digest = hashlib.sha256(note.encode()).hexdigest()[:12] if note else ""
+    return f"{item_id}:{prior or 0}:{action}:{digest}"
+
+
+def _answer(item_id: int, prior: int | None, *, tier: int | None = None, skipped: bool = False,
+            flagged: bool = False, note: str | None = None, what: str = "", changed: bool = False) -> None:
+    """Button callback: runs before the rerun, so the next item is drawn from what was just saved."""
+    st.session_state.pop("grade_error", None)
+    action = "skip" if skipped else f"t{tier}"
+    if flagged:
+        action += ":flag"
+    try:
+        with ui.db() as d:
+            cp.submit_grade(d, user, item_id, tier=tier, skipped=skipped, flagged=flagged, note=note,
+                            client_token=_token(item_id, prior, action, note or ""))
+    except (MedevalError, sqlite3.Error) as e:
+        st.session_state["grade_error"] = f"Not saved: {e}. Press the key again; nothing else was changed."
+        return
+    verb = "Changed" if changed else "Saved"
+    st.session_state["saved"] = f"{verb}: {what} → {cp.tier_label(tier, skipped)}" + (" · flagged" if flagged else "")
+    st.session_state["saved_at"] = time.time()
+    st.session_state["flagging"] = False
+
+
+def _open_flag() -> None:
+    st.session_state["flagging"] = True
+
+
+def _close_flag() -> None:
+    st.session_state["flagging"] = False
+
+
+def _set_revisit(value: bool) -> None:
+    st.session_state[revisit_key] = value
+
+
+with ui.db() as d:
+    s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
+if st.session_state.get(revisit_key) and s.item is None:
+    st.session_state[revisit_key] = False
+
+st.subheader(s.campaign_name, anchor=False)
+if error := st.session_state.get("grade_error"):
+    st.error(error, icon=":material/error:")
+elif saved := st.session_state.get("saved"):
+    st.success(saved, icon=":material/check_circle:")
+else:
+    st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
+
+
+def recent_answers(editable: bool) -> None:
+    if not s.recent:
+        return
+    with st.expander("Your last answers — change one", expanded=False):
+        for g in s.recent:
+            c1, c2 = st.columns([3, 2], vertical_alignment="center")
+            c1.text(f"{g.disease} · {g.aspect}")
+            c1.caption(cp.tier_label(g.tier, g.skipped) + (" · flagged" if g.flagged else ""))
+            if editable:
+                cols = c2.columns(3)
+                for key, tier, name, _ in cp.TIER_GUIDE:
+                    cols[tier].button(key, key=f"change_{g.item_id}_{tier}", help=f"Change to {name}",
+                                      disabled=(g.tier == tier and not g.skipped), use_container_width=True,
+                                      on_click=_answer, args=(g.item_id, g.annotation_id),
+                                      kwargs={"tier": tier, "what": f"{g.disease} · {g.aspect}", "changed": True})
+
+
+if not s.open:
+    st.warning("This campaign is closed: answers can no longer be given or changed.")
+    recent_answers(editable=False)
+    st.stop()
+
+if s.item is None:
+    st.progress(1.0, text=f"{s.done} of {s.total} done")
+    if s.skipped:
+        st.info(f"Every item has an answer. You skipped {s.skipped}.")
+        st.button("Grade the skipped items now", key="revisit", type="primary", on_click=_set_revisit,
+                  args=(True,))
+    else:
+        st.success(f"All {s.total} items are graded. Thank you!")
+    recent_answers(editable=True)
+    st.stop()
+
+item = s.item
+what = f"{item.disease} · {item.aspect}"
+if s.prior is not None:
+    st.progress(s.done / s.total, text=f"Revisiting a skipped item — {s.skipped} skipped left")
+    st.button("Stop revisiting", key="stop_revisit", on_click=_set_revisit, args=(False,))
+else:
+    st.progress((s.position - 1) / s.total, text=f"Item {s.position} of {s.total}")
+
+ui.plain("Disease", item.disease, key="item_disease")
+st.caption("Aspect")
+st.markdown(f"**{item.aspect}** · {item.aspect_zh}")
+if item.definition:
+    st.caption(item.definition)
+ui.plain("Reference answer", item.reference, key="item_reference")
+ui.plain("Model's answer", item.response, key="item_response")
+
+flagging = st.session_state.get("flagging", False)
+cols = st.columns(3)
+for key, tier, name, meaning in cp.TIER_GUIDE:
+    cols[tier].button(name, key=f"grade_{item.item_id}_{tier}", shortcut=key, help=meaning,
+                      use_container_width=True, disabled=flagging,
+                      on_click=_answer, args=(item.item_id, s.prior), kwargs={"tier": tier, "what": what})
+c1, c2, _ = st.columns(3)
+c1.button("Skip", key=f"skip_{item.item_id}", shortcut="S", disabled=flagging, use_container_width=True,
+          on_click=_answer, args=(item.item_id, s.prior), kwargs={"skipped": True, "what": what},
+          help="Come back to it after the others")
+c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=flagging, use_container_width=True,
+          on_click=_open_flag, help="Report a problem with this item (with a note)")
+
+if flagging:
+    with st.form(key=f"flag_form_{item.item_id}", border=True):
+        st.markdown("**Flag this item**")
+        note = st.text_area("What is wrong with it? (required)", key=f"flag_note_{item.item_id}",
+                            placeholder="e.g. the reference answer is outdated")
+        choice_keys = ["none", 0, 1, 2]
+        grade = st.radio("Grade it as well?", choice_keys, horizontal=True, key=f"flag_tier_{item.item_id}",
+                         format_func=lambda t: "No grade (skip)" if t == "none" else cp.tier_label(t))
+        b1, b2 = st.columns(2)
+        save = b1.form_submit_button("Save flag", type="primary", use_container_width=True)
+        b2.form_submit_button("Cancel", on_click=_close_flag, use_container_width=True)
+    if save:
+        if not (note or "").strip():
+            st.error("Write a short note saying what is wrong, then save the flag again.")
+        else:
+            _answer(item.item_id, s.prior, tier=None if grade == "none" else grade, skipped=grade == "none",
+                    flagged=True, note=note.strip(), what=what)
+            st.rerun()
+
+recent_answers(editable=True)

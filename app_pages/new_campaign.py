@@ -1,0 +1,104 @@
+"""New campaign: choose metrics, aspect types, interval width, items per interval, k, annotators and a seed;
+preview the sample (with the intervals that came up short) before anything is stored."""
+
+import secrets
+
+import streamlit as st
+
+from medeval import campaigns as cp
+from medeval.errors import MedevalError
+from webui import page as ui
+
+user = ui.require("researcher", "admin")
+st.title("New campaign")
+
+with ui.db() as d:
+    people = cp.annotator_choices(d, actor=user)
+if len(people) < 1:
+    st.info("There are no active users to assign work to. An admin adds them on the Users page.")
+    st.stop()
+
+if "new_campaign_seed" not in st.session_state:
+    st.session_state["new_campaign_seed"] = secrets.randbelow(10**6)
+
+kind = st.radio("Kind", ["bucket_grading", "random_validation"], horizontal=True, key="new_kind",
+                format_func={"bucket_grading": "Score-interval buckets (calibration)",
+                             "random_validation": "Random sample (validation)"}.get)
+name = st.text_input("Name", key="new_name", placeholder="e.g. Calibration round 1")
+labels = {p["username"]: f"{p['username']} ({p['role']})" for p in people}
+default_people = [p["username"] for p in people if p["role"] == "annotator"][:3]
+annotators = st.multiselect("Annotators", list(labels), default=default_people, format_func=labels.get,
+                            key="new_annotators")
+c1, c2 = st.columns(2)
+k = c1.number_input("Annotators per item (k)", min_value=1, max_value=max(1, len(people)), value=min(3, len(people)),
+                    step=1, key="new_k")
+seed = c2.number_input("Seed (stored; the same seed and data give the same sample)", min_value=0, step=1,
+                       key="new_campaign_seed")
+
+if kind == "bucket_grading":
+    metrics = st.multiselect("Metrics", ["bleu1", "rouge1", "cosine"], default=["bleu1", "rouge1", "cosine"],
+                             key="new_metrics")
+    types = st.multiselect("Aspect types", ["enumerated", "declarative"], default=["enumerated", "declarative"],
+                           key="new_types")
+    c3, c4 = st.columns(2)
+    width = c3.number_input("Interval width", min_value=0.01, max_value=1.0, value=0.1, step=0.05, format="%.2f",
+                            key="new_width")
+    per = c4.number_input("Items per interval", min_value=1, max_value=1000, value=10, step=1, key="new_per")
+    cfg = cp.BucketConfig(tuple(metrics), tuple(types), float(width), int(per), int(k), int(seed))
+else:
+    n = st.number_input("Responses drawn at random", min_value=1, value=150, step=10, key="new_n")
+
+
+def _problems() -> list[str]:
+    out = []
+    if not name.strip():
+        out.append("Give the campaign a name.")
+    if len(annotators) < k:
+        out.append(f"Choose at least k = {k} annotators ({len(annotators)} chosen).")
+    if kind == "bucket_grading" and (not metrics or not types):
+        out.append("Choose at least one metric and one aspect type.")
+    return out
+
+
+if kind == "bucket_grading":
+    st.subheader("Preview", anchor=False)
+    try:
+        with ui.db() as d:
+            chosen, report = cp.sample_buckets(d, cfg)
+    except MedevalError as e:
+        st.error(str(e))
+        st.stop()
+    short = [r for r in report if r["short"]]
+    st.write(f"{len(chosen)} distinct responses sampled from {len(report)} intervals; "
+             f"each goes to {k} annotators: about {len(chosen) * k // max(1, len(annotators))} per annotator.")
+    if short:
+        st.warning(f"{len(short)} intervals have fewer responses than asked for (shown below; they are not "
+                   "skipped: all their responses are taken).")
+    st.dataframe([{"metric": r["metric"], "aspect type": r["aspect_type"],
+                   "interval": f"[{r['interval'][0]:g}, {r['interval'][1]:g})", "available": r["available"],
+                   "sampled": r["sampled"], "short": "yes" if r["short"] else ""} for r in report],
+                 hide_index=True, use_container_width=True, key="preview_table")
+
+for p in _problems():
+    st.caption(f"• {p}")
+signature = repr((kind, name.strip(), sorted(annotators), int(k), int(seed),
+                  cfg if kind == "bucket_grading" else int(n)))
+if st.button("Create campaign", type="primary", disabled=bool(_problems()), key="create_campaign"):
+    if st.session_state.get("created_signature") == signature:  # a double click: create it once
+        st.info("This campaign was just created; change something to create another.")
+        st.stop()
+    st.session_state["created_signature"] = signature
+    try:
+        with ui.db() as d:
+            if kind == "bucket_grading":
+                cid = cp.create_bucket_campaign(d, name.strip(), cfg, annotators, actor=user)
+            else:
+                cid = cp.create_random_campaign(d, name.strip(), int(n), annotators, k=int(k), seed=int(seed),
+                                                actor=user)
+    except MedevalError as e:
+        st.session_state.pop("created_signature", None)
+        st.error(str(e))
+    else:
+        st.success(f"Campaign #{cid} created. Its annotators see it on their Grade page now.")
+        del st.session_state["new_campaign_seed"]
+        st.page_link("app_pages/campaigns.py", label="See its progress", icon=":material/monitoring:")

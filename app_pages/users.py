@@ -1,0 +1,84 @@
+"""Users & audit (admins): add users, change roles, reset passwords, disable / enable; read and export the audit log."""
+
+import csv
+import io
+
+import streamlit as st
+
+from medeval import auth
+from medeval.errors import MedevalError
+from webui import page as ui
+
+user = ui.require("admin")
+st.title("Users & audit")
+
+
+def _run(fn, *args, done: str, **kwargs) -> None:
+    try:
+        with ui.db() as d:
+            fn(d, *args, actor=user, **kwargs)
+    except MedevalError as e:
+        st.session_state["users_msg"] = ("error", str(e))
+    else:
+        st.session_state["users_msg"] = ("ok", done)
+
+
+if msg := st.session_state.pop("users_msg", None):
+    (st.error if msg[0] == "error" else st.success)(msg[1])
+
+with ui.db() as d:
+    users = auth.list_users(d, actor=user)
+st.dataframe([{"username": u.username, "role": u.role, "active": u.active} for u in users], hide_index=True,
+             use_container_width=True, key="users_table")
+
+tab_add, tab_edit, tab_audit = st.tabs(["Add a user", "Change a user", "Audit log"])
+
+with tab_add:
+    with st.form("add_user", clear_on_submit=False):
+        new_name = st.text_input("Username", key="add_username")
+        new_role = st.selectbox("Role", auth.ROLES, key="add_role")
+        pw1 = st.text_input(f"Password (at least {auth.MIN_PASSWORD_LENGTH} characters)", type="password",
+                            key="add_pw1")
+        pw2 = st.text_input("Password again", type="password", key="add_pw2")
+        if st.form_submit_button("Add user", type="primary"):
+            if pw1 != pw2:
+                st.error("The two passwords differ; type them again.")
+            else:
+                _run(auth.add_user, new_name, pw1, new_role, done=f"User {new_name.strip()} added as {new_role}.")
+                if st.session_state.get("users_msg", ("",))[0] == "ok":
+                    for key in ("add_username", "add_pw1", "add_pw2"):
+                        st.session_state.pop(key, None)
+                st.rerun()
+
+with tab_edit:
+    names = [u.username for u in users]
+    target = st.selectbox("User", names, key="edit_user")
+    t = next(u for u in users if u.username == target)
+    st.caption(f"{t.username}: {t.role}, {'active' if t.active else 'disabled'}")
+    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+    role = c1.selectbox("Role", auth.ROLES, index=auth.ROLES.index(t.role), key="edit_role")
+    c2.button("Set role", key="set_role", disabled=role == t.role, on_click=_run,
+              args=(auth.set_role, t.username, role), kwargs={"done": f"{t.username} is now {role}."})
+    with st.form("reset_pw", clear_on_submit=True):
+        pw = st.text_input("New password", type="password", key="reset_pw1")
+        if st.form_submit_button("Reset password (ends the user's sessions)"):
+            _run(auth.reset_password, t.username, pw, done=f"Password of {t.username} reset; their sessions ended.")
+            st.rerun()
+    if t.active:
+        st.button("Disable user (ends their sessions; their annotations are kept)", key="disable_user",
+                  on_click=_run, args=(auth.disable, t.username), kwargs={"done": f"{t.username} disabled."})
+    else:
+        st.button("Enable user", key="enable_user", on_click=_run, args=(auth.enable, t.username),
+                  kwargs={"done": f"{t.username} enabled."})
+
+with tab_audit:
+    with ui.db() as d:
+        rows = auth.audit_rows(d, actor=user)
+    st.caption(f"{len(rows)} records, oldest first; the log is append-only (the database refuses changes).")
+    st.dataframe(rows[-500:][::-1], hide_index=True, use_container_width=True, key="audit_table")
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=auth.AUDIT_COLUMNS)
+    w.writeheader()
+    w.writerows(rows)
+    st.download_button("Download the whole audit log (CSV)", buf.getvalue(), file_name="medeval-audit.csv",
+                       mime="text/csv", key="audit_csv")

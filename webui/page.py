@@ -1,0 +1,85 @@
+"""Helpers every Streamlit page shares: who is signed in, role guards, database access, plain text.
+
+Identity is looked up again on every rerun from the session cookie, so a sign-out,
+an idle timeout, a disabled account or a changed role takes effect at the next click.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+import sqlite_utils
+import streamlit as st
+
+from medeval import auth, settings
+from medeval.auth import User
+from medeval.db import connect
+
+from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
+
+# AppTest cannot send cookies; tests put a real session token here instead (only server code can set it).
+TEST_TOKEN_KEY = "_medeval_session_token"
+
+
+@contextmanager
+def db() -> Iterator[sqlite_utils.Database]:
+    """A new connection for one operation (never kept across reruns: SQLite objects are per thread)."""
+    with connect(settings.db_path(), migrate=False) as d:
+        yield d
+
+
+def session_token(d: sqlite_utils.Database) -> str | None:
+    cookie = st.context.cookies.get(COOKIE_NAME)
+    if cookie:
+        return auth.unsign_token(auth.secret_key(d), cookie)
+    return st.session_state.get(TEST_TOKEN_KEY)
+
+
+def current_user() -> User | None:
+    """The user of this browser's live session, or None (signed out, timed out, disabled)."""
+    with db() as d:
+        return auth.session_user(d, session_token(d), idle_timeout=settings.idle_timeout())
+
+
+def user() -> User | None:
+    """The user ``app.py`` resolved for this rerun."""
+    return st.session_state.get("user")
+
+
+def require(*roles: str) -> User:
+    """Stop the page unless a user with one of ``roles`` is signed in (the library checks again)."""
+    u = user()
+    if u is None:
+        st.info("Sign in first.")
+        signin_link()
+        st.stop()
+    if roles and u.role not in roles:
+        st.error(f"This page is for the role {' or '.join(roles)}; you are signed in as {u.role}.")
+        st.stop()
+    return u
+
+
+def demo_mode() -> bool:
+    return settings.get("MEDEVAL_DEMO") == "1"
+
+
+def _link(href: str, text: str, testid: str) -> None:
+    # our own static markup (never data): a plain link that opens in this tab
+    st.html(f'<a href="{href}" target="_self" data-testid="{testid}" '
+            f'style="font-size:0.95rem">{text}</a>')
+
+
+def signin_link(next_path: str = "/") -> None:
+    _link(f"{SIGNIN_PATH}?next={next_path}", "Sign in", "medeval-signin")
+
+
+def signout_link() -> None:
+    _link(SIGNOUT_PATH, "Sign out", "medeval-signout")
+
+
+def plain(label: str, text: str | None, *, key: str | None = None) -> None:
+    """A labelled block of untrusted text, shown exactly as written: no Markdown, no HTML."""
+    st.caption(label)
+    with st.container(border=True, key=key):
+        st.text(text if text else "(empty)")

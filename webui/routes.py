@@ -1,0 +1,201 @@
+"""Sign-in and sign-out as plain HTTP routes, mounted next to Streamlit by ``server.py`` (``st.App``).
+
+Streamlit script code cannot set a cookie, so signing in happens here: ``POST /signin``
+checks the argon2 hash (``medeval.auth.authenticate``), opens a server-side session and
+sets an HttpOnly cookie that holds the signed session token. The Streamlit script reads
+that cookie on every rerun (``st.context.cookies``) and asks the database who it belongs
+to, so a reload keeps you signed in and a sign-out or idle timeout ends it everywhere.
+
+The cookie is ``SameSite=Lax``: it goes with ordinary same-site requests and top-level
+links (a doctor opening a bookmarked link stays signed in), but not with cross-site
+POSTs, frames, fetches or WebSockets, so another site cannot act through a doctor's
+browser. ``Secure`` is set when the request came over HTTPS (terminate TLS at a proxy
+that sets ``X-Forwarded-Proto``; uvicorn trusts it from 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import html
+from urllib.parse import urlencode, urlsplit
+
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from medeval import auth, settings
+from medeval.db import connect
+from medeval.errors import MedevalError
+
+from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
+
+COOKIE_MAX_AGE_S = 12 * 3600  # the browser forgets it after a long shift; the server ends it sooner when idle
+# paths that never need a session: Streamlit's own endpoints and assets, and the sign-in routes
+_OPEN_PREFIXES = ("/_stcore/", "/static/", "/media/", "/component/", "/app/static/", SIGNIN_PATH, SIGNOUT_PATH,
+                  "/favicon")
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in · medeval</title>
+<style>
+ body{{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans CJK SC",sans-serif;background:#f6f7f9;
+      margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;color:#1f2430}}
+ main{{background:#fff;padding:2rem 2.25rem;border-radius:10px;box-shadow:0 1px 4px #0002;width:min(22rem,90vw)}}
+ h1{{font-size:1.35rem;margin:0 0 .25rem}} p.sub{{margin:0 0 1.25rem;color:#5b6270;font-size:.9rem}}
+ label{{display:block;font-size:.85rem;margin:.9rem 0 .3rem}}
+ input{{width:100%;box-sizing:border-box;padding:.55rem .6rem;font-size:1rem;border:1px solid #c5cad3;border-radius:6px}}
+ button{{margin-top:1.25rem;width:100%;padding:.6rem;font-size:1rem;border:0;border-radius:6px;background:#d33a2c;
+        color:#fff;cursor:pointer}}
+ .msg{{padding:.6rem .75rem;border-radius:6px;font-size:.9rem;margin-bottom:.5rem}}
+ .err{{background:#fdecea;color:#8a1c12}} .ok{{background:#e8f5e9;color:#1b5e20}}
+ .demo{{background:#fff4d6;color:#6b4e00}}
+</style></head>
+<body><main>
+<h1>medeval</h1><p class="sub">Sign in to grade and review model answers.</p>
+{messages}
+<form method="post" action="{action}" autocomplete="on">
+ <input type="hidden" name="next" value="{next}">
+ <label for="username">Username</label>
+ <input id="username" name="username" autocomplete="username" required autofocus value="{username}">
+ <label for="password">Password</label>
+ <input id="password" name="password" type="password" autocomplete="current-password" required>
+ <button type="submit">Sign in</button>
+</form>
+</main></body></html>
+"""
+
+
+def _safe_next(value: str | None) -> str:
+    """Only a path on this server (no open redirect to another site)."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return "/"
+    parts = urlsplit(value)
+    if parts.scheme or parts.netloc or any(parts.path.startswith(p) for p in (SIGNIN_PATH, SIGNOUT_PATH)):
+        return "/"
+    return value
+
+
+def _key() -> str:
+    with connect(settings.db_path()) as db:
+        return auth.secret_key(db)
+
+
+def _session_user(request: Request):
+    token = auth.unsign_token(_key(), request.cookies.get(COOKIE_NAME))
+    if token is None:
+        return None
+    with connect(settings.db_path()) as db:
+        return auth.session_user(db, token, idle_timeout=settings.idle_timeout())
+
+
+def _page(*, messages: list[tuple[str, str]], next_path: str = "/", username: str = "", status: int = 200):
+    if settings.get("MEDEVAL_DEMO") == "1":
+        messages = [("demo", "DEMO MODE: demo data and demo accounts (see the README).")] + messages
+    body = _PAGE.format(
+        messages="".join(f'<div class="msg {kind}" role="alert">{html.escape(text)}</div>' for kind, text in messages),
+        action=SIGNIN_PATH, next=html.escape(next_path, quote=True), username=html.escape(username, quote=True))
+    resp = HTMLResponse(body, status_code=status)
+    resp.headers["Cache-Control"] = "no-store"
+    resp.headers["X-Frame-Options"] = "DENY"
+    resp.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; " \
+                                              "frame-ancestors 'none'"
+    return resp
+
+
+async def signin_form(request: Request) -> Response:
+    messages = []
+    if request.query_params.get("signed_out"):
+        messages.append(("ok", "You are signed out."))
+    if request.query_params.get("expired"):
+        messages.append(("err", "Your session ended. Sign in again to continue where you were."))
+    resp = _page(messages=messages, next_path=_safe_next(request.query_params.get("next")))
+    if request.cookies.get(COOKIE_NAME) and await run_in_threadpool(_session_user, request) is None:
+        resp.delete_cookie(COOKIE_NAME, path="/")  # a stale cookie from an ended session
+    return resp
+
+
+def _same_origin(request: Request) -> bool:
+    """A browser POSTing our own form sends Origin (or at least Referer) of this server."""
+    origin = request.headers.get("origin") or request.headers.get("referer")
+    if not origin:
+        return True  # not a browser (curl, tests): no cross-site risk to guard against
+    host = request.headers.get("host", "")
+    return urlsplit(origin).netloc == host
+
+
+def _signin(username: str, password: str) -> str:
+    with connect(settings.db_path()) as db:
+        user = auth.authenticate(db, username, password)
+        return auth.sign_token(auth.secret_key(db), auth.create_session(db, user))
+
+
+async def signin_submit(request: Request) -> Response:
+    form = await request.form()
+    username, password = str(form.get("username", "")), str(form.get("password", ""))
+    next_path = _safe_next(str(form.get("next", "/")))
+    if not _same_origin(request):
+        return _page(messages=[("err", "This sign-in form was sent from another site and was refused.")],
+                     next_path=next_path, status=403)
+    try:
+        cookie = await run_in_threadpool(_signin, username, password)
+    except auth.AuthError as e:
+        return _page(messages=[("err", str(e)[:1].upper() + str(e)[1:] + ".")], next_path=next_path,
+                     username=username, status=401)
+    except MedevalError as e:
+        return _page(messages=[("err", f"Sign-in is unavailable: {e}")], next_path=next_path, status=503)
+    resp = RedirectResponse(next_path, status_code=303)
+    resp.set_cookie(COOKIE_NAME, cookie, max_age=COOKIE_MAX_AGE_S, path="/", httponly=True, samesite="lax",
+                    secure=request.url.scheme == "https")
+    return resp
+
+
+def _signout(value: str | None) -> None:
+    token = auth.unsign_token(_key(), value)
+    with connect(settings.db_path()) as db:
+        auth.logout(db, token)
+
+
+async def signout(request: Request) -> Response:
+    """End the session on the server (not just in this browser) and forget the cookie."""
+    await run_in_threadpool(_signout, request.cookies.get(COOKIE_NAME))
+    resp = RedirectResponse(f"{SIGNIN_PATH}?signed_out=1", status_code=303)
+    resp.delete_cookie(COOKIE_NAME, path="/")
+    return resp
+
+
+class RequireSession:
+    """ASGI middleware: a page load without a live session is sent to the sign-in form.
+
+    This spares a signed-out browser the empty app shell; it is not the security boundary:
+    the Streamlit script checks the session on every rerun, and every ``medeval`` function
+    checks the role.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("method") != "GET" or scope["path"].startswith(_OPEN_PREFIXES):
+            return await self.app(scope, receive, send)
+        request = Request(scope)
+        if "text/html" not in request.headers.get("accept", ""):
+            return await self.app(scope, receive, send)
+        if await run_in_threadpool(_session_user, request) is None:
+            path = scope["path"] + (f"?{scope['query_string'].decode('latin-1')}" if scope.get("query_string") else "")
+            query = {"next": _safe_next(path)}
+            if request.cookies.get(COOKIE_NAME):
+                query["expired"] = "1"
+            resp = RedirectResponse(f"{SIGNIN_PATH}?{urlencode(query)}", status_code=303)
+            return await resp(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
+def routes() -> list[Route]:
+    return [Route(SIGNIN_PATH, signin_form, methods=["GET"]),
+            Route(SIGNIN_PATH, signin_submit, methods=["POST"]),
+            Route(SIGNOUT_PATH, signout, methods=["GET", "POST"])]
+
+
+def middleware() -> list[Middleware]:
+    return [Middleware(RequireSession)]
