@@ -20,7 +20,7 @@ if not camps:
 
 st.dataframe([{"id": c["id"], "name": c["name"], "kind": c["kind"], "items": c["items"], "k": c["config"].get("k"),
                "status": c["status"], "created by": c["created_by"], "created": c["created_at"]} for c in camps],
-             hide_index=True, use_container_width=True, key="campaign_table")
+             hide_index=True, width="stretch", key="campaign_table")
 
 ids = [c["id"] for c in camps]
 by_id = {c["id"]: c for c in camps}
@@ -57,7 +57,7 @@ st.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"
               for a in prog["annotators"]],
              column_config={"progress": st.column_config.ProgressColumn("progress", format="percent",
                                                                          min_value=0, max_value=1)},
-             hide_index=True, use_container_width=True, key="annotator_table")
+             hide_index=True, width="stretch", key="annotator_table")
 
 st.subheader("Per bucket", anchor=False)
 st.caption("A bucket is one score interval of one metric and aspect type; complete = graded by all k annotators "
@@ -65,7 +65,7 @@ st.caption("A bucket is one score interval of one metric and aspect type; comple
 st.dataframe([{"metric": b["metric"], "aspect type": b["aspect_type"],
                "interval": f"[{b['interval'][0]:g}, {b['interval'][1]:g})", "items": b["items"],
                "complete": b["complete"]} for b in prog["buckets"]],
-             hide_index=True, use_container_width=True, key="bucket_table")
+             hide_index=True, width="stretch", key="bucket_table")
 if prog["short_intervals"]:
     with st.expander(f"{len(prog['short_intervals'])} intervals had fewer responses than asked for"):
         st.dataframe([{"metric": r.get("metric", ""), "aspect type": r.get("aspect_type", ""),
@@ -78,12 +78,12 @@ w.writeheader()
 w.writerows(grades)
 c1, c2 = st.columns(2)
 c1.download_button("Download current grades (CSV)", buf.getvalue(), file_name=f"campaign-{cid}-grades.csv",
-                   mime="text/csv", key="grades_csv", use_container_width=True)
+                   mime="text/csv", key="grades_csv", width="stretch")
 if camp["status"] == "open":
-    c2.button("Close campaign", key="close_campaign", on_click=_status, args=("closed",), use_container_width=True,
+    c2.button("Close campaign", key="close_campaign", on_click=_status, args=("closed",), width="stretch",
               help="No more grades or changes; annotators see it as closed. Can be reopened.")
 else:
-    c2.button("Reopen campaign", key="reopen_campaign", on_click=_status, args=("open",), use_container_width=True)
+    c2.button("Reopen campaign", key="reopen_campaign", on_click=_status, args=("open",), width="stretch")
 
 with st.expander("Configuration (reproducible from the seed)"):
     st.json(camp["config"])

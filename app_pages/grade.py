@@ -106,7 +106,7 @@ def recent_answers(editable: bool) -> None:
                 cols = c2.columns(3)
                 for key, tier, name, _ in cp.TIER_GUIDE:
                     cols[tier].button(key, key=f"change_{g.item_id}_{tier}", help=f"Change to {name}",
-                                      disabled=(g.tier == tier and not g.skipped), use_container_width=True,
+                                      disabled=(g.tier == tier and not g.skipped), width="stretch",
                                       on_click=_answer, args=(g.item_id, g.annotation_id),
                                       kwargs={"tier": tier, "what": f"{g.disease} · {g.aspect}", "changed": True})
 
@@ -147,13 +147,13 @@ flagging = st.session_state.get("flagging", False)
 cols = st.columns(3)
 for key, tier, name, meaning in cp.TIER_GUIDE:
     cols[tier].button(name, key=f"grade_{item.item_id}_{tier}", shortcut=key, help=meaning,
-                      use_container_width=True, disabled=flagging,
+                      width="stretch", disabled=flagging,
                       on_click=_answer, args=(item.item_id, s.prior), kwargs={"tier": tier, "what": what})
 c1, c2, _ = st.columns(3)
-c1.button("Skip", key=f"skip_{item.item_id}", shortcut="S", disabled=flagging, use_container_width=True,
+c1.button("Skip", key=f"skip_{item.item_id}", shortcut="S", disabled=flagging, width="stretch",
           on_click=_answer, args=(item.item_id, s.prior), kwargs={"skipped": True, "what": what},
           help="Come back to it after the others")
-c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=flagging, use_container_width=True,
+c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=flagging, width="stretch",
           on_click=_open_flag, help="Report a problem with this item (with a note)")
 
 if flagging:
@@ -165,8 +165,8 @@ if flagging:
         grade = st.radio("Grade it as well?", choice_keys, horizontal=True, key=f"flag_tier_{item.item_id}",
                          format_func=lambda t: "No grade (skip)" if t == "none" else cp.tier_label(t))
         b1, b2 = st.columns(2)
-        save = b1.form_submit_button("Save flag", type="primary", use_container_width=True)
-        b2.form_submit_button("Cancel", on_click=_close_flag, use_container_width=True)
+        save = b1.form_submit_button("Save flag", type="primary", width="stretch")
+        b2.form_submit_button("Cancel", on_click=_close_flag, width="stretch")
     if save:
         if not (note or "").strip():
             st.error("Write a short note saying what is wrong, then save the flag again.")

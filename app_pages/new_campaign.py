@@ -77,7 +77,7 @@ if kind == "bucket_grading":
     st.dataframe([{"metric": r["metric"], "aspect type": r["aspect_type"],
                    "interval": f"[{r['interval'][0]:g}, {r['interval'][1]:g})", "available": r["available"],
                    "sampled": r["sampled"], "short": "yes" if r["short"] else ""} for r in report],
-                 hide_index=True, use_container_width=True, key="preview_table")
+                 hide_index=True, width="stretch", key="preview_table")
 
 for p in _problems():
     st.caption(f"• {p}")

@@ -29,7 +29,7 @@ if msg := st.session_state.pop("users_msg", None):
 with ui.db() as d:
     users = auth.list_users(d, actor=user)
 st.dataframe([{"username": u.username, "role": u.role, "active": u.active} for u in users], hide_index=True,
-             use_container_width=True, key="users_table")
+             width="stretch", key="users_table")
 
 tab_add, tab_edit, tab_audit = st.tabs(["Add a user", "Change a user", "Audit log"])
 
@@ -75,7 +75,7 @@ with tab_audit:
     with ui.db() as d:
         rows = auth.audit_rows(d, actor=user)
     st.caption(f"{len(rows)} records, oldest first; the log is append-only (the database refuses changes).")
-    st.dataframe(rows[-500:][::-1], hide_index=True, use_container_width=True, key="audit_table")
+    st.dataframe(rows[-500:][::-1], hide_index=True, width="stretch", key="audit_table")
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=auth.AUDIT_COLUMNS)
     w.writeheader()

@@ -385,6 +385,19 @@ def users_disable(db_path, username):
     click.echo(f"{username} is disabled")
 
 
+@users_grp.command("enable")
+@db_option
+@click.argument("username")
+@friendly
+def users_enable(db_path, username):
+    """Let a disabled user sign in again."""
+    from . import auth
+
+    with connect(db_path) as db:
+        auth.enable(db, username)
+    click.echo(f"{username} is enabled")
+
+
 @main.command("audit")
 @db_option
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
@@ -483,6 +496,32 @@ def campaign_progress_cmd(db_path, campaign_id):
 
     with connect(db_path) as db:
         click.echo(json.dumps(cp.campaign_progress(db, campaign_id, actor=None), ensure_ascii=False, indent=2))
+
+
+@campaign_grp.command("close")
+@db_option
+@click.argument("campaign_id", type=int)
+@friendly
+def campaign_close(db_path, campaign_id):
+    """Close a campaign: no more grades or changes (audited; `reopen` undoes it)."""
+    from . import campaigns as cp
+
+    with connect(db_path) as db:
+        cp.set_campaign_status(db, campaign_id, "closed", actor=None)
+    click.echo(f"campaign {campaign_id} closed")
+
+
+@campaign_grp.command("reopen")
+@db_option
+@click.argument("campaign_id", type=int)
+@friendly
+def campaign_reopen(db_path, campaign_id):
+    """Open a closed campaign again (audited)."""
+    from . import campaigns as cp
+
+    with connect(db_path) as db:
+        cp.set_campaign_status(db, campaign_id, "open", actor=None)
+    click.echo(f"campaign {campaign_id} open")
 
 
 @campaign_grp.command("machine-agreement")

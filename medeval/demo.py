@@ -197,11 +197,13 @@ def add_demo_accounts_and_campaign(db) -> int:
     return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=None)
 
 
-def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, progress=None) -> dict:
+def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, progress=None,
+               accounts: bool = True) -> dict:
     """Import, score and grade the demo data into ``db``; returns a summary.
 
     The cosine cut-offs of Table 12 were calibrated for M3E; the demo adopts them,
     marked provisional, for the configured embedding model so every metric is graded.
+    With ``accounts`` (the default) it also adds the demo accounts and the demo campaign.
     """
     from . import thresholds as th
     from .importer import import_files
@@ -216,6 +218,6 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
     else:
         version = th.adopt(db, 1, s.embedding_model, created_by="medeval demo")
     th.activate(db, version)
-    campaign = add_demo_accounts_and_campaign(db)
+    campaign = add_demo_accounts_and_campaign(db) if accounts else None
     return {"import": summary.lines(), "scores_added": s.scores_added, "threshold_version": version,
             "embedding_model": s.embedding_model, "campaign": campaign}

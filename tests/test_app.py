@@ -1,22 +1,266 @@
-"""The app starts (AppTest) on an empty database and shows no data before login exists."""
+"""Every page through AppTest: sign-in state, role-based navigation, grading, campaigns, users.
 
+AppTest cannot send cookies, so a test signs in through the library (a real session in
+the database) and hands the token to the app the way ``webui.page`` reads it in tests.
+What only a browser shows (cookies, keyboard shortcuts, reloads) is in test_browser.py.
+"""
+
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from medeval import auth
+from medeval import campaigns as cp
+from medeval.db import connect
+from medeval.importer import import_files
+from medeval.scoring import score_db
 from tests.conftest import ROOT
+from webui.page import TEST_TOKEN_KEY
+
+PW = "correct horse battery"
+XSS = '<img src=x onerror="alert(1)"><b>bold</b> **md**'
 
 
-def test_landing_page_starts(db_path, monkeypatch):
+@pytest.fixture
+def app_db(db_path, small_files):
+    """Scored responses (one of them hostile markup), four users and a campaign of 6 items, k = 2."""
+    responses = small_files["responses"]
+    quoted = '"' + XSS.replace('"', '""') + '"'
+    responses.write_text(responses.read_text().replace("ModelB,感冒,Medications,无", "ModelB,感冒,Medications," + quoted))
+    with connect(db_path) as db:
+        import_files(db, **small_files)
+        score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
+        auth.add_user(db, "admin", PW, "admin")
+        auth.add_user(db, "res", PW, "researcher")
+        auth.add_user(db, "doc1", PW, "annotator")
+        auth.add_user(db, "doc2", PW, "annotator")
+        cid = cp.create_random_campaign(db, "round 1", 8, ["doc1", "doc2"], k=2, seed=0, actor=None)
+    return {"path": db_path, "campaign": cid}
+
+
+def _token(path, username) -> str:
+    with connect(path) as db:
+        return auth.create_session(db, auth.authenticate(db, username, PW))
+
+
+def _app(path=None, username=None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    if username:
+        at.session_state[TEST_TOKEN_KEY] = _token(path, username)
+    return at
+
+
+def _texts(at) -> str:
+    parts = [e.value for kind in ("title", "subheader", "markdown", "caption", "text", "info", "success", "warning",
+                                   "error") for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_signed_out_sees_no_data_only_a_sign_in_link(app_db, monkeypatch):
     monkeypatch.setenv("MEDEVAL_DEMO", "1")
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30).run()
+    at = _app().run()
     assert not at.exception
-    assert at.title[0].value == "medeval"
+    assert any("not signed in" in i.value for i in at.info)
     assert any("DEMO MODE" in w.value for w in at.warning)
-    assert any("Database ready" in s.value for s in at.success)
-    assert db_path.exists()  # created on first start
+    assert "感冒" not in _texts(at) and "round 1" not in _texts(at)
+    with pytest.raises(ValueError, match="Could not find"):
+        at.switch_page("app_pages/grade.py")
 
 
-def test_landing_page_reports_a_bad_database_path(tmp_path, monkeypatch):
+def test_a_bad_database_path_is_reported(tmp_path, monkeypatch):
     monkeypatch.setenv("MEDEVAL_DB", str(tmp_path / "missing" / "x.db"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30).run()
+    at = _app().run()
     assert not at.exception
     assert any("does not exist" in e.value for e in at.error)
+
+
+def test_an_ended_session_signs_out_at_the_next_rerun(app_db):
+    at = _app(app_db["path"], "doc1").run()
+    assert "Item 1 of" in _texts(at) or any("Item 1 of" in str(p.proto) for p in at.get("progress"))
+    with connect(app_db["path"]) as db:
+        auth.logout(db, at.session_state[TEST_TOKEN_KEY])
+    at.run()
+    assert any("not signed in" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("username, reachable, unreachable", [
+    ("doc1", ["app_pages/grade.py"], ["app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/users.py"]),
+    ("res", ["app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/grade.py"], ["app_pages/users.py"]),
+    ("admin", ["app_pages/users.py", "app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/grade.py"], []),
+])
+def test_navigation_holds_only_the_roles_pages(app_db, username, reachable, unreachable):
+    at = _app(app_db["path"], username).run()
+    assert not at.exception
+    assert any(f"Signed in as **{username}**" in m.value for m in at.sidebar.markdown)
+    for page in reachable:
+        at.switch_page(page).run()
+        assert not at.exception, page
+    for page in unreachable:
+        with pytest.raises(ValueError, match="Could not find"):
+            at.switch_page(page)
+
+
+def _grade_page(app_db, username="doc1"):
+    at = _app(app_db["path"], username).run()
+    at.switch_page("app_pages/grade.py").run()
+    assert not at.exception
+    return at
+
+
+def _shown_item(at) -> int:
+    return int(next(b.key for b in at.button if b.key and b.key.startswith("grade_")).split("_")[1])
+
+
+def _progress_text(at) -> str:
+    return at.get("progress")[0].proto.text
+
+
+def test_grading_saves_each_answer_and_shows_the_next_item(app_db):
+    at = _grade_page(app_db)
+    assert _progress_text(at) == "Item 1 of 8"
+    # blind: no score, no model name anywhere on the page
+    assert "ModelA" not in _texts(at) and "ModelB" not in _texts(at) and "score" not in _texts(at).lower()
+    first = _shown_item(at)
+    at.button(key=f"grade_{first}_1").click().run()
+    assert not at.exception
+    assert any("Saved" in s.value and "Partially Correct" in s.value for s in at.success)
+    assert _progress_text(at) == "Item 2 of 8" and _shown_item(at) != first
+    second = _shown_item(at)
+    at.button(key=f"skip_{second}").click().run()
+    with connect(app_db["path"]) as db:
+        rows = db.conn.execute("SELECT g.item_id, g.tier, g.skipped FROM grade_annotations g JOIN users u ON "
+                               "u.id = g.user_id WHERE u.username = 'doc1' ORDER BY g.id").fetchall()
+    assert rows == [(first, 1, 0), (second, None, 1)]
+
+
+def test_recent_answers_can_be_changed_and_history_is_kept(app_db):
+    at = _grade_page(app_db)
+    first = _shown_item(at)
+    at.button(key=f"grade_{first}_0").click().run()
+    at.button(key=f"change_{first}_2").click().run()
+    assert not at.exception
+    assert any("Changed" in s.value and "Basically Correct" in s.value for s in at.success)
+    with connect(app_db["path"]) as db:
+        rows = db.conn.execute("SELECT id, tier, supersedes FROM grade_annotations WHERE item_id = ? ORDER BY id",
+                               (first,)).fetchall()
+        changes = db.conn.execute("SELECT actor, target FROM audit_log WHERE action = 'annotation.change'").fetchall()
+    assert [r[1] for r in rows] == [0, 2] and rows[1][2] == rows[0][0]
+    assert changes == [("doc1", str(first))]
+
+
+def test_flag_needs_a_note_and_is_saved_with_it(app_db):
+    at = _grade_page(app_db)
+    item = _shown_item(at)
+    at.button(key=f"flag_{item}").click().run()
+    assert all(b.disabled for b in at.button if b.key and b.key.startswith("grade_"))  # no grading meanwhile
+    at.button(key=f"FormSubmitter:flag_form_{item}-Save flag").click().run()
+    assert any("Write a short note" in e.value for e in at.error)
+    at.text_area(key=f"flag_note_{item}").input("reference 3 is outdated")
+    at.radio(key=f"flag_tier_{item}").set_value(1)
+    at.button(key=f"FormSubmitter:flag_form_{item}-Save flag").click().run()
+    assert not at.exception
+    with connect(app_db["path"]) as db:
+        row = db.conn.execute("SELECT tier, skipped, flagged, note FROM grade_annotations WHERE item_id = ?",
+                              (item,)).fetchone()
+    assert row == (1, 0, 1, "reference 3 is outdated")
+    assert _progress_text(at) == "Item 2 of 8"
+
+
+def test_model_answers_are_plain_text(app_db):
+    at = _grade_page(app_db)
+    for _ in range(8):
+        if any(XSS in t.value for t in at.text):
+            break
+        at.button(key=f"grade_{_shown_item(at)}_1").click().run()
+    assert any(t.value == XSS for t in at.text)  # st.text: shown as written, never parsed
+    assert not any("<b>" in m.value for m in at.markdown)
+
+
+def test_finishing_then_revisiting_skipped_items(app_db):
+    at = _grade_page(app_db)
+    skipped = _shown_item(at)
+    at.button(key=f"skip_{skipped}").click().run()
+    for _ in range(7):
+        at.button(key=f"grade_{_shown_item(at)}_2").click().run()
+    assert any("You skipped 1" in i.value for i in at.info)
+    at.button(key="revisit").click().run()
+    assert _shown_item(at) == skipped
+    at.button(key=f"grade_{skipped}_0").click().run()
+    assert any("All 8 items are graded" in s.value for s in at.success)
+    with connect(app_db["path"]) as db:
+        assert cp.progress(db, auth.get_user(db, "doc1"), app_db["campaign"]) == (8, 8)
+
+
+def test_a_closed_campaign_takes_no_more_answers(app_db):
+    with connect(app_db["path"]) as db:
+        cp.set_campaign_status(db, app_db["campaign"], "closed", actor=auth.get_user(db, "res"))
+    at = _grade_page(app_db)
+    assert any("closed" in w.value for w in at.warning)
+    assert not [b for b in at.button if b.key and b.key.startswith("grade_")]
+
+
+def test_an_annotator_without_work_is_told_so(app_db):
+    with connect(app_db["path"]) as db:
+        auth.add_user(db, "doc3", PW, "annotator")
+    at = _grade_page(app_db, "doc3")
+    assert any("No grading work is assigned" in i.value for i in at.info)
+
+
+def test_campaigns_page_shows_progress_and_closes_a_campaign(app_db):
+    at = _app(app_db["path"], "res").run()  # researcher's default page: Campaigns
+    assert not at.exception
+    assert at.title[0].value == "Campaigns"
+    assert [m.value for m in at.metric][:1] == ["0 / 16"]
+    annotators = at.dataframe[1].value
+    assert list(annotators["annotator"]) == ["doc1", "doc2"] and list(annotators["assigned"]) == [8, 8]
+    at.button(key="close_campaign").click().run()
+    assert not at.exception
+    with connect(app_db["path"]) as db:
+        assert db.conn.execute("SELECT status FROM campaigns").fetchone()[0] == "closed"
+        assert db.conn.execute("SELECT actor FROM audit_log WHERE action = 'campaign.close'").fetchone()[0] == "res"
+    assert at.button(key="reopen_campaign")
+
+
+def test_new_campaign_page_previews_then_creates(app_db):
+    at = _app(app_db["path"], "res").run()
+    at.switch_page("app_pages/new_campaign.py").run()
+    assert not at.exception
+    assert at.button(key="create_campaign").disabled  # no name yet
+    at.text_input(key="new_name").input("calibration").run()
+    at.multiselect(key="new_metrics").set_value(["rouge1"]).run()
+    at.number_input(key="new_k").set_value(2).run()
+    preview = at.dataframe[0].value
+    assert len(preview) == 20  # rouge1 x (enumerated, declarative) x 10 intervals
+    assert any("fewer responses than asked" in w.value for w in at.warning)
+    at.button(key="create_campaign").click().run()
+    assert not at.exception
+    assert any("created" in s.value for s in at.success)
+    with connect(app_db["path"]) as db:
+        assert [c["name"] for c in cp.list_campaigns(db, actor=None)] == ["round 1", "calibration"]
+
+
+def test_users_page_adds_a_user_and_exports_the_audit_log(app_db):
+    at = _app(app_db["path"], "admin").run()
+    assert at.title[0].value == "Users & audit"
+    at.text_input(key="add_username").input("doc9")
+    at.text_input(key="add_pw1").input("long enough pw")
+    at.text_input(key="add_pw2").input("long enough pw")
+    at.button(key="FormSubmitter:add_user-Add user").click().run()
+    assert not at.exception
+    assert any("doc9 added" in s.value for s in at.success)
+    with connect(app_db["path"]) as db:
+        assert auth.authenticate(db, "doc9", "long enough pw").role == "annotator"
+    at.selectbox(key="edit_user").set_value("doc9").run()
+    at.button(key="disable_user").click().run()
+    with connect(app_db["path"]) as db:
+        assert not auth.get_user(db, "doc9").active
+    # mismatched passwords are refused without adding anything
+    at.text_input(key="add_username").input("doc10")
+    at.text_input(key="add_pw1").input("long enough pw")
+    at.text_input(key="add_pw2").input("long enough pX")
+    at.button(key="FormSubmitter:add_user-Add user").click().run()
+    assert any("differ" in e.value for e in at.error)
+    with connect(app_db["path"]) as db:
+        assert not db.conn.execute("SELECT 1 FROM users WHERE username = 'doc10'").fetchone()
+        actions = [r["action"] for r in auth.audit_rows(db)]
+    assert "user.add" in actions and "user.disable" in actions
+    assert at.get("download_button")

@@ -145,3 +145,47 @@ def test_cli_users_password_from_stdin(db_path):
     audit = _cli("audit", "--format", "csv", db_path=db_path).stdout
     assert "user.add" in audit and "user.reset_password" in audit and "user.disable" in audit
     assert PW not in audit and "another long password" not in audit
+
+
+def test_cookie_signing_and_the_stored_secret(db, monkeypatch):
+    monkeypatch.delenv("MEDEVAL_SECRET_KEY", raising=False)
+    key = auth.secret_key(db)
+    assert len(key) > 40 and auth.secret_key(db) == key  # generated once, then kept in the database
+    value = auth.sign_token(key, "tok")
+    assert auth.unsign_token(key, value) == "tok"
+    assert auth.unsign_token("another key", value) is None  # another server's (or a forged) cookie
+    assert auth.unsign_token(key, value[:-1] + ("x" if value[-1] != "x" else "y")) is None
+    assert auth.unsign_token(key, None) is None and auth.unsign_token(key, "") is None
+    monkeypatch.setenv("MEDEVAL_SECRET_KEY", "configured-secret")
+    assert auth.secret_key(db) == "configured-secret"
+
+
+def test_repeated_failures_lock_the_username_for_a_while(db, users):
+    for _ in range(auth.LOCKOUT_FAILURES):
+        with pytest.raises(auth.AuthError, match="wrong username or password"):
+            auth.authenticate(db, "doc1", "not the password")
+    with pytest.raises(auth.AuthError, match="too many failed sign-ins"):
+        auth.authenticate(db, "DOC1", PW + "!")  # even the right password, any capitalisation
+    assert auth.authenticate(db, "res1", PW + "?").username == "res1"  # other users are unaffected
+    later = __import__("time").time() + auth.LOCKOUT_WINDOW_S + 1
+    assert auth.recent_failures(db, "doc1", now=later) == 0  # the window passes
+
+
+def test_enable_after_disable(db, users):
+    admin, doc, _ = users
+    auth.disable(db, "doc1", actor=admin)
+    with pytest.raises(PermissionDenied):
+        auth.enable(db, "doc1", actor=doc)
+    auth.enable(db, "doc1", actor=admin)
+    assert auth.authenticate(db, "doc1", PW + "!").active
+    assert [r["action"] for r in auth.audit_rows(db)].count("user.enable") == 1
+
+
+def test_last_seen_is_written_at_most_every_few_seconds(db, users):
+    _, doc, _ = users
+    token = auth.create_session(db, doc)
+    t0 = db.conn.execute("SELECT last_seen FROM sessions").fetchone()[0]
+    auth.session_user(db, token, now=t0 + auth.SEEN_GRANULARITY_S - 1)
+    assert db.conn.execute("SELECT last_seen FROM sessions").fetchone()[0] == t0  # no write per rerun
+    auth.session_user(db, token, now=t0 + auth.SEEN_GRANULARITY_S + 1)
+    assert db.conn.execute("SELECT last_seen FROM sessions").fetchone()[0] == t0 + auth.SEEN_GRANULARITY_S + 1

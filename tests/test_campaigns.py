@@ -17,7 +17,7 @@ PW = "correct horse battery"
 def demo_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("campaign") / "demo.db"
     with connect(path) as db:
-        build_demo(db, path.parent / "files")
+        build_demo(db, path.parent / "files", accounts=False)
         auth.add_user(db, "admin", PW, "admin")
         auth.add_user(db, "res", PW, "researcher")
         for i in range(24):
@@ -181,6 +181,12 @@ def test_cli_campaign(demo_db):
     assert r2.returncode == 0 and "20 items, 2 annotators each" in r2.stdout
     bad = run("create", "--name", "x", "--annotators", "nobody", "--k", "1")
     assert bad.returncode == 1 and "not an active user" in bad.stderr
+    assert run("close", str(cid)).stdout.strip() == f"campaign {cid} closed"
+    assert json.loads(run("progress", str(cid)).stdout)["campaign"] == cid
+    assert f"{cid}\tcli\tbucket_grading" in run("list").stdout and "\tclosed\t" in run("list").stdout
+    assert run("reopen", str(cid)).returncode == 0
+    missing = run("close", "999")
+    assert missing.returncode == 1 and "no campaign 999" in missing.stderr
 
 
 def test_clinicians_vs_machine_spearman(demo_db):
@@ -237,3 +243,40 @@ def test_random_validation_campaign(demo_db):
             cp.create_random_campaign(db, "big", 10**6, ["doc00"], k=1, actor=res)
         with pytest.raises(PermissionDenied):
             cp.create_random_campaign(db, "x", 5, ["doc00"], k=1, actor=auth.get_user(db, "doc00"))
+
+
+def test_grading_state_skips_revisits_and_closing(demo_db):
+    with connect(demo_db) as db:
+        res, a, b = (auth.get_user(db, u) for u in ("res", "doc10", "doc11"))
+        cid = cp.create_random_campaign(db, "state", 4, ["doc10", "doc11"], k=2, seed=3, actor=res)
+        s = cp.grading_state(db, a, cid)
+        assert (s.done, s.total, s.position, s.skipped, s.recent) == (0, 4, 1, 0, ())
+        first = s.item.item_id
+        cp.submit_grade(db, a, first, tier=None, skipped=True, client_token="s1")
+        for i in range(3):
+            cp.submit_grade(db, a, cp.grading_state(db, a, cid).item.item_id, tier=i, client_token=f"g{i}")
+        s = cp.grading_state(db, a, cid)
+        assert s.item is None and (s.done, s.skipped) == (4, 1)
+        assert [g.tier for g in s.recent] == [2, 1, 0, None] and s.recent[-1].skipped
+        again = cp.grading_state(db, a, cid, revisit_skipped=True)
+        assert again.item.item_id == first and again.prior == s.recent[-1].annotation_id
+        cp.submit_grade(db, a, first, tier=1, client_token="late")
+        assert cp.grading_state(db, a, cid, revisit_skipped=True).item is None
+        assert [c["done"] for c in cp.my_campaigns(db, a) if c["id"] == cid] == [4]
+        with pytest.raises(PermissionDenied):
+            cp.set_campaign_status(db, cid, "closed", actor=a)
+        cp.set_campaign_status(db, cid, "closed", actor=res)
+        assert not cp.grading_state(db, b, cid).open
+        with pytest.raises(MedevalError, match="closed"):
+            cp.submit_grade(db, b, cp.next_item(db, b, cid), tier=1, client_token="x")
+        # a resubmission of an answer saved before closing is still harmless
+        assert cp.submit_grade(db, a, first, tier=1, client_token="late")
+        cp.set_campaign_status(db, cid, "open", actor=res)
+        cp.submit_grade(db, b, cp.next_item(db, b, cid), tier=1, client_token="x")
+        actions = [r["action"] for r in auth.audit_rows(db) if r["target"] == str(cid)]
+        assert actions.count("campaign.close") == 1 and actions.count("campaign.reopen") == 1
+        with pytest.raises(PermissionDenied):
+            cp.grading_state(db, auth.get_user(db, "doc12"), cid)  # nothing assigned to doc12 here
+        with pytest.raises(PermissionDenied):
+            cp.annotator_choices(db, actor=a)
+        assert {"username": "doc10", "role": "annotator"} in cp.annotator_choices(db, actor=res)

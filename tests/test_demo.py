@@ -3,6 +3,8 @@
 
 import pytest
 
+from tests.conftest import ROOT
+
 from medeval import thresholds as th
 from medeval.aspects import ASPECTS, BY_NAME
 from medeval.demo import DEMO_MODELS, build_demo, generate_responses, load_kb, load_synonyms
@@ -60,3 +62,15 @@ def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
     # building again is a no-op
     again = build_demo(db, tmp_path / "demo2")
     assert again["scores_added"] == 0
+    # demo accounts sign in with the README's passwords; the demo campaign exists once, k = 3 per item
+    from medeval import auth, campaigns as cp
+    from medeval.demo import DEMO_ACCOUNTS
+
+    assert again["campaign"] == s["campaign"]
+    for username, password, role in DEMO_ACCOUNTS:
+        assert auth.authenticate(db, username, password).role == role
+    prog = cp.campaign_progress(db, s["campaign"], actor=None)
+    assert prog["k"] == 3 and prog["items"] > 30
+    assert sorted(a["annotator"] for a in prog["annotators"]) == ["doctor1", "doctor2", "doctor3"]
+    readme = (ROOT / "README.md").read_text()
+    assert all(f"`{u}`" in readme and f"`{p}`" in readme for u, p, _ in DEMO_ACCOUNTS)

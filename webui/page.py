@@ -31,7 +31,7 @@ def db() -> Iterator[sqlite_utils.Database]:
 
 def session_token(d: sqlite_utils.Database) -> str | None:
     cookie = st.context.cookies.get(COOKIE_NAME)
-    if cookie:
+    if isinstance(cookie, str) and cookie:  # (under AppTest the cookie jar is a mock object)
         return auth.unsign_token(auth.secret_key(d), cookie)
     return st.session_state.get(TEST_TOKEN_KEY)
 

@@ -1,0 +1,183 @@
+"""The sign-in routes and the page-load guard, called as a real ASGI app (no server, no browser).
+
+A tiny ASGI client stands in for httpx (not installed): it sends one request through
+Starlette's routing and middleware and collects the status, headers and body.
+"""
+
+import asyncio
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+from medeval import auth
+from medeval.db import connect
+from webui import COOKIE_NAME
+from webui.routes import _safe_next, middleware, routes
+
+PW = "correct horse battery"
+
+
+async def _app_page(request):
+    return PlainTextResponse("the app shell")
+
+
+@pytest.fixture
+def app(db_path):
+    with connect(db_path) as db:
+        auth.add_user(db, "doc1", PW, "annotator")
+    return Starlette(routes=routes() + [Route("/{path:path}", _app_page)], middleware=middleware())
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body.decode()
+
+    def header(self, name):
+        return [v for k, v in self.headers if k == name]
+
+    @property
+    def location(self):
+        return self.header("location")[0]
+
+    def cookie(self):
+        jar = SimpleCookie()
+        for v in self.header("set-cookie"):
+            jar.load(v)
+        return jar
+
+
+def request(app, method, path, *, form=None, cookie=None, headers=None) -> Response:
+    body = urlencode(form).encode() if form is not None else b""
+    path, _, query = path.partition("?")
+    hdrs = [(b"host", b"testserver")] + [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    if form is not None:
+        hdrs.append((b"content-type", b"application/x-www-form-urlencoded"))
+    if cookie:
+        hdrs.append((b"cookie", f"{COOKIE_NAME}={cookie}".encode()))
+    scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(), "query_string": query.encode(),
+             "headers": hdrs, "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 1234),
+             "root_path": "", "http_version": "1.1", "asgi": {"version": "3.0"}}
+    sent, out = [False], {"status": None, "headers": [], "body": b""}
+
+    async def receive():
+        if sent[0]:
+            return {"type": "http.disconnect"}
+        sent[0] = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            out["status"] = message["status"]
+            out["headers"] = [(k.decode().lower(), v.decode()) for k, v in message["headers"]]
+        elif message["type"] == "http.response.body":
+            out["body"] += message.get("body", b"")
+
+    asyncio.run(app(scope, receive, send))
+    return Response(out["status"], out["headers"], out["body"])
+
+
+HTML = {"accept": "text/html,application/xhtml+xml"}
+
+
+def _sign_in(app, username="doc1", password=PW, next_path="/"):
+    return request(app, "POST", "/signin", form={"username": username, "password": password, "next": next_path})
+
+
+def test_a_page_load_without_a_session_goes_to_the_sign_in_form(app):
+    r = request(app, "GET", "/grade?x=1", headers=HTML)
+    assert r.status == 303
+    loc = urlsplit(r.location)
+    assert loc.path == "/signin" and parse_qs(loc.query) == {"next": ["/grade?x=1"]}
+    form = request(app, "GET", r.location)
+    assert form.status == 200 and 'name="password"' in form.body and 'value="/grade?x=1"' in form.body
+    assert "DENY" in form.header("x-frame-options")
+    # assets and Streamlit's own endpoints are not redirected (they hold no data)
+    assert request(app, "GET", "/_stcore/health", headers=HTML).status == 200
+    assert request(app, "GET", "/static/js/index.js").status == 200
+
+
+def test_wrong_password_gives_401_and_no_cookie(app, db_path):
+    r = _sign_in(app, password="wrong password")
+    assert r.status == 401 and not r.header("set-cookie")
+    assert "Wrong username or password" in r.body and 'value="doc1"' in r.body
+    r = _sign_in(app, username="nobody")
+    assert r.status == 401 and "Wrong username or password" in r.body  # same answer for unknown users
+    with connect(db_path) as db:
+        assert [a["action"] for a in auth.audit_rows(db)][-2:] == ["login.failed", "login.failed"]
+        assert PW not in str(auth.audit_rows(db)) and "wrong password" not in str(auth.audit_rows(db))
+
+
+def test_sign_in_sets_a_signed_httponly_cookie_and_the_page_loads(app, db_path):
+    r = _sign_in(app, next_path="/grade")
+    assert r.status == 303 and r.location == "/grade"
+    morsel = r.cookie()[COOKIE_NAME]
+    assert morsel["httponly"] and morsel["samesite"].lower() == "lax" and morsel["path"] == "/"
+    assert not morsel["secure"]  # plain http here; set when the request came over https
+    value = morsel.value
+    with connect(db_path) as db:
+        token = auth.unsign_token(auth.secret_key(db), value)
+        assert auth.session_user(db, token).username == "doc1"
+        # only the token's hash is stored
+        assert not db.conn.execute("SELECT 1 FROM sessions WHERE token_hash = ?", (token,)).fetchone()
+    page = request(app, "GET", "/grade", cookie=value, headers=HTML)
+    assert page.status == 200 and page.body == "the app shell"
+    # a tampered cookie is rejected before any lookup
+    tampered = value[:-2] + ("AA" if not value.endswith("AA") else "BB")
+    assert request(app, "GET", "/grade", cookie=tampered, headers=HTML).status == 303
+
+
+def test_sign_out_ends_the_session_on_the_server(app, db_path):
+    value = _sign_in(app).cookie()[COOKIE_NAME].value
+    r = request(app, "GET", "/signout", cookie=value)
+    assert r.status == 303 and r.location == "/signin?signed_out=1"
+    assert r.cookie()[COOKIE_NAME].value == ""  # told to forget it
+    # the old cookie is dead even if a copy is replayed
+    again = request(app, "GET", "/", cookie=value, headers=HTML)
+    assert again.status == 303 and "expired=1" in again.location
+    with connect(db_path) as db:
+        assert db.conn.execute("SELECT end_reason FROM sessions").fetchone()[0] == "logout"
+    assert "You are signed out" in request(app, "GET", "/signin?signed_out=1").body
+
+
+def test_an_idle_session_is_ended(app, db_path, monkeypatch):
+    value = _sign_in(app).cookie()[COOKIE_NAME].value
+    with connect(db_path) as db:
+        db.conn.execute("UPDATE sessions SET last_seen = last_seen - 3600")
+        db.conn.commit()
+    monkeypatch.setenv("MEDEVAL_IDLE_TIMEOUT", "1800")
+    r = request(app, "GET", "/", cookie=value, headers=HTML)
+    assert r.status == 303 and "expired=1" in r.location
+    assert "Your session ended" in request(app, "GET", r.location, cookie=value).body
+    with connect(db_path) as db:
+        assert db.conn.execute("SELECT end_reason FROM sessions").fetchone()[0] == "idle timeout"
+
+
+def test_cross_site_form_posts_are_refused(app):
+    r = request(app, "POST", "/signin", form={"username": "doc1", "password": PW},
+                headers={"origin": "https://evil.example"})
+    assert r.status == 403 and not r.header("set-cookie")
+    ok = request(app, "POST", "/signin", form={"username": "doc1", "password": PW},
+                 headers={"origin": "http://testserver"})
+    assert ok.status == 303
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("/grade", "/grade"), ("/campaigns?x=1", "/campaigns?x=1"), ("https://evil.example/", "/"),
+    ("//evil.example/", "/"), ("/\\evil.example", "/"), ("", "/"), (None, "/"), ("grade", "/"),
+    ("/signout", "/"), ("/signin?next=/x", "/"),
+])
+def test_next_is_always_a_local_path(given, expected):
+    assert _safe_next(given) == expected
+
+
+def test_repeated_failures_lock_the_username(app, db_path):
+    for _ in range(auth.LOCKOUT_FAILURES):
+        assert _sign_in(app, password="wrong password").status == 401
+    r = _sign_in(app)  # even the right password
+    assert r.status == 401 and "too many failed sign-ins" in r.body.lower() and not r.header("set-cookie")
+    with connect(db_path) as db:
+        assert auth.audit_rows(db)[-1]["action"] == "login.locked"
