@@ -446,6 +446,22 @@ def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str
               str(campaign_id), {"from": row[0], "to": status})
 
 
+def review_item(db: sqlite_utils.Database, item_id: int, *, actor: User | None) -> dict:
+    """An item with its model, answer and flag notes -- researcher data (never shown to annotators)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    row = db.conn.execute(
+        "SELECT ci.campaign_id, k.disease, k.aspect, k.reference, r.raw, m.name FROM campaign_items ci "
+        "JOIN responses r ON r.id = ci.response_id JOIN kb_entries k ON k.id = r.kb_id "
+        "JOIN models m ON m.id = r.model_id WHERE ci.id = ?", (item_id,)).fetchone()
+    if row is None:
+        raise MedevalError(f"no campaign item {item_id}")
+    notes = [n for (n,) in db.conn.execute(
+        "SELECT note FROM grade_annotations WHERE item_id = ? AND flagged = 1 ORDER BY id", (item_id,))]
+    return {"item": item_id, "campaign": row[0], "disease": row[1], "aspect": row[2], "reference": row[3],
+            "response": row[4], "model": row[5], "notes": notes}
+
+
 def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
     """The latest grade of every (item, annotator) of a campaign -- researcher data."""
     if actor is not None:

@@ -284,6 +284,25 @@ def demo_cmd(db_path, embedding_model, keep_files):
                + ", ".join(f"{u} ({r})" for u, _, r in DEMO_ACCOUNTS) + " -- passwords in the README")
 
 
+@main.command("report-agreement")
+@db_option
+@click.option("--campaign", "campaign_id", type=int, required=True, help="campaign id (see `campaign list`)")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="folder to write into")
+@click.option("--pdf/--no-pdf", default=True, show_default=True, help="also print report.pdf with headless Chromium")
+@click.option("--n-boot", type=click.IntRange(0), default=1000, show_default=True, help="bootstrap resamples for CIs")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap")
+@friendly
+def report_agreement_cmd(db_path, campaign_id, out_dir, pdf, n_boot, seed):
+    """Agreement report of a campaign: report.html (offline), report.pdf, summary.json and CSVs."""
+    from .agreement_report import write_report
+    from .dashboard import campaign_agreement
+
+    with connect(db_path) as db:
+        s = campaign_agreement(db, campaign_id, actor=None, n_boot=n_boot, seed=seed)
+    for name, path in write_report(s, out_dir, pdf=pdf).items():
+        click.echo(f"{name}\t{path}")
+
+
 @main.command("agreement")
 @click.argument("ratings", type=click.Path(dir_okay=False))
 @click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio"]), required=True,

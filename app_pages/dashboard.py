@@ -1,0 +1,129 @@
+"""Agreement dashboard (researchers): the panel, each annotator, the widest disagreements, clinicians vs the
+machine; the report as HTML, PDF, JSON and CSV."""
+
+import io
+import json
+import tempfile
+import zipfile
+from pathlib import Path
+
+import streamlit as st
+
+from medeval import agreement_report as rep
+from medeval import campaigns as cp
+from medeval import dashboard as dash
+from medeval.errors import MedevalError
+from webui import page as ui
+
+user = ui.require("researcher", "admin")
+st.title("Agreement")
+
+with ui.db() as d:
+    camps = cp.list_campaigns(d, actor=user)
+if not camps:
+    st.info("No campaigns yet: create one on the New campaign page.")
+    st.stop()
+by_id = {c["id"]: c for c in camps}
+cid = st.selectbox("Campaign", list(by_id), index=len(by_id) - 1, key="dash_campaign",
+                   format_func=lambda i: f"#{i} {by_id[i]['name']} ({by_id[i]['status']})")
+
+try:
+    with ui.db() as d:
+        s = dash.campaign_agreement(d, cid, actor=user)
+except MedevalError as e:
+    st.error(str(e))
+    st.stop()
+
+st.caption(f"{s['n_items_graded']} of {s['n_items']} items graded · {s['n_grades']} grades, {s['n_skips']} skips · "
+           f"{s['n_annotators']} annotators, k = {s['campaign']['k']} per item · 95% CIs by bootstrap over items "
+           f"({s['bootstrap']['n_boot']} resamples, seed {s['bootstrap']['seed']})")
+if not s["n_grades"]:
+    st.info("No grades yet: the statistics appear as soon as annotators start grading.")
+    st.stop()
+
+st.subheader("The panel", anchor=False)
+cols = st.columns(len(s["panel"]))
+for col, p in zip(cols, s["panel"]):
+    e = p["estimate"]
+    col.metric(p["title"], "undefined" if e["value"] is None else f"{e['value']:.3f}",
+               help=f"{p['why']} {p['guide']}")
+    if e["ci95"]:
+        col.caption(f"95% CI {e['ci95'][0]:.3f} to {e['ci95'][1]:.3f}")
+    elif e["undefined_reason"]:
+        col.caption(e["undefined_reason"])
+with st.expander("How to read these"):
+    for p in s["panel"]:
+        st.markdown(f"**{p['title']}.** {p['why']} *{p['guide']}*")
+st.plotly_chart(rep.panel_figure(s), key="fig_panel", config={"displayModeBar": False})
+
+st.subheader("Each annotator", anchor=False)
+st.dataframe([{"annotator": r["annotator"], "graded": r["graded"], "of": r["assigned"],
+               "Spearman vs panel": r["spearman_vs_panel"], "same tier as panel": r["exact_agreement_vs_panel"],
+               "mean difference": r["mean_difference_vs_panel"], "skip rate": r["skip_rate"],
+               "flagged": r["flagged"], "median s / item": r["median_seconds_per_item"]} for r in s["annotators"]],
+             column_config={"same tier as panel": st.column_config.NumberColumn(format="percent"),
+                            "skip rate": st.column_config.NumberColumn(format="percent"),
+                            "Spearman vs panel": st.column_config.NumberColumn(format="%.2f"),
+                            "mean difference": st.column_config.NumberColumn(
+                                format="%.2f", help="+: more lenient than the others; -: more severe"),
+                            "median s / item": st.column_config.NumberColumn(format="%.0f")},
+             hide_index=True, width="stretch")
+c1, c2 = st.columns(2)
+with c1:
+    st.plotly_chart(rep.annotator_figure(s), key="fig_annotators", config={"displayModeBar": False})
+with c2:
+    st.plotly_chart(rep.tier_figure(s), key="fig_tiers", config={"displayModeBar": False})
+st.plotly_chart(rep.drift_figure(s), key="fig_drift", config={"displayModeBar": False})
+
+st.subheader("Widest disagreements", anchor=False)
+if not s["disagreements"]:
+    st.caption("No item has two different tiers.")
+for r in s["disagreements"][:10]:
+    tiers = ", ".join(f"{who}: {cp.tier_label(t)}" for who, t in r["tiers"].items())
+    with st.expander(f"Item {r['item']} · range {r['range']} · {tiers}"):
+        with ui.db() as d:
+            item = cp.review_item(d, r["item"], actor=user)
+        ui.plain("Disease · aspect", f"{item['disease']} · {item['aspect']}", key=f"dis_{r['item']}_d")
+        ui.plain("Reference answer", item["reference"], key=f"dis_{r['item']}_r")
+        ui.plain(f"Answer of {item['model']}", item["response"], key=f"dis_{r['item']}_a")
+        notes = [n for n in item["notes"] if n]
+        if notes:
+            ui.plain("Flag notes", "\n".join(notes), key=f"dis_{r['item']}_n")
+
+if s.get("machine"):
+    st.subheader("Clinicians vs the machine", anchor=False)
+    st.caption("Spearman between the median clinician tier and each metric's raw score and automated tier "
+               "(MedDisKEval Table 2; the paper reports > 0.7 on a random sample of 150). Draw such a sample as a "
+               "random validation campaign.")
+    fig = rep.machine_figure(s)
+    if fig is not None:
+        st.plotly_chart(fig, key="fig_machine", config={"displayModeBar": False})
+    st.dataframe([{k: v for k, v in r.items()} for r in s["machine"]], hide_index=True, width="stretch")
+
+st.subheader("Methods", anchor=False)
+st.text(s["methods"])
+
+st.subheader("Export", anchor=False)
+st.caption("The HTML report works offline (charts included); the PDF is that report printed by Chromium.")
+e1, e2, e3 = st.columns(3)
+e1.download_button("Numbers (JSON)", json.dumps(s, ensure_ascii=False, indent=2),
+                   file_name=f"agreement-campaign-{cid}.json", mime="application/json", key="dl_json",
+                   width="stretch")
+with_pdf = e3.toggle("Include the PDF", value=True, key="zip_pdf")
+if e2.button("Prepare the report", key="make_report", width="stretch", type="primary"):
+    try:
+        with st.spinner("Writing the report…"), tempfile.TemporaryDirectory() as tmp:
+            paths = rep.write_report(s, tmp, pdf=with_pdf)
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+                for p in paths.values():
+                    z.write(p, Path(p).name)
+            st.session_state["report_files"] = (cid, paths["html"].read_bytes(), buf.getvalue())
+    except MedevalError as e:
+        st.error(str(e))
+if (ready := st.session_state.get("report_files")) and ready[0] == cid:
+    d1, d2 = st.columns(2)
+    d1.download_button("Report (HTML)", ready[1], file_name=f"agreement-campaign-{cid}.html", mime="text/html",
+                       key="dl_html", width="stretch")
+    d2.download_button("Everything (zip: HTML, PDF, JSON, CSV)", ready[2], file_name=f"agreement-campaign-{cid}.zip",
+                       mime="application/zip", key="dl_zip", width="stretch")
