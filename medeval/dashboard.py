@@ -37,8 +37,8 @@ EXPLAIN = {
               "Landis & Koch: 0.41-0.60 moderate, 0.61-0.80 substantial, > 0.80 almost perfect."),
     "fleiss": ("Fleiss' kappa", "Chance-corrected agreement of the panel treating tiers as unordered; only "
                "items graded by every annotator count.", "Read with alpha: it ignores how far apart tiers are."),
-    "percent": ("Percent agreement", "Share of annotator pairs giving the same tier to the same item; not "
-                "corrected for chance.", "Orientation only: high values can come from chance alone."),
+    "percent": ("Percent agreement", "Per item, the share of annotator pairs giving the same tier, averaged "
+                "over items; not corrected for chance.", "Orientation only: high values can come from chance alone."),
 }
 
 

@@ -83,9 +83,12 @@ def test_an_ended_session_signs_out_at_the_next_rerun(app_db):
 
 
 @pytest.mark.parametrize("username, reachable, unreachable", [
-    ("doc1", ["app_pages/grade.py"], ["app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/users.py"]),
-    ("res", ["app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/grade.py"], ["app_pages/users.py"]),
-    ("admin", ["app_pages/users.py", "app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/grade.py"], []),
+    ("doc1", ["app_pages/grade.py"], ["app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/users.py",
+                                      "app_pages/dashboard.py"]),
+    ("res", ["app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/new_campaign.py", "app_pages/grade.py"],
+     ["app_pages/users.py"]),
+    ("admin", ["app_pages/users.py", "app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/new_campaign.py",
+               "app_pages/grade.py"], []),
 ])
 def test_navigation_holds_only_the_roles_pages(app_db, username, reachable, unreachable):
     at = _app(app_db["path"], username).run()
@@ -264,3 +267,22 @@ def test_users_page_adds_a_user_and_exports_the_audit_log(app_db):
         actions = [r["action"] for r in auth.audit_rows(db)]
     assert "user.add" in actions and "user.disable" in actions
     assert at.get("download_button")
+
+
+def test_agreement_dashboard_shows_the_panel_and_the_annotators(app_db):
+    at = _app(app_db["path"], "res").run()
+    at.switch_page("app_pages/dashboard.py").run()
+    assert not at.exception
+    assert any("No grades yet" in i.value for i in at.info)
+    with connect(app_db["path"]) as db:
+        for name, tiers in (("doc1", [0, 1, 2, 2, 1, 0, 2, 1]), ("doc2", [0, 1, 2, 1, 1, 0, 2, 2])):
+            u = auth.get_user(db, name)
+            for n, tier in enumerate(tiers):
+                cp.submit_grade(db, u, cp.next_item(db, u, app_db["campaign"]), tier=tier, client_token=f"t{n}")
+    at.run()
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    assert "Krippendorff's alpha, ordinal" in labels and "Percent agreement" in labels
+    assert at.dataframe[0].value["annotator"].tolist() == ["doc1", "doc2"]
+    assert len(at.get("plotly_chart")) >= 4
+    assert any("Krippendorff's alpha at the ordinal level" in t.value for t in at.text)  # the methods paragraph
