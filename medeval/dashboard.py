@@ -11,6 +11,7 @@ agreement and Fleiss' kappa are shown for orientation only.
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -75,26 +76,33 @@ def _first_answer_times(db, campaign_id: int) -> dict[str, list[float]]:
 
 
 def _table(graded: list[Answer]) -> RatingTable:
-    return RatingTable.from_long([(a.item_id, a.annotator, a.tier) for a in graded], categories=TIER_CATEGORIES)
-
-
-def _mean_pairwise_kappa(graded: list[Answer], raters: list[str], n_boot: int, seed: int) -> Estimate:
-    by_rater: dict[str, dict[int, int]] = defaultdict(dict)
+    """Items x annotators matrix of tiers (NaN = no grade), built once for every statistic."""
+    items = sorted({a.item_id for a in graded})
+    raters = sorted({a.annotator for a in graded})
+    row = {i: n for n, i in enumerate(items)}
+    col = {r: n for n, r in enumerate(raters)}
+    m = np.full((len(items), len(raters)), np.nan)
     for a in graded:
-        by_rater[a.annotator][a.item_id] = a.tier
+        m[row[a.item_id], col[a.annotator]] = a.tier
+    return RatingTable(m, items, raters, labels=list(TIER_CATEGORIES))
+
+
+def _mean_pairwise_kappa(t: RatingTable) -> Estimate:
     values, pairs, n_pairable = [], [], 0
-    for r1, r2 in combinations(raters, 2):
-        shared = sorted(set(by_rater[r1]) & set(by_rater[r2]))
-        if len(shared) < 2:
+    for j1, j2 in combinations(range(t.n_raters), 2):
+        both = ~np.isnan(t.values[:, j1]) & ~np.isnan(t.values[:, j2])
+        if both.sum() < 2:
             continue
-        t = RatingTable.from_long([(i, r, by_rater[r][i]) for i in shared for r in (r1, r2)],
-                                  categories=TIER_CATEGORIES)
-        e = cohen_kappa(t, "linear", TIER_CATEGORIES, n_boot=0)
-        pairs.append({"pair": [r1, r2], "n": len(shared), "kappa": e.value, "undefined_reason": e.undefined_reason})
-        n_pairable += len(shared)
+        sub = RatingTable(t.values[both][:, [j1, j2]], [i for i, b in zip(t.items, both) if b],
+                          [t.raters[j1], t.raters[j2]], labels=t.labels)
+        e = cohen_kappa(sub, "linear", TIER_CATEGORIES, n_boot=0)
+        pairs.append({"pair": [t.raters[j1], t.raters[j2]], "n": int(both.sum()), "kappa": e.value,
+                      "undefined_reason": e.undefined_reason})
+        n_pairable += int(both.sum())
         if e.value is not None:
             values.append(e.value)
-    n_items = len({a.item_id for a in graded})
+    raters = t.raters
+    n_items = t.n_items
     if not values:
         reason = ("no two annotators graded the same two items" if not pairs
                   else "undefined for every pair: " + "; ".join(p["undefined_reason"] or "" for p in pairs))
@@ -107,14 +115,13 @@ def _mean_pairwise_kappa(graded: list[Answer], raters: list[str], n_boot: int, s
 
 def panel_statistics(graded: list[Answer], *, n_boot: int = 1000, seed: int = 0) -> list[dict]:
     """The panel statistics for tiers, each with its one-line explanation and reading guide."""
-    raters = sorted({a.annotator for a in graded})
     out = []
     if not graded:
         return out
     t = _table(graded)
     estimates = {
         "alpha": krippendorff_alpha(t, "ordinal", TIER_CATEGORIES, n_boot=n_boot, rng=seed),
-        "kappa": _mean_pairwise_kappa(graded, raters, n_boot, seed),
+        "kappa": _mean_pairwise_kappa(t),
         "fleiss": fleiss_kappa(t, TIER_CATEGORIES),
         "percent": percent_agreement(t),
     }
@@ -124,12 +131,14 @@ def panel_statistics(graded: list[Answer], *, n_boot: int = 1000, seed: int = 0)
     return out
 
 
-def _consensus(graded: list[Answer], exclude: str | None = None) -> dict[int, float]:
-    by_item: dict[int, list[int]] = defaultdict(list)
-    for a in graded:
-        if a.annotator != exclude:
-            by_item[a.item_id].append(a.tier)
-    return {i: float(np.median(v)) for i, v in by_item.items()}
+def _others_median(t: RatingTable, j: int) -> dict:
+    """Per item, the median tier of every annotator but the j-th (items nobody else graded are left out)."""
+    rest = np.delete(t.values, j, axis=1)
+    has = (~np.isnan(rest)).any(axis=1)
+    med = np.full(t.n_items, np.nan)
+    if has.any():
+        med[has] = np.nanmedian(rest[has], axis=1)
+    return {i: float(v) for i, v, h in zip(t.items, med, has) if h}
 
 
 def annotator_panel(db: sqlite_utils.Database, campaign_id: int, all_answers: list[Answer]) -> list[dict]:
@@ -143,10 +152,11 @@ def annotator_panel(db: sqlite_utils.Database, campaign_id: int, all_answers: li
     assigned = dict(db.conn.execute(
         "SELECT u.username, count(*) FROM assignments a JOIN users u ON u.id = a.user_id WHERE a.campaign_id = ? "
         "GROUP BY u.username", (campaign_id,)).fetchall())
+    t = _table(graded) if graded else None
     rows = []
     for name in sorted(assigned):
         mine = [a for a in graded if a.annotator == name]
-        others = _consensus(graded, exclude=name)
+        others = _others_median(t, t.raters.index(name)) if t is not None and name in t.raters else {}
         shared = [(a.tier, others[a.item_id]) for a in mine if a.item_id in others]
         if shared:
             e = correlation([x for x, _ in shared], [y for _, y in shared], "spearman")
@@ -184,7 +194,7 @@ def widest_disagreements(graded: list[Answer], *, limit: int = 20) -> list[dict]
     by_item: dict[int, dict[str, int]] = defaultdict(dict)
     for a in graded:
         by_item[a.item_id][a.annotator] = a.tier
-    rows = [{"item": i, "range": max(t.values()) - min(t.values()), "sd": float(np.std(list(t.values()))),
+    rows = [{"item": i, "range": max(t.values()) - min(t.values()), "sd": float(statistics.pstdev(t.values())),
              "tiers": dict(sorted(t.items()))} for i, t in by_item.items() if len(t) >= 2]
     rows = [r for r in rows if r["range"] > 0]
     rows.sort(key=lambda r: (-r["range"], -r["sd"], r["item"]))

@@ -9,9 +9,9 @@ the paper found stronger than any single metric. Spearman with a Fisher-z CI.
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 
-import numpy as np
 import sqlite_utils
 
 from . import thresholds as th
@@ -28,7 +28,7 @@ def consensus_tiers(db: sqlite_utils.Database, campaign_id: int) -> dict[int, fl
     by_item: dict[int, list[int]] = defaultdict(list)
     for rid, tier in db.conn.execute(q, (campaign_id,)):
         by_item[rid].append(tier)
-    return {rid: float(np.median(t)) for rid, t in by_item.items()}
+    return {rid: float(statistics.median(t)) for rid, t in by_item.items()}
 
 
 def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: int | None = None,
@@ -72,7 +72,7 @@ def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: i
         for group in groups:
             members = [rid for rid in ids if rid in atype and (group == "all" or atype[rid] == group)]
             if metric == "average":
-                pairs = [(consensus[r], np.mean([tiers[(r, m)] for m in REPORT_METRICS])) for r in members
+                pairs = [(consensus[r], sum(tiers[(r, m)] for m in REPORT_METRICS) / len(REPORT_METRICS)) for r in members
                          if all((r, m) in tiers for m in REPORT_METRICS)]
                 targets = {"tier": pairs}
             else:
