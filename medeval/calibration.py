@@ -275,3 +275,57 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None) -> list[d
             if ok and (not targets or (metric, atype) in targets):
                 rows.append({"metric": metric, "aspect_type": atype, "score": score, "tier": tier, "item": str(item)})
     return rows
+
+
+def publish(db, results: list[Calibration], *, name: str, actor=None, base_version: int | None = None,
+            source: dict | None = None) -> int:
+    """Store calibrated cut-offs as a new threshold-set version, make it active and regrade -- atomically.
+
+    Strata that were not calibrated (undefined, or absent) keep the cut-offs of ``base_version``
+    (default: the active set). The provenance records the source (e.g. the campaign, its items and
+    annotators), each stratum's criterion and value, who published and when. If anything fails
+    half-way, the transaction rolls back: the old version stays active and every grade consistent.
+    """
+    from . import thresholds as th
+    from .auth import audit, require_role
+    from .db import transaction
+
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    calibrated = [c for c in results if c.cut_offs is not None]
+    if not calibrated:
+        raise MedevalError("nothing to publish: no (metric, aspect type) could be calibrated")
+    if not name.strip():
+        raise MedevalError("give the new threshold set a name")
+    who = actor.username if actor else "cli"
+    with transaction(db):
+        base = th.load(db, base_version) if base_version is not None else th.active(db)
+        cutoffs = dict(base.cutoffs)
+        for c in calibrated:
+            cutoffs[(c.metric, c.aspect_type)] = (round(c.cut_offs[0], 6), round(c.cut_offs[1], 6))
+        provenance = {"calibrated": True, "method": "exhaustive cut-off search (medeval.calibration)",
+                      "base_version": base.version, "source": source or {},
+                      "strata": [{"metric": c.metric, "aspect_type": c.aspect_type, "criterion": c.criterion,
+                                  "value": c.value, "n": c.n, "value_ci95": c.bootstrap.get("value_ci95"),
+                                  "stable_share": c.bootstrap.get("stable_share")} for c in calibrated],
+                      "kept_from_base": sorted(f"{m}/{t}" for (m, t) in cutoffs
+                                               if (m, t) not in {(c.metric, c.aspect_type) for c in calibrated})}
+        ts = th.ThresholdSet(name=name.strip(), cutoffs=cutoffs, tokenizer=base.tokenizer,
+                             embedding_model=base.embedding_model, provenance=provenance, created_by=who,
+                             created_at=th._now())
+        version = th._insert(db, ts)
+        th._activate(db, version)
+        th.grade_db_in_tx(db, version)
+        audit(db, who, "thresholds.publish", str(version), {"name": name.strip(), "base_version": base.version,
+                                                             "strata": len(calibrated), **(source or {})})
+    return version
+
+
+def campaign_source(db, campaign_id: int) -> dict:
+    """What a publication from a campaign records: the campaign, its graded items and its annotators."""
+    row = db.conn.execute("SELECT name FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    items, annotators = db.conn.execute(
+        "SELECT count(DISTINCT g.item_id), count(DISTINCT g.user_id) FROM grade_annotations g JOIN campaign_items ci "
+        "ON ci.id = g.item_id WHERE ci.campaign_id = ? AND g.skipped = 0", (campaign_id,)).fetchone()
+    return {"campaign": campaign_id, "campaign_name": row[0] if row else None, "items_graded": items,
+            "annotators": annotators}

@@ -295,8 +295,11 @@ def demo_cmd(db_path, embedding_model, keep_files):
 @click.option("--n-boot", type=click.IntRange(0), default=200, show_default=True,
               help="bootstrap resamples for the spread of the criterion and the stability of the cut-offs")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap")
+@click.option("--publish", "publish_name", default=None,
+              help="also store the cut-offs as a new threshold-set version with this name, activate it and regrade "
+                   "(atomic; strata not calibrated keep the active set's cut-offs)")
 @friendly
-def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed):
+def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, publish_name):
     """Cut-offs per (metric, aspect type) that best reproduce the clinicians' tiers.
 
     GRADED has columns metric, aspect_type, score, tier (0/1/2) and optionally item (rows of one
@@ -313,7 +316,15 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed):
             rows = campaign_rows(db, campaign_id)
         if not rows:
             raise MedevalError(f"campaign {campaign_id} has no grades yet")
-    results = [c.to_dict() for c in calibrate_rows(rows, criterion=criterion, n_boot=n_boot, rng=seed)]
+    calibrations = calibrate_rows(rows, criterion=criterion, n_boot=n_boot, rng=seed)
+    results = [c.to_dict() for c in calibrations]
+    if publish_name is not None:
+        from .calibration import campaign_source, publish
+
+        with connect(db_path) as db:
+            source = campaign_source(db, campaign_id) if campaign_id is not None else {"file": str(graded)}
+            version = publish(db, calibrations, name=publish_name, source=source)
+        click.echo(f"published threshold set v{version} ({publish_name}) and made it active", err=True)
     if fmt == "json":
         click.echo(json.dumps(results, indent=2))
         return

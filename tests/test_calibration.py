@@ -14,7 +14,7 @@ from medeval import auth
 from medeval import campaigns as cp
 from medeval.calibration import _candidates, calibrate, calibrate_rows, campaign_rows, consensus, read_graded
 from medeval.db import connect
-from medeval.errors import MedevalError
+from medeval.errors import MedevalError, PermissionDenied
 from medeval.importer import import_files
 from medeval.scoring import score_db
 from medeval.thresholds import tier
@@ -156,3 +156,43 @@ def test_calibrate_from_a_campaign(db_path, small_files):
     assert ("rouge1", "declarative") in results
     empty = _cli("--campaign", "99", "--db", str(db_path))
     assert empty.returncode == 1 and "no campaign 99" in empty.stderr
+
+
+def test_publishing_is_atomic_records_provenance_and_regrades(db_path, small_files, monkeypatch):
+    from medeval import thresholds as th
+    from medeval.calibration import publish
+
+    with connect(db_path) as db:
+        import_files(db, **small_files)
+        score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
+        res = auth.add_user(db, "res", "correct horse battery", "researcher")
+        doc = auth.add_user(db, "doc", "correct horse battery", "annotator")
+        before = th.active(db).version
+        c = calibrate("rouge1", "declarative", [0.1, 0.4, 0.6, 0.9], [0, 1, 1, 2], n_boot=0)
+        undefined = calibrate("bleu1", "declarative", [0.1], [0], n_boot=0)
+        with pytest.raises(PermissionDenied):
+            publish(db, [c], name="x", actor=doc)
+        with pytest.raises(MedevalError, match="nothing to publish"):
+            publish(db, [undefined], name="x", actor=res)
+        # a failure half-way (while regrading) leaves everything as it was
+        grades_before = db.conn.execute("SELECT count(*) FROM grades").fetchone()[0]
+        monkeypatch.setattr(th, "grade_db_in_tx", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("disk full")))
+        with pytest.raises(RuntimeError):
+            publish(db, [c], name="round 1", actor=res)
+        assert th.active(db).version == before and len(th.list_sets(db)) == before
+        assert db.conn.execute("SELECT count(*) FROM grades").fetchone()[0] == grades_before
+        monkeypatch.undo()
+        v = publish(db, [c, undefined], name="round 1", actor=res, source={"campaign": 7})
+        ts = th.active(db)
+        assert ts.version == v and ts.cutoffs[("rouge1", "declarative")] == (0.25, 0.75)
+        assert ts.cutoffs[("bleu1", "declarative")] == th.TABLE12.cutoffs[("bleu1", "declarative")]  # kept
+        p = ts.provenance
+        assert p["calibrated"] and p["base_version"] == before and p["source"] == {"campaign": 7}
+        assert p["strata"][0]["criterion"] == "kappa" and p["strata"][0]["n"] == 4 and ts.created_by == "res"
+        # every score is graded under the new version, with its cut-offs
+        for score, t in db.conn.execute(
+                "SELECT s.score, g.tier FROM grades g JOIN scores s ON s.response_id = g.response_id AND "
+                "s.metric = g.metric JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
+                "WHERE g.version = ? AND g.metric = 'rouge1' AND k.aspect_type = 'declarative'", (v,)):
+            assert t == tier(score, 0.25, 0.75)
+        assert auth.audit_rows(db)[-1]["action"] == "thresholds.publish"
