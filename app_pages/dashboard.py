@@ -104,26 +104,25 @@ st.subheader("Methods", anchor=False)
 st.text(s["methods"])
 
 st.subheader("Export", anchor=False)
-st.caption("The HTML report works offline (charts included); the PDF is that report printed by Chromium.")
+st.caption("The HTML report works offline (charts included); the zip adds the PDF (printed by Chromium), "
+           "the JSON and a CSV per table. Files are made when you click.")
+
+
+def _zip() -> bytes:
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = rep.write_report(s, tmp, pdf=rep.chromium_path() is not None)
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for p in paths.values():
+                z.write(p, Path(p).name)
+        return buf.getvalue()
+
+
 e1, e2, e3 = st.columns(3)
-e1.download_button("Numbers (JSON)", json.dumps(s, ensure_ascii=False, indent=2),
+e1.download_button("Report (HTML)", lambda: rep.render_html(s), file_name=f"agreement-campaign-{cid}.html",
+                   mime="text/html", key="dl_html", width="stretch")
+e2.download_button("Everything (zip: HTML, PDF, JSON, CSV)", _zip, file_name=f"agreement-campaign-{cid}.zip",
+                   mime="application/zip", key="dl_zip", width="stretch")
+e3.download_button("Numbers (JSON)", json.dumps(s, ensure_ascii=False, indent=2),
                    file_name=f"agreement-campaign-{cid}.json", mime="application/json", key="dl_json",
                    width="stretch")
-with_pdf = e3.toggle("Include the PDF", value=True, key="zip_pdf")
-if e2.button("Prepare the report", key="make_report", width="stretch", type="primary"):
-    try:
-        with st.spinner("Writing the report…"), tempfile.TemporaryDirectory() as tmp:
-            paths = rep.write_report(s, tmp, pdf=with_pdf)
-            buf = io.BytesIO()
-            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-                for p in paths.values():
-                    z.write(p, Path(p).name)
-            st.session_state["report_files"] = (cid, paths["html"].read_bytes(), buf.getvalue())
-    except MedevalError as e:
-        st.error(str(e))
-if (ready := st.session_state.get("report_files")) and ready[0] == cid:
-    d1, d2 = st.columns(2)
-    d1.download_button("Report (HTML)", ready[1], file_name=f"agreement-campaign-{cid}.html", mime="text/html",
-                       key="dl_html", width="stretch")
-    d2.download_button("Everything (zip: HTML, PDF, JSON, CSV)", ready[2], file_name=f"agreement-campaign-{cid}.zip",
-                       mime="application/zip", key="dl_zip", width="stretch")

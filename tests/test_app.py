@@ -84,11 +84,12 @@ def test_an_ended_session_signs_out_at_the_next_rerun(app_db):
 
 @pytest.mark.parametrize("username, reachable, unreachable", [
     ("doc1", ["app_pages/grade.py"], ["app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/users.py",
-                                      "app_pages/dashboard.py"]),
-    ("res", ["app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/new_campaign.py", "app_pages/grade.py"],
+                                      "app_pages/dashboard.py", "app_pages/leaderboard.py"]),
+    ("res", ["app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/leaderboard.py", "app_pages/new_campaign.py",
+             "app_pages/grade.py"],
      ["app_pages/users.py"]),
-    ("admin", ["app_pages/users.py", "app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/new_campaign.py",
-               "app_pages/grade.py"], []),
+    ("admin", ["app_pages/users.py", "app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/leaderboard.py",
+               "app_pages/new_campaign.py", "app_pages/grade.py"], []),
 ])
 def test_navigation_holds_only_the_roles_pages(app_db, username, reachable, unreachable):
     at = _app(app_db["path"], username).run()
@@ -286,3 +287,23 @@ def test_agreement_dashboard_shows_the_panel_and_the_annotators(app_db):
     assert at.dataframe[0].value["annotator"].tolist() == ["doc1", "doc2"]
     assert len(at.get("plotly_chart")) >= 4
     assert any("Krippendorff's alpha at the ordinal level" in t.value for t in at.text)  # the methods paragraph
+
+
+def test_leaderboard_page_ranks_models_and_compares_versions(app_db):
+    from medeval import thresholds as th
+
+    with connect(app_db["path"]) as db:
+        th.grade_db(db)
+        th.grade_db(db, th.store(db, th.ThresholdSet(name="strict", cutoffs={k: (0.9, 0.99) for k in
+                                                                                th.TABLE12.cutoffs}),
+                                 created_by="test"))
+    at = _app(app_db["path"], "res").run()
+    at.switch_page("app_pages/leaderboard.py").run()
+    assert not at.exception
+    board = at.dataframe[0].value
+    assert list(board["model"]) == ["ModelA", "ModelB"] and list(board["rank"]) == [1, 2]
+    assert len(at.get("plotly_chart")) == 2  # shares and the per-aspect heat map
+    at.selectbox(key="lb_metric").set_value("rouge1").run()
+    at.selectbox(key="lb_aspect").set_value("Primary Symptoms").run()
+    assert not at.exception and len(at.get("plotly_chart")) == 1
+    assert "rank_change" in at.dataframe[-1].value.columns  # the comparison with the other version

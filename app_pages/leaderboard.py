@@ -1,0 +1,91 @@
+"""Leaderboard (researchers): models by total score under a threshold-set version; per aspect; medical model vs
+backbone; how the ranking moves between two versions; CSV and chart export."""
+
+import csv
+import io
+
+import streamlit as st
+
+from medeval import leaderboard as lb
+from medeval import thresholds as th
+from medeval.errors import MedevalError
+from medeval.report import build_report
+from webui import page as ui
+
+user = ui.require("researcher", "admin")
+st.title("Leaderboard")
+
+with ui.db() as d:
+    sets = th.list_sets(d)
+    active = th.active(d).version
+labels = {s.version: f"v{s.version} {s.name}" + (" (active)" if s.active else "")
+          + ("" if s.provenance.get("calibrated", True) else " — provisional") for s in sets}
+versions = [s.version for s in sets]
+c1, c2, c3 = st.columns([2, 1, 2])
+version = c1.selectbox("Threshold set", versions, index=versions.index(active), format_func=labels.get,
+                       key="lb_version")
+metric = c2.selectbox("Metric", ["averaged", "bleu1", "rouge1", "cosine"], key="lb_metric")
+try:
+    with ui.db() as d:
+        rep = build_report(d, version)
+except MedevalError as e:
+    st.error(str(e))
+    st.stop()
+aspects = sorted({a["aspect"] for a in rep["aspects"]})
+aspect = c3.selectbox("Aspect", [None, *aspects], format_func=lambda a: "All aspects" if a is None else a,
+                      key="lb_aspect")
+if not rep["models"]:
+    st.info("Nothing is graded under this version yet: import and score responses (`medeval import`, `score`).")
+    st.stop()
+if not rep["threshold_set"].get("calibrated", True):
+    st.warning("This threshold set is provisional: its cosine cut-offs were not calibrated for this embedding "
+               "model. Calibrate them from a grading campaign before relying on cosine tiers.")
+
+board = lb.rows(rep, metric=metric, aspect=aspect)
+st.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backbone": r["backbone"],
+               "Completely Wrong": r["completely_wrong"], "Partially Correct": r["partially_correct"],
+               "Basically Correct": r["basically_correct"], "total score": r["total_score"], "level": r["level"]}
+              for r in board],
+             column_config={k: st.column_config.NumberColumn(format="percent")
+                            for k in ("Completely Wrong", "Partially Correct", "Basically Correct")}
+             | {"total score": st.column_config.NumberColumn(format="%.2f")},
+             hide_index=True, width="stretch")
+st.caption("Total score = 0 × CW + 5 × PC + 10 × BC on the shares (averaged over the metrics unless one is chosen); "
+           "levels ≥ 3.5 → 1, ≥ 3.0 → 2, ≥ 2.0 → 3, else 4 (the paper's Table 4).")
+title = f"Tier shares, {metric}" + (f", {aspect}" if aspect else "") + f" (threshold set v{version})"
+shares = lb.shares_figure(board, title)
+st.plotly_chart(shares, key="lb_shares", config={"displayModeBar": False})
+if aspect is None:
+    st.plotly_chart(lb.aspect_heatmap(rep, metric), key="lb_heatmap", config={"displayModeBar": False})
+
+st.subheader("Medical model vs backbone", anchor=False)
+tests = lb.ttests(rep, metric=metric, aspect=aspect)
+if tests:
+    st.caption("Welch's t-test on raw scores, medical minus backbone; * = significant at p < 0.05.")
+    st.dataframe([{"medical": t["medical"], "backbone": t["backbone"], "aspect": t["aspect"], "metric": t["metric"],
+                   "mean medical": t["mean_medical"], "mean backbone": t["mean_backbone"], "t": t["t"], "p": t["p"],
+                   "": t["mark"], "undefined": t["undefined_reason"]} for t in tests],
+                 hide_index=True, width="stretch")
+else:
+    st.caption("No medical model with a backbone among the imported models.")
+
+st.subheader("Compare with another version", anchor=False)
+others = [v for v in versions if v != version]
+if others:
+    other = st.selectbox("Earlier / other version", others, format_func=labels.get, key="lb_other")
+    with ui.db() as d:
+        old = lb.rows(build_report(d, other), metric=metric, aspect=aspect)
+    st.dataframe(lb.diff(old, board), hide_index=True, width="stretch")
+else:
+    st.caption("Only one threshold-set version exists.")
+
+buf = io.StringIO()
+w = csv.DictWriter(buf, fieldnames=list(board[0]))
+w.writeheader()
+w.writerows(board)
+e1, e2 = st.columns(2)
+e1.download_button("Leaderboard (CSV)", buf.getvalue(), file_name=f"leaderboard-v{version}-{metric}.csv",
+                   mime="text/csv", key="lb_csv", width="stretch")
+e2.download_button("Chart (HTML, offline)", lambda: shares.to_html(include_plotlyjs=True, full_html=True),
+                   file_name=f"leaderboard-v{version}-{metric}.html", mime="text/html", key="lb_chart",
+                   width="stretch")
