@@ -42,6 +42,10 @@ if not rep["threshold_set"].get("calibrated", True):
                "model. Calibrate them from a grading campaign before relying on cosine tiers.")
 
 board = lb.rows(rep, metric=metric, aspect=aspect)
+if not board:
+    st.info(f"Nothing is graded under threshold set v{version} for this choice yet: grade the scores under it "
+            f"(`python -m medeval grade --version {version}`) or choose another metric.")
+    st.stop()
 st.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backbone": r["backbone"],
                "Completely Wrong": r["completely_wrong"], "Partially Correct": r["partially_correct"],
                "Basically Correct": r["basically_correct"], "total score": r["total_score"], "level": r["level"]}
