@@ -48,6 +48,7 @@ CAMPAIGNS = st.Page("app_pages/campaigns.py", title="Campaigns", icon=":material
 NEW_CAMPAIGN = st.Page("app_pages/new_campaign.py", title="New campaign", icon=":material/add_task:",
                        url_path="new-campaign")
 AGREEMENT = st.Page("app_pages/dashboard.py", title="Agreement", icon=":material/insights:", url_path="agreement")
+TUNING = st.Page("app_pages/tuning.py", title="Tune cut-offs", icon=":material/tune:", url_path="tuning")
 LEADERBOARD = st.Page("app_pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:",
                       url_path="leaderboard")
 USERS = st.Page("app_pages/users.py", title="Users & audit", icon=":material/manage_accounts:", url_path="users")
@@ -57,9 +58,9 @@ if user is None:
 elif user.role == "annotator":
     pages = [GRADE]
 elif user.role == "researcher":
-    pages = [CAMPAIGNS, AGREEMENT, LEADERBOARD, NEW_CAMPAIGN, GRADE]
+    pages = [CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, NEW_CAMPAIGN, GRADE]
 else:
-    pages = [USERS, CAMPAIGNS, AGREEMENT, LEADERBOARD, NEW_CAMPAIGN, GRADE]
+    pages = [USERS, CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, NEW_CAMPAIGN, GRADE]
 
 nav = st.navigation(pages)
 if user is not None:

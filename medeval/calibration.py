@@ -192,8 +192,8 @@ def calibrate(metric: str, aspect_type: str, scores, tiers, *, criterion: str = 
                        best["also"], boot)
 
 
-def calibrate_rows(rows: list[dict], *, criterion: str = "kappa", n_boot: int = 200, rng=0) -> list[Calibration]:
-    """Calibrate every (metric, aspect type) of long rows ``metric, aspect_type, score, tier[, item]``.
+def graded_examples(rows: list[dict]) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
+    """Per (metric, aspect type): each item's score and consensus tier, from long rows.
 
     Rows sharing an ``item`` (within a metric and type) are one item graded by several annotators:
     their consensus tier is used, and their scores must agree.
@@ -208,12 +208,15 @@ def calibrate_rows(rows: list[dict], *, criterion: str = "kappa", n_boot: int = 
             raise MedevalError(f"item {item!r} has two different {key[0]} scores ({entry['score']} and "
                                f"{r['score']}): one item has one score per metric")
         entry["tiers"].append(int(r["tier"]))
-    out = []
-    for (metric, atype), items in sorted(groups.items()):
-        scores = [e["score"] for e in items.values()]
-        tiers = [consensus(e["tiers"]) for e in items.values()]
-        out.append(calibrate(metric, atype, scores, tiers, criterion=criterion, n_boot=n_boot, rng=rng))
-    return out
+    return {key: (np.array([e["score"] for e in items.values()], dtype=float),
+                  np.array([consensus(e["tiers"]) for e in items.values()], dtype=int))
+            for key, items in sorted(groups.items())}
+
+
+def calibrate_rows(rows: list[dict], *, criterion: str = "kappa", n_boot: int = 200, rng=0) -> list[Calibration]:
+    """Calibrate every (metric, aspect type) of long rows ``metric, aspect_type, score, tier[, item]``."""
+    return [calibrate(metric, atype, scores, tiers, criterion=criterion, n_boot=n_boot, rng=rng)
+            for (metric, atype), (scores, tiers) in graded_examples(rows).items()]
 
 
 def read_graded(path) -> list[dict]:
@@ -277,14 +280,12 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None) -> list[d
     return rows
 
 
-def publish(db, results: list[Calibration], *, name: str, actor=None, base_version: int | None = None,
-            source: dict | None = None) -> int:
-    """Store calibrated cut-offs as a new threshold-set version, make it active and regrade -- atomically.
+def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name: str, actor=None,
+                base_version: int | None = None, provenance: dict | None = None) -> int:
+    """Store ``changes`` over ``base_version`` (default: the active set) as a new version, activate it, regrade.
 
-    Strata that were not calibrated (undefined, or absent) keep the cut-offs of ``base_version``
-    (default: the active set). The provenance records the source (e.g. the campaign, its items and
-    annotators), each stratum's criterion and value, who published and when. If anything fails
-    half-way, the transaction rolls back: the old version stays active and every grade consistent.
+    One transaction: if anything fails half-way, the old version stays active and every grade consistent
+    with it. Audited as ``thresholds.publish``.
     """
     from . import thresholds as th
     from .auth import audit, require_role
@@ -292,33 +293,50 @@ def publish(db, results: list[Calibration], *, name: str, actor=None, base_versi
 
     if actor is not None:
         require_role(actor, "researcher", "admin")
-    calibrated = [c for c in results if c.cut_offs is not None]
-    if not calibrated:
-        raise MedevalError("nothing to publish: no (metric, aspect type) could be calibrated")
-    if not name.strip():
+    if not changes:
+        raise MedevalError("nothing to publish: no cut-offs given")
+    if not (name or "").strip():
         raise MedevalError("give the new threshold set a name")
+    for (m, t), (lo, hi) in changes.items():
+        info = METRICS[get_metric(m).name]
+        if not (info.low <= lo <= hi <= info.high):
+            raise MedevalError(f"cut-offs for {m} / {t} must satisfy {info.low} <= low <= high <= {info.high}; "
+                               f"got {lo}, {hi}")
     who = actor.username if actor else "cli"
     with transaction(db):
         base = th.load(db, base_version) if base_version is not None else th.active(db)
         cutoffs = dict(base.cutoffs)
-        for c in calibrated:
-            cutoffs[(c.metric, c.aspect_type)] = (round(c.cut_offs[0], 6), round(c.cut_offs[1], 6))
-        provenance = {"calibrated": True, "method": "exhaustive cut-off search (medeval.calibration)",
-                      "base_version": base.version, "source": source or {},
-                      "strata": [{"metric": c.metric, "aspect_type": c.aspect_type, "criterion": c.criterion,
-                                  "value": c.value, "n": c.n, "value_ci95": c.bootstrap.get("value_ci95"),
-                                  "stable_share": c.bootstrap.get("stable_share")} for c in calibrated],
-                      "kept_from_base": sorted(f"{m}/{t}" for (m, t) in cutoffs
-                                               if (m, t) not in {(c.metric, c.aspect_type) for c in calibrated})}
+        cutoffs.update({k: (round(float(v[0]), 6), round(float(v[1]), 6)) for k, v in changes.items()})
+        prov = {"calibrated": True, "base_version": base.version, **(provenance or {}),
+                "kept_from_base": sorted(f"{m}/{t}" for (m, t) in cutoffs if (m, t) not in changes)}
         ts = th.ThresholdSet(name=name.strip(), cutoffs=cutoffs, tokenizer=base.tokenizer,
-                             embedding_model=base.embedding_model, provenance=provenance, created_by=who,
+                             embedding_model=base.embedding_model, provenance=prov, created_by=who,
                              created_at=th._now())
         version = th._insert(db, ts)
         th._activate(db, version)
         th.grade_db_in_tx(db, version)
-        audit(db, who, "thresholds.publish", str(version), {"name": name.strip(), "base_version": base.version,
-                                                             "strata": len(calibrated), **(source or {})})
+        audit(db, who, "thresholds.publish", str(version),
+              {"name": name.strip(), "base_version": base.version, "strata": len(changes),
+               **(provenance or {}).get("source", {})})
     return version
+
+
+def publish(db, results: list[Calibration], *, name: str, actor=None, base_version: int | None = None,
+            source: dict | None = None) -> int:
+    """Publish calibrated cut-offs (see :func:`publish_set`); strata not calibrated keep the base set's.
+
+    The provenance records the source (e.g. the campaign, its items and annotators) and each stratum's
+    criterion, value, n and bootstrap spread.
+    """
+    calibrated = [c for c in results if c.cut_offs is not None]
+    if not calibrated:
+        raise MedevalError("nothing to publish: no (metric, aspect type) could be calibrated")
+    provenance = {"method": "exhaustive cut-off search (medeval.calibration)", "source": source or {},
+                  "strata": [{"metric": c.metric, "aspect_type": c.aspect_type, "criterion": c.criterion,
+                              "value": c.value, "n": c.n, "value_ci95": c.bootstrap.get("value_ci95"),
+                              "stable_share": c.bootstrap.get("stable_share")} for c in calibrated]}
+    return publish_set(db, {(c.metric, c.aspect_type): c.cut_offs for c in calibrated}, name=name, actor=actor,
+                       base_version=base_version, provenance=provenance)
 
 
 def campaign_source(db, campaign_id: int) -> dict:

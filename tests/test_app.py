@@ -84,11 +84,14 @@ def test_an_ended_session_signs_out_at_the_next_rerun(app_db):
 
 @pytest.mark.parametrize("username, reachable, unreachable", [
     ("doc1", ["app_pages/grade.py"], ["app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/users.py",
-                                      "app_pages/dashboard.py", "app_pages/leaderboard.py"]),
-    ("res", ["app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/leaderboard.py", "app_pages/new_campaign.py",
+                                      "app_pages/dashboard.py", "app_pages/leaderboard.py",
+                                      "app_pages/tuning.py"]),
+    ("res", ["app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/tuning.py", "app_pages/leaderboard.py",
+             "app_pages/new_campaign.py",
              "app_pages/grade.py"],
      ["app_pages/users.py"]),
-    ("admin", ["app_pages/users.py", "app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/leaderboard.py",
+    ("admin", ["app_pages/users.py", "app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/tuning.py",
+               "app_pages/leaderboard.py",
                "app_pages/new_campaign.py", "app_pages/grade.py"], []),
 ])
 def test_navigation_holds_only_the_roles_pages(app_db, username, reachable, unreachable):
@@ -307,3 +310,40 @@ def test_leaderboard_page_ranks_models_and_compares_versions(app_db):
     at.selectbox(key="lb_aspect").set_value("Primary Symptoms").run()
     assert not at.exception and len(at.get("plotly_chart")) == 1
     assert "rank_change" in at.dataframe[-1].value.columns  # the comparison with the other version
+
+
+def test_tuning_page_moves_a_private_draft_and_publishes_it(app_db):
+    from medeval import thresholds as th
+    from medeval import tuning
+
+    with connect(app_db["path"]) as db:
+        auth.add_user(db, "res2", PW, "researcher")
+        th.grade_db(db)
+        for name, tiers in (("doc1", [0, 1, 2, 2, 1, 0, 2, 1]), ("doc2", [0, 1, 2, 1, 1, 0, 2, 2])):
+            u = auth.get_user(db, name)
+            for n, tier in enumerate(tiers):
+                cp.submit_grade(db, u, cp.next_item(db, u, app_db["campaign"]), tier=tier, client_token=f"t{n}")
+    at = _app(app_db["path"], "res").run()
+    at.switch_page("app_pages/tuning.py").run()
+    assert not at.exception
+    at.selectbox(key="tune_metric").set_value("rouge1").run()
+    at.selectbox(key="tune_type").set_value("declarative").run()
+    assert not at.exception
+    at.slider(key="cut_rouge1_declarative").set_value((0.2, 0.6)).run()
+    assert not at.exception
+    with connect(app_db["path"]) as db:
+        res, res2 = auth.get_user(db, "res"), auth.get_user(db, "res2")
+        assert tuning.draft(db, res)[("rouge1", "declarative")] == (0.2, 0.6)
+        assert tuning.draft(db, res2)[("rouge1", "declarative")] == (0.05, 0.55)  # another researcher: untouched
+        assert th.active(db).version == 1  # nothing changed for anyone yet
+    labels = [m.label for m in at.metric]
+    assert "Weighted kappa vs experts" in labels and any(lbl.startswith("All scored:") for lbl in labels)
+    at.text_input(key="publish_name").input("tuned").run()
+    at.button(key="publish").click().run()
+    assert not at.exception
+    with connect(app_db["path"]) as db:
+        active = th.active(db)
+        assert active.name == "tuned" and active.cutoffs[("rouge1", "declarative")] == (0.2, 0.6)
+        assert active.provenance["source"]["campaign"] == app_db["campaign"] and active.created_by == "res"
+        assert tuning.draft(db, res)[("rouge1", "declarative")] == (0.2, 0.6)  # now equal to the active set
+        assert not db.conn.execute("SELECT 1 FROM threshold_drafts WHERE user_id = ?", (res.id,)).fetchone()

@@ -1,0 +1,173 @@
+"""Tune tier cut-offs live against the clinicians' grades, then publish them to the engine.
+
+Per metric and aspect type: the graded examples by score and expert tier, a two-handled
+slider for the cut-offs and, on every move, the confusion matrix, weighted kappa,
+accuracy and Spearman against the experts, the tier shares of all scored responses and
+the leaderboard those cut-offs would give. The draft is this researcher's own until it
+is published as a new threshold-set version.
+"""
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from medeval import calibration as cal
+from medeval import campaigns as cp
+from medeval import settings
+from medeval import thresholds as th
+from medeval import tuning
+from medeval.errors import MedevalError
+from medeval.metrics import METRICS
+from webui import page as ui
+
+user = ui.require("researcher", "admin")
+st.title("Tune cut-offs")
+
+
+@st.cache_resource(show_spinner="Loading every score once…", max_entries=2)
+def score_index(path: str, version: int, signature: tuple) -> tuning.ScoreIndex:
+    """Read-only sorted score arrays, shared by every session (rebuilt when the scores or the set change)."""
+    with ui.db() as d:
+        return tuning.ScoreIndex.load(d, version)
+
+
+with ui.db() as d:
+    act = th.active(d)
+    signature = tuning.signature(d)
+    camps = [c for c in cp.list_campaigns(d, actor=user)]
+    my_draft = tuning.draft(d, user)
+index = score_index(settings.db_path(), act.version, tuple(signature))
+
+c1, c2, c3 = st.columns([2, 1, 1])
+by_id = {c["id"]: c for c in camps}
+cid = c1.selectbox("Clinicians' grades from", [None, *by_id], index=len(by_id),
+                   format_func=lambda i: "no campaign" if i is None else f"#{i} {by_id[i]['name']}", key="tune_campaign")
+metric = c2.selectbox("Metric", ["bleu1", "rouge1", "cosine"], key="tune_metric")
+atype = c3.selectbox("Aspect type", ["enumerated", "declarative"], key="tune_type")
+key = (metric, atype)
+info = METRICS[metric]
+
+scores = tiers = np.array([])
+if cid is not None:
+    with ui.db() as d:
+        examples = cal.graded_examples(cal.campaign_rows(d, cid))
+    scores, tiers = examples.get(key, (np.array([]), np.array([], dtype=int)))
+optimum = cal.calibrate(metric, atype, scores, tiers, n_boot=0) if len(scores) else None
+
+slider_key = f"cut_{metric}_{atype}"
+if slider_key not in st.session_state:
+    st.session_state[slider_key] = tuple(float(x) for x in my_draft[key])
+
+
+def _save() -> None:
+    lo, hi = st.session_state[slider_key]
+    with ui.db() as d:
+        tuning.save_draft(d, user, metric, atype, lo, hi)
+
+
+def _use(cut) -> None:
+    st.session_state[slider_key] = (float(cut[0]), float(cut[1]))
+    _save()
+
+
+def _discard() -> None:
+    with ui.db() as d:
+        tuning.discard_draft(d, user)
+    for k in [k for k in st.session_state if str(k).startswith("cut_")]:
+        del st.session_state[k]
+
+
+@st.fragment
+def tuner() -> None:
+    lo, hi = st.slider("Cut-offs: Completely Wrong below the first, Basically Correct from the second",
+                       float(info.low), float(info.high), step=0.005, key=slider_key, on_change=_save,
+                       format="%.3f")
+    draft = {**my_draft, key: (lo, hi)}
+    counts = index.counts(metric, atype, lo, hi)
+    total = int(counts.sum())
+    m1, m2, m3, m4 = st.columns(4)
+    if len(scores):
+        ag = tuning.against_experts(scores, tiers, lo, hi)
+        m1.metric("Weighted kappa vs experts", "—" if ag.kappa is None else f"{ag.kappa:.3f}",
+                  help="Quadratic-weighted Cohen's kappa between these cut-offs' tiers and the clinicians' "
+                       "consensus tiers on the graded examples.")
+        m2.metric("Accuracy", "—" if ag.accuracy is None else f"{ag.accuracy:.1%}")
+        m3.metric("Spearman", "—" if ag.spearman is None else f"{ag.spearman:.3f}")
+        m4.metric("Graded examples", ag.n)
+    else:
+        m1.caption("No clinicians' grades for this metric and type: choose a campaign that has them.")
+    share = (counts / total) if total else np.zeros(3)
+    s1, s2, s3 = st.columns(3)
+    for col, name, n, p in zip((s1, s2, s3), th.TIERS.values(), counts, share):
+        col.metric(f"All scored: {name}", f"{p:.1%}", help=f"{int(n):,} of {total:,} scored responses "
+                   f"({metric}, {atype})")
+
+    fig = go.Figure()
+    if len(scores):
+        jitter = np.random.default_rng(0).uniform(-0.12, 0.12, len(scores))
+        fig.add_trace(go.Scatter(x=scores, y=tiers + jitter, mode="markers", marker=dict(size=7, opacity=0.6),
+                                 name="graded examples", hovertemplate="score %{x:.3f}<extra></extra>"))
+    for x, label in ((lo, "low"), (hi, "high")):
+        fig.add_vline(x=x, line_color="#d33a2c", annotation_text=f"{label} {x:.3f}")
+    fig.update_layout(height=300, template="plotly_white", margin=dict(l=40, r=20, t=30, b=40),
+                      xaxis=dict(range=[info.low, info.high], title=f"{metric} score"),
+                      yaxis=dict(tickvals=[0, 1, 2], ticktext=list(th.TIERS.values()), range=[-0.5, 2.5]))
+    st.plotly_chart(fig, key="tune_scatter", config={"displayModeBar": False})
+
+    left, right = st.columns(2)
+    with left:
+        if len(scores):
+            st.caption("Confusion: rows = experts, columns = these cut-offs")
+            st.dataframe({"experts": list(th.TIERS.values()),
+                          **{name: [ag.confusion[e][a] for e in range(3)] for a, name in enumerate(th.TIERS.values())}},
+                         hide_index=True, key="tune_confusion")
+        options = [("Table 12", th.TABLE12.cutoffs.get(key)), (f"active v{act.version}", act.cutoffs.get(key)),
+                   ("suggested optimum", optimum.cut_offs if optimum else None), ("your draft", (lo, hi))]
+        st.caption("Side by side")
+        st.dataframe([{"cut-offs": name, "low": c[0] if c else None, "high": c[1] if c else None,
+                       "kappa vs experts": (tuning.against_experts(scores, tiers, *c).kappa if c and len(scores)
+                                            else None)} for name, c in options],
+                     hide_index=True, key="tune_compare")
+        if optimum and optimum.cut_offs:
+            st.button("Use the suggested optimum", on_click=_use, args=(optimum.cut_offs,), key="use_optimum")
+    with right:
+        st.caption("Leaderboard under your draft (rank change vs the active set)")
+        now = tuning.leaderboard(index, draft)
+        before = {r["model"]: r["rank"] for r in tuning.leaderboard(index, act.cutoffs)}
+        st.dataframe([{"rank": r["rank"], "model": r["model"], "total": r["averaged"]["total_score"],
+                       "level": r["averaged"]["level"], "move": before.get(r["model"], r["rank"]) - r["rank"]}
+                      for r in now], hide_index=True, key="tune_board",
+                     column_config={"total": st.column_config.NumberColumn(format="%.2f")})
+
+
+tuner()
+
+st.subheader("Publish", anchor=False)
+with ui.db() as d:
+    mine = tuning.draft(d, user)
+changes = {k: v for k, v in mine.items() if act.cutoffs.get(k) != v}
+if not changes:
+    st.caption(f"Your draft equals the active set v{act.version}: move a slider to change it.")
+else:
+    st.dataframe([{"metric": m, "aspect type": t, "active": str(act.cutoffs.get((m, t))), "your draft": str(v)}
+                  for (m, t), v in sorted(changes.items())], hide_index=True, key="tune_changes")
+    name = st.text_input("Name of the new threshold set", key="publish_name",
+                         placeholder="e.g. Calibrated on round 1")
+    p1, p2 = st.columns(2)
+    if p1.button("Publish and activate", type="primary", key="publish", disabled=not name.strip()):
+        source = {}
+        if cid is not None:
+            with ui.db() as d:
+                source = cal.campaign_source(d, cid)
+        try:
+            with ui.db() as d:
+                v = cal.publish_set(d, changes, name=name, actor=user,
+                                    provenance={"method": "tuned by hand on the tuning page", "source": source})
+                tuning.discard_draft(d, user)
+        except MedevalError as e:
+            st.error(str(e))
+        else:
+            st.success(f"Published v{v} and made it active; every score was regraded under it.")
+            for k in [k for k in st.session_state if str(k).startswith("cut_")]:
+                del st.session_state[k]
+    p2.button("Discard my draft", on_click=_discard, key="discard_draft")

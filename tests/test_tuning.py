@@ -1,0 +1,96 @@
+"""Live tuning: the score index and leaderboard agree with grading in SQL and build_report; drafts are private."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score, cohen_kappa_score
+
+from medeval import auth
+from medeval import thresholds as th
+from medeval import tuning
+from medeval.db import connect
+from medeval.demo import build_demo
+from medeval.errors import MedevalError, PermissionDenied
+from medeval.report import build_report
+
+PW = "correct horse battery"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tuning") / "demo.db"
+    with connect(path) as db:
+        build_demo(db, path.parent / "files", accounts=False)
+    return path
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_leaderboard_equals_grading_in_sql_and_the_report(demo, tmp_path, seed):
+    import shutil
+
+    path = tmp_path / "copy.db"
+    shutil.copy(demo, path)
+    rng = np.random.default_rng(seed)
+    with connect(path) as db:
+        base = th.active(db)
+        cut = {}
+        for (m, t), _ in base.cutoffs.items():
+            if m == "exact_match":
+                cut[(m, t)] = (1.0, 1.0)
+                continue
+            lo, hi = sorted(rng.uniform(-1 if m == "cosine" else 0, 1, 2).round(3))
+            cut[(m, t)] = (float(lo), float(hi))
+        index = tuning.ScoreIndex.load(db)
+        live = {r["model"]: r for r in tuning.leaderboard(index, cut)}
+        v = th.store(db, th.ThresholdSet(name="random", cutoffs=cut, tokenizer=base.tokenizer,
+                                         embedding_model=base.embedding_model), created_by="test", activate=True)
+        th.grade_db(db, v)
+        rep = build_report(db, v)
+        for m in rep["models"]:
+            assert live[m["model"]]["averaged"]["total_score"] == pytest.approx(m["averaged"]["total_score"], abs=1e-12)
+            for metric, value in m["per_metric"].items():
+                if value:
+                    assert live[m["model"]]["per_metric"][metric]["basically_correct"] == pytest.approx(
+                        value["basically_correct"], abs=1e-12)
+        # tier counts by binary search equal counting the stored grades
+        for (metric, atype), (lo, hi) in cut.items():
+            if metric == "exact_match":
+                continue
+            sql = dict(db.conn.execute(
+                "SELECT g.tier, count(*) FROM grades g JOIN responses r ON r.id = g.response_id JOIN kb_entries k "
+                "ON k.id = r.kb_id WHERE g.version = ? AND g.metric = ? AND k.aspect_type = ? GROUP BY g.tier",
+                (v, metric, atype)).fetchall())
+            assert index.counts(metric, atype, lo, hi).tolist() == [sql.get(t, 0) for t in range(3)]
+
+
+def test_regrade_follows_the_tier_rule_at_the_boundaries():
+    scores = np.array([0.0, 0.0499, 0.05, 0.2499, 0.25, 1.0])
+    assert tuning.regrade(scores, 0.05, 0.25).tolist() == [th.tier(s, 0.05, 0.25) for s in scores] == [0, 0, 1, 1, 2, 2]
+
+
+def test_against_experts_matches_scikit_learn():
+    rng = np.random.default_rng(4)
+    scores = rng.uniform(0, 1, 60).round(2)
+    experts = np.clip((scores * 3).astype(int) + rng.choice([-1, 0, 1], 60), 0, 2)
+    a = tuning.against_experts(scores, experts, 0.3, 0.7)
+    auto = [th.tier(s, 0.3, 0.7) for s in scores]
+    assert a.kappa == pytest.approx(cohen_kappa_score(experts, auto, weights="quadratic"), abs=1e-12)
+    assert a.accuracy == pytest.approx(accuracy_score(experts, auto))
+    assert sum(map(sum, a.confusion)) == 60
+    assert tuning.against_experts([], [], 0.3, 0.7).kappa is None
+
+
+def test_drafts_are_private_validated_and_discarded(db):
+    res = auth.add_user(db, "res", PW, "researcher")
+    res2 = auth.add_user(db, "res2", PW, "researcher")
+    doc = auth.add_user(db, "doc", PW, "annotator")
+    tuning.save_draft(db, res, "bleu1", "enumerated", 0.1, 0.3)
+    assert tuning.draft(db, res)[("bleu1", "enumerated")] == (0.1, 0.3)
+    assert tuning.draft(db, res2) == th.active(db).cutoffs
+    with pytest.raises(MedevalError, match="must not exceed"):
+        tuning.save_draft(db, res, "bleu1", "enumerated", 0.5, 0.3)
+    with pytest.raises(MedevalError, match="no cut-offs for bleu1 / numeric"):
+        tuning.save_draft(db, res, "bleu1", "numeric", 0.1, 0.3)
+    with pytest.raises(PermissionDenied):
+        tuning.save_draft(db, doc, "bleu1", "enumerated", 0.1, 0.3)
+    tuning.discard_draft(db, res)
+    assert tuning.draft(db, res) == th.active(db).cutoffs
