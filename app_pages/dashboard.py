@@ -12,6 +12,7 @@ import streamlit as st
 from medeval import agreement_report as rep
 from medeval import campaigns as cp
 from medeval import dashboard as dash
+from medeval import thresholds as th
 from medeval.errors import MedevalError
 from webui import page as ui
 
@@ -92,7 +93,10 @@ for r in s["disagreements"][:10]:
 
 if s.get("machine"):
     st.subheader("Clinicians vs the machine", anchor=False)
-    st.caption("Spearman between the median clinician tier and each metric's raw score and automated tier "
+    with ui.db() as d:
+        _ts = th.active(d)
+    st.caption(f"Automated tiers under the active threshold set v{_ts.version} ({_ts.name}). "
+               "Spearman between the median clinician tier and each metric's raw score and automated tier "
                "(MedDisKEval Table 2; the paper reports > 0.7 on a random sample of 150). Draw such a sample as a "
                "random validation campaign.")
     fig = rep.machine_figure(s)

@@ -37,6 +37,18 @@ aspect = c3.selectbox("Aspect", [None, *aspects], format_func=lambda a: "All asp
 if not rep["models"]:
     st.info("Nothing is graded under this version yet: import and score responses (`medeval import`, `score`).")
     st.stop()
+if version != active:
+    def _activate() -> None:
+        try:
+            with ui.db() as d:
+                th.activate(d, version, actor=user)
+        except MedevalError as e:
+            st.session_state["lb_error"] = str(e)
+
+    st.info(f"You are looking at v{version}; the engine uses v{active}.")
+    st.button(f"Make v{version} the active set (regrades every score)", key="lb_activate", on_click=_activate)
+if err := st.session_state.pop("lb_error", None):
+    st.error(err)
 if not rep["threshold_set"].get("calibrated", True):
     st.warning("This threshold set is provisional: its cosine cut-offs were not calibrated for this embedding "
                "model. Calibrate them from a grading campaign before relying on cosine tiers.")

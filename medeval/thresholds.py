@@ -224,11 +224,22 @@ def _activate(db: sqlite_utils.Database, version: int) -> None:
     db.conn.execute("UPDATE threshold_sets SET active = 1 WHERE version = ?", (version,))
 
 
-def activate(db: sqlite_utils.Database, version: int, *, regrade: bool = True) -> int:
-    """Make ``version`` the active set and grade every score under it, atomically. Returns grades added."""
+def activate(db: sqlite_utils.Database, version: int, *, regrade: bool = True, actor=None) -> int:
+    """Make ``version`` the active set and grade every score under it, atomically. Returns grades added.
+
+    ``actor``: the signed-in user (researchers and admins only); ``None`` is the command line. Audited.
+    """
+    from .auth import audit, require_role
+
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
     with transaction(db):
+        before = db.conn.execute("SELECT version FROM threshold_sets WHERE active = 1").fetchone()
         _activate(db, version)
-        return grade_db_in_tx(db, version) if regrade else 0
+        n = grade_db_in_tx(db, version) if regrade else 0
+        audit(db, actor.username if actor else "cli", "thresholds.activate", str(version),
+              {"from": before[0] if before else None})
+        return n
 
 
 def adopt(db: sqlite_utils.Database, version: int, embedding_model: str, *, created_by: str,

@@ -347,3 +347,21 @@ def test_tuning_page_moves_a_private_draft_and_publishes_it(app_db):
         assert active.provenance["source"]["campaign"] == app_db["campaign"] and active.created_by == "res"
         assert tuning.draft(db, res)[("rouge1", "declarative")] == (0.2, 0.6)  # now equal to the active set
         assert not db.conn.execute("SELECT 1 FROM threshold_drafts WHERE user_id = ?", (res.id,)).fetchone()
+
+
+def test_leaderboard_can_reactivate_an_earlier_version(app_db):
+    from medeval import thresholds as th
+
+    with connect(app_db["path"]) as db:
+        th.grade_db(db)
+        v2 = th.store(db, th.ThresholdSet(name="v2", cutoffs=dict(th.TABLE12.cutoffs)), created_by="t", activate=True)
+    at = _app(app_db["path"], "res").run()
+    at.switch_page("app_pages/leaderboard.py").run()
+    at.selectbox(key="lb_version").set_value(1).run()
+    at.button(key="lb_activate").click().run()
+    assert not at.exception
+    with connect(app_db["path"]) as db:
+        assert th.active(db).version == 1
+        last = auth.audit_rows(db)[-1]
+    assert (last["actor"], last["action"], last["target"]) == ("res", "thresholds.activate", "1")
+    assert v2 == 2
