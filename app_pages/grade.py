@@ -137,7 +137,7 @@ else:
 
 ui.plain("Disease", item.disease, key="item_disease")
 st.caption("Aspect")
-st.markdown(f"**{item.aspect}** · {item.aspect_zh}")
+st.text(f"{item.aspect} · {item.aspect_zh}")
 if item.definition:
     st.caption(item.definition)
 ui.plain("Reference answer", item.reference, key="item_reference")

@@ -365,3 +365,13 @@ def test_leaderboard_can_reactivate_an_earlier_version(app_db):
         last = auth.audit_rows(db)[-1]
     assert (last["actor"], last["action"], last["target"]) == ("res", "thresholds.activate", "1")
     assert v2 == 2
+
+
+def test_no_page_renders_raw_html_from_data():
+    """Untrusted text (answers, rationales, names) must never reach an HTML or unsafe Markdown renderer."""
+    sources = {p.name: p.read_text() for p in [ROOT / "app.py", *(ROOT / "app_pages").glob("*.py")]}
+    assert all("unsafe_allow_html" not in src for src in sources.values())
+    # st.html is used only for our two static links, in webui/page.py
+    assert all("st.html" not in src for src in sources.values())
+    page_helpers = (ROOT / "webui" / "page.py").read_text()
+    assert page_helpers.count("st.html(") == 1 and "def _link(href: str, text: str, testid: str)" in page_helpers
