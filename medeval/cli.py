@@ -626,5 +626,8 @@ def campaign_machine_agreement(db_path, campaign_id, version):
         click.echo(json.dumps(machine_agreement(db, campaign_id, version=version, actor=None), indent=2))
 
 
+from .cli_judge import register as _register_judge
+_register_judge(main)
+
 if __name__ == "__main__":  # pragma: no cover
     main()
