@@ -626,8 +626,12 @@ def campaign_machine_agreement(db_path, campaign_id, version):
         click.echo(json.dumps(machine_agreement(db, campaign_id, version=version, actor=None), indent=2))
 
 
-from .cli_judge import register as _register_judge
+# commands of the other task types live in their own modules
+from .cli_judge import register as _register_judge  # noqa: E402
+from .cli_tasks import register as _register_tasks  # noqa: E402
+
 _register_judge(main)
+_register_tasks(main)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
