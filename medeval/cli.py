@@ -403,7 +403,7 @@ def _read_password(confirm: bool = True) -> str:
 
 @main.group("users")
 def users_grp():
-    """Manage accounts: add, list, set-role, reset-password, disable (passwords from stdin)."""
+    """Manage accounts: add, list, set-role, reset-password, disable, enable (passwords from stdin)."""
 
 
 @users_grp.command("add")
@@ -514,7 +514,7 @@ def audit_cmd(db_path, fmt, out):
 
 @main.group("campaign")
 def campaign_grp():
-    """Create bucket-grading campaigns for clinicians and follow their progress."""
+    """Grading campaigns for clinicians: create (bucket or random), list, progress, close, reopen."""
 
 
 @campaign_grp.command("create")

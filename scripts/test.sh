@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+bash scripts/install-browser.sh
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
