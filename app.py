@@ -62,6 +62,16 @@ elif user.role == "researcher":
 else:
     pages = [USERS, CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, NEW_CAMPAIGN, GRADE]
 
+if user is not None:
+    # A hidden home page at "/" forwards to the role's first page, so every real page keeps its own URL
+    # (Streamlit serves the default page only at "/": a bookmark of /campaigns would say "page not found").
+    first = pages[0]
+
+    def home() -> None:
+        st.switch_page(first)
+
+    pages = [st.Page(home, title="Home", url_path="home", default=True, visibility="hidden"), *pages]
+
 nav = st.navigation(pages)
 if user is not None:
     with st.sidebar:

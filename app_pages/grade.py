@@ -63,7 +63,8 @@ def _answer(item_id: int, prior: int | None, *, tier: int | None = None, skipped
         st.session_state["grade_error"] = f"Not saved: {e}. Press the key again; nothing else was changed."
         return
     verb = "Changed" if changed else "Saved"
-    st.session_state["saved"] = f"{verb}: {what} → {cp.tier_label(tier, skipped)}" + (" · flagged" if flagged else "")
+    st.session_state["saved"] = (f"{verb}: {ui.md_escape(what)} → {cp.tier_label(tier, skipped)}"
+                                 + (" · flagged" if flagged else ""))  # imported names: shown literally
     st.session_state["saved_at"] = time.time()
     st.session_state["flagging"] = False
 
@@ -85,7 +86,7 @@ with ui.db() as d:
 if st.session_state.get(revisit_key) and s.item is None:
     st.session_state[revisit_key] = False
 
-st.subheader(s.campaign_name, anchor=False)
+st.subheader(ui.md_escape(s.campaign_name), anchor=False)
 if error := st.session_state.get("grade_error"):
     st.error(error, icon=":material/error:")
 elif saved := st.session_state.get("saved"):

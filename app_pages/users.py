@@ -18,9 +18,9 @@ def _run(fn, *args, done: str, **kwargs) -> None:
         with ui.db() as d:
             fn(d, *args, actor=user, **kwargs)
     except MedevalError as e:
-        st.session_state["users_msg"] = ("error", str(e))
+        st.session_state["users_msg"] = ("error", ui.md_escape(str(e)))
     else:
-        st.session_state["users_msg"] = ("ok", done)
+        st.session_state["users_msg"] = ("ok", ui.md_escape(done))
 
 
 if msg := st.session_state.pop("users_msg", None):

@@ -375,3 +375,17 @@ def test_no_page_renders_raw_html_from_data():
     assert all("st.html" not in src for src in sources.values())
     page_helpers = (ROOT / "webui" / "page.py").read_text()
     assert page_helpers.count("st.html(") == 1 and "def _link(href: str, text: str, testid: str)" in page_helpers
+
+
+def test_imported_names_are_shown_literally_in_messages(app_db):
+    """A disease name with Markdown (a tracking image, a link) must not render as Markdown in the saved message."""
+    from webui.page import md_escape
+
+    hostile = "**Bold** [lnk](https://example.invalid/x) ![img](https://example.invalid/t.png)"
+    with connect(app_db["path"]) as db:
+        db.conn.execute("UPDATE kb_entries SET disease = ?", (hostile,))
+        db.conn.commit()
+    at = _grade_page(app_db)
+    at.button(key=f"grade_{_shown_item(at)}_1").click().run()
+    saved = next(s.value for s in at.success if "Saved" in s.value)
+    assert md_escape(hostile) in saved and "![img](" not in saved and "**Bold**" not in saved

@@ -6,6 +6,7 @@ an idle timeout, a disabled account or a changed role takes effect at the next c
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -76,6 +77,14 @@ def signin_link(next_path: str = "/") -> None:
 
 def signout_link() -> None:
     _link(SIGNOUT_PATH, "Sign out", "medeval-signout")
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def md_escape(text: str) -> str:
+    """Text that Markdown shows literally (for data inside an alert, caption or heading, which render Markdown)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
 
 
 def plain(label: str, text: str | None, *, key: str | None = None) -> None:

@@ -1,0 +1,192 @@
+"""Helpers for the real-browser tests (``tests/test_browser.py``): a small database, the server, sign-in.
+
+The database is built in a second or two (lexical scores only, no embedding model); every
+annotator gets a campaign of their own, so the tests do not depend on each other's grades.
+The server is ``streamlit run server.py`` on a free port, exactly as ``scripts/start.sh`` runs it.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+PASSWORD = "browser-test-pass"  # >= 10 characters, shared by every test account
+XSS_TEXT = '<img src=x onerror="window.__xss=1"><b>bold</b> **md**'
+TIMEOUT_MS = 30_000  # generous: CI machines have 2 cores
+
+# one annotator per test that changes grading state, so the tests are independent of their order
+ANNOTATORS = ("doc_login", "doc_keys", "doc_resume", "doc_double", "doc_change", "doc_flag", "doc_logout",
+              "doc_access", "doc_xss")
+
+# a knowledge base of 3 diseases x 4 aspects and 2 models: 24 responses, enough for a few items each
+_KB = [
+    ("感冒", "Primary Symptoms", "咳嗽;打喷嚏;流鼻涕;发热"),
+    ("感冒", "Medications", "对乙酰氨基酚;布洛芬"),
+    ("感冒", "Physical Examinations", "咽部充血，扁桃体无肿大"),
+    ("感冒", "Severity Level", "4"),
+    ("流行性感冒", "Primary Symptoms", "高热;头痛;肌肉酸痛;乏力"),
+    ("流行性感冒", "Medications", "奥司他韦;对乙酰氨基酚"),
+    ("流行性感冒", "Physical Examinations", "体温升高，咽部充血"),
+    ("流行性感冒", "Severity Level", "3"),
+    ("急性支气管炎", "Primary Symptoms", "咳嗽;咳痰;胸闷"),
+    ("急性支气管炎", "Medications", "氨溴索;右美沙芬"),
+    ("急性支气管炎", "Physical Examinations", "双肺呼吸音粗，可闻及散在干湿啰音"),
+    ("急性支气管炎", "Severity Level", "3"),
+]
+_ANSWERS = {
+    "ModelA": ["咳嗽、流涕和发烧", "布洛芬", "咽部充血", "危重等级为4级", "高热、头痛", "奥司他韦", "体温升高",
+               "3级", "咳嗽、咳痰", "氨溴索", "呼吸音粗", "三级"],
+    "ModelB": ["骨折", "无", "建议就医", "二级", "乏力", "多喝水", "咽部正常", "5", "胸闷", "抗生素", "正常",
+               XSS_TEXT],
+}
+XSS_MODEL, XSS_DISEASE, XSS_ASPECT = "ModelB", "急性支气管炎", "Severity Level"
+
+
+@dataclass
+class Fixture:
+    db: Path
+    campaigns: dict[str, int] = field(default_factory=dict)  # annotator -> their campaign id
+    xss_item: int | None = None
+    url: str = ""  # of the running server (set by the test module)
+    server: "Server | None" = None
+
+
+def build_db(folder: Path) -> Fixture:
+    """Import, score (lexical metrics), add users and one campaign per annotator; pre-grade doc_xss."""
+    from medeval import auth
+    from medeval import campaigns as cp
+    from medeval.db import connect
+    from medeval.importer import import_files
+    from medeval.scoring import score_db
+
+    folder.mkdir(parents=True, exist_ok=True)
+    kb, responses, models = folder / "kb.csv", folder / "responses.csv", folder / "models.csv"
+    with open(kb, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["disease", "aspect", "reference"])
+        w.writerows(_KB)
+    with open(responses, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "disease", "aspect", "response"])
+        for model, answers in _ANSWERS.items():
+            for (disease, aspect, _), answer in zip(_KB, answers):
+                w.writerow([model, disease, aspect, answer])
+    models.write_text("model,backbone,kind\nModelA,,general\nModelB,ModelA,medical\n", encoding="utf-8")
+
+    fx = Fixture(folder / "browser.db")
+    with connect(fx.db) as db:
+        import_files(db, kb=kb, responses=responses, models=models)
+        score_db(db, metrics=("bleu1", "rouge1", "exact_match"))
+        auth.add_user(db, "admin1", PASSWORD, "admin")
+        res = auth.add_user(db, "res1", PASSWORD, "researcher")
+        n_scored = db.conn.execute("SELECT count(DISTINCT response_id) FROM scores").fetchone()[0]
+        assert n_scored >= 12, n_scored
+        for i, name in enumerate(ANNOTATORS):
+            auth.add_user(db, name, PASSWORD, "annotator")
+            fx.campaigns[name] = cp.create_random_campaign(db, f"browser test {name}", 6 if name != "doc_xss" else
+                                                           n_scored, [name], k=1, seed=i, actor=res)
+        # doc_xss: answer (through the library) every item ordered before the hostile response, so it is next
+        xss_rid = db.conn.execute(
+            "SELECT r.id FROM responses r JOIN models m ON m.id = r.model_id JOIN kb_entries k ON k.id = r.kb_id "
+            "WHERE m.name = ? AND k.disease = ? AND k.aspect = ?", (XSS_MODEL, XSS_DISEASE, XSS_ASPECT)).fetchone()[0]
+        assert db.conn.execute("SELECT raw FROM responses WHERE id = ?", (xss_rid,)).fetchone()[0] == XSS_TEXT
+        doc = auth.get_user(db, "doc_xss")
+        cid = fx.campaigns["doc_xss"]
+        fx.xss_item = db.conn.execute("SELECT id FROM campaign_items WHERE campaign_id = ? AND response_id = ?",
+                                      (cid, xss_rid)).fetchone()[0]
+        while (iid := cp.next_item(db, doc, cid)) != fx.xss_item:
+            assert iid is not None
+            cp.submit_grade(db, doc, iid, tier=1, client_token=f"setup-{iid}")
+    return fx
+
+
+def free_port() -> int:
+    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``streamlit run server.py`` on a free port, with its own database; always stopped by ``stop``."""
+
+    def __init__(self, db: Path, log: Path, *, demo: bool = True):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "MEDEVAL_DB": str(db), "MEDEVAL_DEMO": "1" if demo else "0",
+               "MEDEVAL_IDLE_TIMEOUT": "86400", "MEDEVAL_SECRET_KEY": "", "PYTHONUNBUFFERED": "1"}
+        self.log_path = log
+        self._log = open(log, "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "server.py", "--server.headless=true",
+             "--server.address=127.0.0.1", f"--server.port={self.port}", "--browser.gatherUsageStats=false",
+             "--server.fileWatcherType=none", "--server.runOnSave=false"],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+
+    def wait_healthy(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.read().decode().strip() == "ok":
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"the server did not become healthy in {timeout:.0f} s:\n{self.log()}")
+
+    def log(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self._log.close()
+
+
+def query(db: Path, sql: str, params: tuple = ()) -> list[tuple]:
+    """Rows from a new, read-only connection (what the server committed, nothing cached)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def user_id(db: Path, username: str) -> int:
+    return query(db, "SELECT id FROM users WHERE username = ?", (username,))[0][0]
+
+
+def annotations(db: Path, username: str) -> list[tuple]:
+    """(id, item_id, tier, skipped, flagged, note, supersedes, client_token) of a user, oldest first."""
+    return query(db, "SELECT id, item_id, tier, skipped, flagged, note, supersedes, client_token "
+                     "FROM grade_annotations WHERE user_id = ? ORDER BY id", (user_id(db, username),))
+
+
+def state(db: Path, username: str, campaign_id: int):
+    """``medeval.campaigns.grading_state`` of a user, read from the database now."""
+    from medeval import auth
+    from medeval import campaigns as cp
+    from medeval.db import connect
+
+    with connect(db, migrate=False) as d:
+        return cp.grading_state(d, auth.get_user(d, username), campaign_id)
