@@ -22,11 +22,8 @@ st.dataframe([{"id": c["id"], "name": c["name"], "kind": c["kind"], "items": c["
                "status": c["status"], "created by": c["created_by"], "created": c["created_at"]} for c in camps],
              hide_index=True, width="stretch", key="campaign_table")
 
-ids = [c["id"] for c in camps]
-by_id = {c["id"]: c for c in camps}
-cid = st.selectbox("Campaign", ids, index=len(ids) - 1, key="campaign_pick",
-                   format_func=lambda i: f"#{i} {by_id[i]['name']} ({by_id[i]['status']})")
-camp = by_id[cid]
+camp = ui.campaign_choice(camps, key="campaign_pick")
+cid = camp["id"]
 
 
 def _status(status: str) -> None:

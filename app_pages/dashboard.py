@@ -24,9 +24,7 @@ with ui.db() as d:
 if not camps:
     st.info("No campaigns yet: create one on the New campaign page.")
     st.stop()
-by_id = {c["id"]: c for c in camps}
-cid = st.selectbox("Campaign", list(by_id), index=len(by_id) - 1, key="dash_campaign",
-                   format_func=lambda i: f"#{i} {by_id[i]['name']} ({by_id[i]['status']})")
+cid = ui.campaign_choice(camps, key="dash_campaign")["id"]
 
 try:
     with ui.db() as d:

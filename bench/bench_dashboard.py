@@ -29,14 +29,12 @@ _T_PROCESS = time.perf_counter()
 import argparse
 import platform
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import finish, loadavg, log, table_lines  # noqa: E402
+from bench.benchlib import finish, loadavg, log, table_lines  # noqa: E402
 
 from medeval import agreement_report as rep  # noqa: E402
 from medeval import auth  # noqa: E402

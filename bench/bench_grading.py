@@ -72,7 +72,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.benchlib import finish, loadavg, log, table_lines  # noqa: E402
+from bench.benchlib import cpu_model as benchlib_cpu_model, finish, loadavg, log, table_lines  # noqa: E402
 
 import websockets  # noqa: E402
 from streamlit.proto.Alert_pb2 import Alert  # noqa: E402
@@ -99,14 +99,7 @@ SIZES = {
 def machine_info() -> dict:
     from importlib.metadata import version
 
-    cpu_model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu_model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu_model = benchlib_cpu_model()
     pkgs = {}
     for p in ("streamlit", "uvicorn", "starlette", "websockets", "protobuf", "sqlite-utils", "argon2-cffi"):
         try:

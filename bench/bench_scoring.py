@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.benchlib import finish, loadavg as _loadavg, log, table_lines  # noqa: E402
+from bench.benchlib import cpu_model as benchlib_cpu_model, finish, loadavg as _loadavg, log, table_lines  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -84,14 +84,7 @@ def best_of(fn, repeats: int):
 def machine_info() -> dict:
     from importlib.metadata import version
 
-    cpu_model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu_model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu_model = benchlib_cpu_model()
     mem_gib = None
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():

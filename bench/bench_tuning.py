@@ -34,14 +34,12 @@ _T_PROCESS = time.perf_counter()
 import argparse
 import platform
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import finish, loadavg, log, table_lines  # noqa: E402
+from bench.benchlib import finish, loadavg, log, table_lines  # noqa: E402
 
 from medeval import auth, tuning  # noqa: E402
 from medeval import thresholds as th  # noqa: E402

@@ -593,11 +593,15 @@ def campaign_progress_cmd(db_path, campaign_id):
 @friendly
 def campaign_close(db_path, campaign_id):
     """Close a campaign: no more grades or changes (audited; `reopen` undoes it)."""
+    _campaign_status(db_path, campaign_id, "closed")
+
+
+def _campaign_status(db_path, campaign_id: int, status: str) -> None:
     from . import campaigns as cp
 
     with connect(db_path) as db:
-        cp.set_campaign_status(db, campaign_id, "closed", actor=None)
-    click.echo(f"campaign {campaign_id} closed")
+        cp.set_campaign_status(db, campaign_id, status, actor=None)
+    click.echo(f"campaign {campaign_id} {status}")
 
 
 @campaign_grp.command("reopen")
@@ -606,11 +610,7 @@ def campaign_close(db_path, campaign_id):
 @friendly
 def campaign_reopen(db_path, campaign_id):
     """Open a closed campaign again (audited)."""
-    from . import campaigns as cp
-
-    with connect(db_path) as db:
-        cp.set_campaign_status(db, campaign_id, "open", actor=None)
-    click.echo(f"campaign {campaign_id} open")
+    _campaign_status(db_path, campaign_id, "open")
 
 
 @campaign_grp.command("machine-agreement")

@@ -87,6 +87,14 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", str(text))
 
 
+def campaign_choice(camps: list[dict], *, key: str) -> dict:
+    """A campaign picked from ``camps`` (the newest by default)."""
+    by_id = {c["id"]: c for c in camps}
+    cid = st.selectbox("Campaign", list(by_id), index=len(by_id) - 1, key=key,
+                       format_func=lambda i: f"#{i} {by_id[i]['name']} ({by_id[i]['status']})")
+    return by_id[cid]
+
+
 def plain(label: str, text: str | None, *, key: str | None = None) -> None:
     """A labelled block of untrusted text, shown exactly as written: no Markdown, no HTML."""
     st.caption(label)
