@@ -20,7 +20,7 @@ from itertools import combinations
 import numpy as np
 import sqlite_utils
 
-from .agreement import Estimate, RatingTable, cohen_kappa, correlation, fleiss_kappa, krippendorff_alpha, \
+from .agreement import Estimate, RatingTable, cohen_kappa, correlation, fleiss_kappa, icc, krippendorff_alpha, \
     percent_agreement
 from .auth import User, require_role
 from .errors import MedevalError
@@ -38,6 +38,17 @@ EXPLAIN = {
               "Landis & Koch: 0.41-0.60 moderate, 0.61-0.80 substantial, > 0.80 almost perfect."),
     "fleiss": ("Fleiss' kappa", "Chance-corrected agreement of the panel treating tiers as unordered; only "
                "items graded by every annotator count.", "Read with alpha: it ignores how far apart tiers are."),
+    "icc2": ("ICC(2,1)", "Absolute agreement of a single rater's score, the raters being a random sample of "
+             "clinicians (two-way random effects); only items rated by every rater count.",
+             "Koo & Li: < 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, > 0.9 excellent (read the CI)."),
+    "icc2k": ("ICC(2,k)", "The same for the mean of the k raters: use it when the panel's mean is the score "
+              "that is reported.", "Koo & Li, as for ICC(2,1)."),
+    "alpha_interval": ("Krippendorff's alpha, interval", "Agreement on a numeric scale counting the size of "
+                       "differences, with missing ratings allowed.",
+                       "Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only."),
+    "alpha_nominal": ("Krippendorff's alpha, nominal", "Agreement on unordered choices (A, B or tie) beyond "
+                      "chance, any number of annotators, missing answers allowed.",
+                      "Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only."),
     "percent": ("Percent agreement", "Per item, the share of annotator pairs giving the same tier, averaged "
                 "over items; not corrected for chance.", "Orientation only: high values can come from chance alone."),
 }
@@ -75,16 +86,19 @@ def _first_answer_times(db, campaign_id: int) -> dict[str, list[float]]:
     return out
 
 
-def _table(graded: list[Answer]) -> RatingTable:
-    """Items x annotators matrix of tiers (NaN = no grade), built once for every statistic."""
+def _table(graded: list[Answer], categories=TIER_CATEGORIES) -> RatingTable:
+    """Items x annotators matrix of values (NaN = no answer), built once for every statistic."""
     items = sorted({a.item_id for a in graded})
     raters = sorted({a.annotator for a in graded})
     row = {i: n for n, i in enumerate(items)}
     col = {r: n for n, r in enumerate(raters)}
     m = np.full((len(items), len(raters)), np.nan)
+    code = {v: n for n, v in enumerate(categories)}  # values are stored as their position in the category set
     for a in graded:
-        m[row[a.item_id], col[a.annotator]] = a.tier
-    return RatingTable(m, items, raters, labels=list(TIER_CATEGORIES))
+        if a.tier not in code:
+            raise MedevalError(f"value {a.tier!r} is not one of the categories {list(categories)}")
+        m[row[a.item_id], col[a.annotator]] = code[a.tier]
+    return RatingTable(m, items, raters, labels=list(categories))
 
 
 def _mean_pairwise_kappa(t: RatingTable) -> Estimate:
@@ -113,18 +127,40 @@ def _mean_pairwise_kappa(t: RatingTable) -> Estimate:
                     "mean of pairwise linear-weighted Cohen's kappas (range in extra; no CI for the mean)")
 
 
-def panel_statistics(graded: list[Answer], *, n_boot: int = 1000, seed: int = 0) -> list[dict]:
-    """The panel statistics for tiers, each with its one-line explanation and reading guide."""
+# which statistics fit which scale (the first is the headline): tiers are ordinal, Likert ratings are treated
+# as interval, preferences (A / B / tie) are nominal
+SCALES = {
+    "tiers": ("alpha", "kappa", "fleiss", "percent"),
+    "likert": ("icc2", "icc2k", "alpha_interval", "percent"),
+    "preference": ("alpha_nominal", "fleiss", "percent"),
+}
+CAMPAIGN_SCALE = {"bucket_grading": "tiers", "random_validation": "tiers"}
+
+
+def panel_statistics(graded: list[Answer], *, scale: str = "tiers", categories=None, n_boot: int = 1000,
+                     seed: int = 0) -> list[dict]:
+    """The panel statistics that fit ``scale``, each with its one-line explanation and reading guide.
+
+    ``categories``: the ordered values of the scale (tiers: 0, 1, 2; Likert: e.g. 1-5; preference: the choices).
+    """
+    if scale not in SCALES:
+        raise MedevalError(f"scale {scale!r} is not one of {', '.join(SCALES)}")
     out = []
     if not graded:
         return out
-    t = _table(graded)
-    estimates = {
-        "alpha": krippendorff_alpha(t, "ordinal", TIER_CATEGORIES, n_boot=n_boot, rng=seed),
-        "kappa": _mean_pairwise_kappa(t),
-        "fleiss": fleiss_kappa(t, TIER_CATEGORIES),
-        "percent": percent_agreement(t),
+    cats = tuple(categories) if categories is not None else (TIER_CATEGORIES if scale == "tiers" else None)
+    t = _table(graded, cats) if cats is not None else _table(graded, tuple(sorted({a.tier for a in graded})))
+    compute = {
+        "alpha": lambda: krippendorff_alpha(t, "ordinal", cats, n_boot=n_boot, rng=seed),
+        "kappa": lambda: _mean_pairwise_kappa(t),
+        "fleiss": lambda: fleiss_kappa(t, cats),
+        "percent": lambda: percent_agreement(t),
+        "icc2": lambda: icc(t)["ICC2"],
+        "icc2k": lambda: icc(t)["ICC2k"],
+        "alpha_interval": lambda: krippendorff_alpha(t, "interval", cats, n_boot=n_boot, rng=seed),
+        "alpha_nominal": lambda: krippendorff_alpha(t, "nominal", cats, n_boot=n_boot, rng=seed),
     }
+    estimates = {key: compute[key]() for key in SCALES[scale]}
     for key, e in estimates.items():
         title, why, guide = EXPLAIN[key]
         out.append({"key": key, "title": title, "why": why, "guide": guide, "estimate": e.to_dict()})
@@ -230,7 +266,8 @@ def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: Us
         "n_answers": len(all_answers), "n_grades": len(graded), "n_skips": len(all_answers) - len(graded),
         "n_annotators": len({a.annotator for a in all_answers}),
         "bootstrap": {"n_boot": n_boot, "seed": seed},
-        "panel": panel_statistics(graded, n_boot=n_boot, seed=seed),
+        "scale": CAMPAIGN_SCALE.get(row[1], "tiers"),
+        "panel": panel_statistics(graded, scale=CAMPAIGN_SCALE.get(row[1], "tiers"), n_boot=n_boot, seed=seed),
         "annotators": annotator_panel(db, campaign_id, all_answers),
         "disagreements": widest_disagreements(graded),
         "tier_distribution": tier_distribution(graded),
@@ -249,6 +286,11 @@ def _fmt(v, digits=3) -> str:
 
 def methods_paragraph(s: dict) -> str:
     """A methods paragraph a paper could cite, filled with this campaign's numbers."""
+    if s.get("scale", "tiers") != "tiers":  # (campaigns of other scales arrive with their task types)
+        head = s["panel"][0] if s["panel"] else None
+        return (f"{s['n_grades']} ratings of {s['n_items_graded']} items by {s['n_annotators']} annotators were "
+                f"analysed; inter-rater reliability: " + (f"{head['title']} = {_fmt(head['estimate']['value'])} "
+                f"({head['estimate']['method']})." if head else "undefined (no ratings)."))
     alpha = next((p["estimate"] for p in s["panel"] if p["key"] == "alpha"), None)
     kappa = next((p["estimate"] for p in s["panel"] if p["key"] == "kappa"), None)
     c = s["campaign"]

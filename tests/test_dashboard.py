@@ -198,3 +198,36 @@ def test_cli_report_agreement(graded, tmp_path):
     assert json.loads((tmp_path / "r" / "summary.json").read_text())["bootstrap"] == {"n_boot": 50, "seed": 0}
     bad = run("--campaign", "42", "--out", str(tmp_path / "x"), "--no-pdf")
     assert bad.returncode == 1 and "no campaign 42" in bad.stderr
+
+
+def test_statistics_follow_the_scale_likert_and_preference():
+    """Likert ratings get ICC(2,1)/(2,k) and interval alpha; preferences nominal alpha (vs pingouin, krippendorff)."""
+    import pandas as pd
+    import pingouin
+
+    rng = np.random.default_rng(5)
+    truth = rng.integers(1, 6, 30)
+    ratings = {r: np.clip(truth + rng.choice([-1, 0, 0, 1], 30), 1, 5) for r in ("r1", "r2", "r3")}
+    graded = [dash.Answer(i, r, int(v[i]), False, 0.0) for r, v in ratings.items() for i in range(30)]
+    panel = {p["key"]: p["estimate"] for p in dash.panel_statistics(graded, scale="likert",
+                                                                     categories=(1, 2, 3, 4, 5), n_boot=0)}
+    long = pd.DataFrame([(i, r, int(v[i])) for r, v in ratings.items() for i in range(30)],
+                        columns=["item", "rater", "score"])
+    ref = pingouin.intraclass_corr(long, targets="item", raters="rater", ratings="score").set_index("Type")
+    assert panel["icc2"]["value"] == pytest.approx(ref.loc["ICC(A,1)", "ICC"], abs=1e-12)
+    assert panel["icc2k"]["value"] == pytest.approx(ref.loc["ICC(A,k)", "ICC"], abs=1e-12)
+    matrix = np.array([ratings[r] for r in ("r1", "r2", "r3")], dtype=float)
+    assert panel["alpha_interval"]["value"] == pytest.approx(
+        krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval"), abs=1e-9)
+    choices = ["A", "B", "tie"]
+    prefs = {r: [choices[(i + (j == 2 and i % 3 == 0)) % 3] for i in range(12)] for j, r in enumerate(("p", "q", "s"))}
+    graded = [dash.Answer(i, r, v[i], False, 0.0) for r, v in prefs.items() for i in range(12)]
+    panel = {p["key"]: p["estimate"] for p in dash.panel_statistics(graded, scale="preference", categories=choices,
+                                                                     n_boot=0)}
+    codes = np.array([[choices.index(x) for x in prefs[r]] for r in ("p", "q", "s")], dtype=float)
+    assert panel["alpha_nominal"]["value"] == pytest.approx(
+        krippendorff.alpha(reliability_data=codes, level_of_measurement="nominal"), abs=1e-12)
+    with pytest.raises(MedevalError, match="scale 'ratio'"):
+        dash.panel_statistics(graded, scale="ratio")
+    with pytest.raises(MedevalError, match="not one of the categories"):
+        dash.panel_statistics(graded, scale="preference", categories=["A", "B"])
