@@ -87,3 +87,22 @@ from hypothesis import settings as _hsettings  # noqa: E402
 _hsettings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 _hsettings.register_profile("explore", deadline=None, max_examples=1000)
 _hsettings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def invoke(*args):
+    """A medeval command in process (faster than a subprocess); it must succeed."""
+    from click.testing import CliRunner
+
+    from medeval.cli import main
+
+    res = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return res
+
+
+def run_cli(*args):
+    """A medeval command in a subprocess from the repository root (UTF-8 output)."""
+    import subprocess
+
+    return subprocess.run([PYTHON, "-m", "medeval", *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, encoding="utf-8", env={**os.environ, "PYTHONIOENCODING": "utf-8"})

@@ -7,16 +7,13 @@ import csv
 import io
 import itertools
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from medeval.errors import InputError
 from medeval.exam import (cmb_match_choice, extract_answer, macro_mean, questions_from_rows, read_answers, read_key,
                           score_answers, score_files)
-from tests.conftest import ROOT, write
+from tests.conftest import ROOT, invoke, run_cli, write
 
 TB = {"A": "小叶型肺炎", "B": "浸润性肺结核", "C": "继发性肺结核", "D": "原发性肺结核", "E": "粟粒型肺结核"}
 EN = {"A": "Pneumonia", "B": "Bacterial infection", "C": "Viral infection", "D": "Vitamin D deficiency",
@@ -330,22 +327,6 @@ def test_unknown_answer_id_suggests_a_close_one(tmp_path):
 # ------------------------------------------------------------------ command line
 
 DEMO = ROOT / "medeval" / "demo_data"
-
-
-def invoke(*args):
-    """The command in process (faster than a subprocess)."""
-    from click.testing import CliRunner
-
-    from medeval.cli import main
-
-    res = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
-    return res
-
-
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "medeval", *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, encoding="utf-8", env={**os.environ, "PYTHONIOENCODING": "utf-8"})
 
 
 def test_cli_exam_score_formats_and_details(tmp_path):

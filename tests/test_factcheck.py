@@ -8,16 +8,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from medeval.errors import InputError
 from medeval.factcheck import (REFUTE, SUPPORT, Claim, Verdict, classify_error, parse_verdict, read_factcheck,
                                render, score_file, score_items)
-from tests.conftest import ROOT, write
+from tests.conftest import ROOT, invoke, run_cli, write
 
 S, R, N = SUPPORT, REFUTE, None
 
@@ -348,22 +345,6 @@ def test_model_must_be_on_every_line_or_none(tmp_path):
 
 
 # ------------------------------------------------------------------ command line
-
-
-def invoke(*args):
-    """The command in process (faster than a subprocess)."""
-    from click.testing import CliRunner
-
-    from medeval.cli import main
-
-    res = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
-    return res
-
-
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "medeval", *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, encoding="utf-8", env={**os.environ, "PYTHONIOENCODING": "utf-8"})
 
 
 def test_cli_factcheck_json_csv_md_and_details(tmp_path):
