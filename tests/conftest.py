@@ -106,3 +106,24 @@ def run_cli(*args):
 
     return subprocess.run([PYTHON, "-m", "medeval", *map(str, args)], cwd=ROOT, capture_output=True,
                           text=True, encoding="utf-8", env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory):
+    """The demo data set imported, scored and graded (no accounts), built once per test run: copy it, don't write it."""
+    from medeval.db import connect
+    from medeval.demo import build_demo
+
+    path = tmp_path_factory.mktemp("demo-template") / "demo.db"
+    with connect(path) as db:
+        build_demo(db, path.parent / "files", accounts=False)
+    return path
+
+
+def copy_db(src, dst) -> Path:
+    """A consistent copy of an SQLite database (the backup API, so a WAL file is included)."""
+    import sqlite3
+
+    with sqlite3.connect(str(src)) as a, sqlite3.connect(str(dst)) as b:
+        a.backup(b)
+    return Path(dst)

@@ -7,17 +7,17 @@ import pytest
 
 from medeval import auth, campaigns as cp
 from medeval.db import connect
-from medeval.demo import build_demo
 from medeval.errors import MedevalError, PermissionDenied
+
+from tests.conftest import copy_db
 
 PW = "correct horse battery"
 
 
 @pytest.fixture(scope="module")
-def demo_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("campaign") / "demo.db"
+def demo_db(tmp_path_factory, demo_template):
+    path = copy_db(demo_template, tmp_path_factory.mktemp("campaign") / "demo.db")
     with connect(path) as db:
-        build_demo(db, path.parent / "files", accounts=False)
         auth.add_user(db, "admin", PW, "admin")
         auth.add_user(db, "res", PW, "researcher")
         for i in range(24):

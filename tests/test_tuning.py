@@ -8,27 +8,17 @@ from medeval import auth
 from medeval import thresholds as th
 from medeval import tuning
 from medeval.db import connect
-from medeval.demo import build_demo
 from medeval.errors import MedevalError, PermissionDenied
 from medeval.report import build_report
+
+from tests.conftest import copy_db
 
 PW = "correct horse battery"
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    path = tmp_path_factory.mktemp("tuning") / "demo.db"
-    with connect(path) as db:
-        build_demo(db, path.parent / "files", accounts=False)
-    return path
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_leaderboard_equals_grading_in_sql_and_the_report(demo, tmp_path, seed):
-    import shutil
-
-    path = tmp_path / "copy.db"
-    shutil.copy(demo, path)
+def test_leaderboard_equals_grading_in_sql_and_the_report(demo_template, tmp_path, seed):
+    path = copy_db(demo_template, tmp_path / "copy.db")
     rng = np.random.default_rng(seed)
     with connect(path) as db:
         base = th.active(db)
