@@ -51,16 +51,21 @@ AGREEMENT = st.Page("app_pages/dashboard.py", title="Agreement", icon=":material
 TUNING = st.Page("app_pages/tuning.py", title="Tune cut-offs", icon=":material/tune:", url_path="tuning")
 LEADERBOARD = st.Page("app_pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:",
                       url_path="leaderboard")
+ANNOTATE = st.Page("app_pages/annotate.py", title="Rate & compare", icon=":material/rate_review:",
+                   url_path="annotate")
+NEW_TASK = st.Page("app_pages/new_task.py", title="New task", icon=":material/playlist_add:", url_path="new-task")
+TASK_RESULTS = st.Page("app_pages/task_results.py", title="Task results", icon=":material/analytics:",
+                       url_path="task-results")
 USERS = st.Page("app_pages/users.py", title="Users & audit", icon=":material/manage_accounts:", url_path="users")
 
 if user is None:
     pages = [st.Page(signed_out, title="Sign in", url_path="signed-out")]
 elif user.role == "annotator":
-    pages = [GRADE]
+    pages = [GRADE, ANNOTATE]
 elif user.role == "researcher":
-    pages = [CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, NEW_CAMPAIGN, GRADE]
+    pages = [CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE, ANNOTATE]
 else:
-    pages = [USERS, CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, NEW_CAMPAIGN, GRADE]
+    pages = [USERS, CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE, ANNOTATE]
 
 if user is not None:
     # A hidden home page at "/" forwards to the role's first page, so every real page keeps its own URL

@@ -473,12 +473,18 @@ def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User |
             for r in db.conn.execute(q, (campaign_id,))]
 
 
+GRADING_KINDS = ("bucket_grading", "random_validation")  # tier grading; other kinds are medeval.tasks types
+
+
 def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
+    """The tier-grading campaigns (task campaigns: ``medeval.tasks.task_campaigns``)."""
     if actor is not None:
         require_role(actor, "researcher", "admin")
     out = []
+    marks = ",".join("?" * len(GRADING_KINDS))
     for cid, name, kind, cfg, by, at, status in db.conn.execute(
-            "SELECT id, name, kind, config, created_by, created_at, status FROM campaigns ORDER BY id"):
+            "SELECT id, name, kind, config, created_by, created_at, status FROM campaigns "
+            f"WHERE kind IN ({marks}) ORDER BY id", GRADING_KINDS):
         n = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
         out.append({"id": cid, "name": name, "kind": kind, "items": n, "created_by": by, "created_at": at,
                     "status": status, "config": json.loads(cfg)})

@@ -627,11 +627,15 @@ def campaign_machine_agreement(db_path, campaign_id, version):
 
 
 # commands of the other task types live in their own modules
+from .cli_cases import register as _register_cases  # noqa: E402
 from .cli_judge import register as _register_judge  # noqa: E402
+from .cli_task_campaigns import register as _register_task_campaigns  # noqa: E402
 from .cli_tasks import register as _register_tasks  # noqa: E402
 
+_register_cases(main)
 _register_judge(main)
 _register_tasks(main)
+_register_task_campaigns(main)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

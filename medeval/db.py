@@ -179,7 +179,7 @@ def _run_script(db: sqlite_utils.Database, script: str) -> None:
 
 def migrate_db(db: sqlite_utils.Database) -> list[str]:
     """Apply pending migrations, each in its own ``BEGIN IMMEDIATE`` transaction. Returns the names applied."""
-    from . import auth, campaigns, thresholds, tuning  # noqa: F401  (register their migrations)
+    from . import auth, campaigns, cases, tasks, thresholds, tuning  # noqa: F401  (register their migrations)
 
     conn = db.conn
     if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":

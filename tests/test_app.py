@@ -83,16 +83,16 @@ def test_an_ended_session_signs_out_at_the_next_rerun(app_db):
 
 
 @pytest.mark.parametrize("username, reachable, unreachable", [
-    ("doc1", ["app_pages/grade.py"], ["app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/users.py",
-                                      "app_pages/dashboard.py", "app_pages/leaderboard.py",
-                                      "app_pages/tuning.py"]),
+    ("doc1", ["app_pages/grade.py", "app_pages/annotate.py"],
+     ["app_pages/campaigns.py", "app_pages/new_campaign.py", "app_pages/users.py", "app_pages/dashboard.py",
+      "app_pages/leaderboard.py", "app_pages/tuning.py", "app_pages/new_task.py", "app_pages/task_results.py"]),
     ("res", ["app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/tuning.py", "app_pages/leaderboard.py",
-             "app_pages/new_campaign.py",
-             "app_pages/grade.py"],
+             "app_pages/new_campaign.py", "app_pages/task_results.py", "app_pages/new_task.py",
+             "app_pages/grade.py", "app_pages/annotate.py"],
      ["app_pages/users.py"]),
     ("admin", ["app_pages/users.py", "app_pages/campaigns.py", "app_pages/dashboard.py", "app_pages/tuning.py",
-               "app_pages/leaderboard.py",
-               "app_pages/new_campaign.py", "app_pages/grade.py"], []),
+               "app_pages/leaderboard.py", "app_pages/task_results.py", "app_pages/new_task.py",
+               "app_pages/new_campaign.py", "app_pages/grade.py", "app_pages/annotate.py"], []),
 ])
 def test_navigation_holds_only_the_roles_pages(app_db, username, reachable, unreachable):
     at = _app(app_db["path"], username).run()

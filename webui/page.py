@@ -97,6 +97,6 @@ def campaign_choice(camps: list[dict], *, key: str) -> dict:
 
 def plain(label: str, text: str | None, *, key: str | None = None) -> None:
     """A labelled block of untrusted text, shown exactly as written: no Markdown, no HTML."""
-    st.caption(label)
+    st.caption(md_escape(label))  # labels may carry imported names (a case title)
     with st.container(border=True, key=key):
         st.text(text if text else "(empty)")

@@ -1,0 +1,167 @@
+"""Annotate: every task type of ``medeval.tasks`` (rubric rating, double-blind preference, fact-check reasons).
+
+One item at a time, one keystroke per answer, each answer saved at once. The page draws what
+the task type declares: blocks of untrusted text (plain text only) and, under the block it is
+about, the question to answer now with a button per option (its key in the label). A later
+part (the judge's assessment) appears only once the earlier part is complete -- the library
+decides, so the page cannot show it early. Answers on the item can be changed; S skips the item.
+"""
+
+import sqlite3
+
+import streamlit as st
+
+from medeval import tasks
+from medeval.errors import MedevalError
+from webui import page as ui
+
+user = ui.require("annotator", "researcher", "admin")
+KEY_NAMES = {"left": "←", "right": "→"}
+
+with ui.db() as d:
+    mine = tasks.my_task_campaigns(d, user)
+if not mine:
+    st.title("Rate and compare")
+    st.info("No rating, preference or fact-check work is assigned to you yet. A researcher assigns it when "
+            "creating a task campaign.")
+    st.stop()
+
+unfinished = [c for c in mine if c["status"] == "open" and c["done"] < c["total"]]
+default = mine.index(unfinished[0]) if unfinished else 0
+if len(mine) > 1:
+    choice = st.selectbox("Task", range(len(mine)), index=default, key="task_campaign",
+                          format_func=lambda i: f"{mine[i]['name']} · {mine[i]['task']} — {mine[i]['done']} of "
+                          f"{mine[i]['total']} done" + (" (closed)" if mine[i]["status"] == "closed" else ""))
+else:
+    choice = 0
+cid = mine[choice]["id"]
+revisit_key = f"task_revisit_{cid}"
+
+
+def _key_label(key: str) -> str:
+    return KEY_NAMES.get(key, key.upper())
+
+
+def _answer(item_id: int, question: str | None, value: str | None, revision: int, what: str) -> None:
+    """Button callback: runs before the rerun, so the screen is drawn from what was just saved.
+
+    The token names the item's state (how many answers it has), so a double press saves once.
+    """
+    st.session_state.pop("task_error", None)
+    token = f"{item_id}:{revision}:{question or 'skip'}:{value or ''}"
+    try:
+        with ui.db() as d:
+            tasks.submit_answer(d, user, item_id, question or "", value, client_token=token, skipped=question is None)
+    except (MedevalError, sqlite3.Error) as e:
+        st.session_state["task_error"] = f"Not saved: {e}. Press the key again; nothing else was changed."
+        return
+    st.session_state["task_saved"] = f"Saved: {what}"
+
+
+def _set_revisit(value: bool) -> None:
+    st.session_state[revisit_key] = value
+
+
+with ui.db() as d:
+    s = tasks.task_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
+
+st.subheader(f"{s.campaign_name} · {s.title}", anchor=False)
+if error := st.session_state.get("task_error"):
+    st.error(error, icon=":material/error:")
+elif saved := st.session_state.get("task_saved"):
+    st.success(ui.md_escape(saved), icon=":material/check_circle:")
+else:
+    st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
+
+if not s.open:
+    st.warning("This campaign is closed: answers can no longer be given or changed.")
+    st.stop()
+
+if s.item is None:
+    st.progress(1.0, text=f"{s.done} of {s.total} done")
+    if s.skipped:
+        st.info(f"Every other item is done. You skipped {s.skipped}.")
+        st.button("Go back to the skipped items", key="task_revisit", type="primary", on_click=_set_revisit,
+                  args=(True,))
+    else:
+        st.success(f"All {s.total} items are done. Thank you!")
+    st.stop()
+
+item = s.item
+st.progress(s.done / s.total, text=(f"Revisiting a skipped item — {s.skipped} skipped" if item.revisiting
+                                    else f"Item {s.position} of {s.total}"))
+st.caption(s.instructions)
+if item.parts > 1:
+    st.caption(f"Part {item.open_part} of {item.parts}"
+               + (" — the next part opens when every question here has an answer" if item.open_part < item.parts
+                  else ""))
+
+pending = item.pending
+by_target: dict[str, list] = {}
+for q in item.questions:
+    by_target.setdefault(q.target, []).append(q)
+
+
+def given_line(target: str) -> None:
+    qs = by_target.get(target, [])
+    if not qs:
+        return
+    parts = [f"{q.criterion}: {q.option(item.answers[q.id]).label if q.id in item.answers else '—'}" for q in qs]
+    st.caption(ui.md_escape(" · ".join(parts)))
+
+
+def ask(q) -> None:
+    """The question to answer now: one button per option, its key shown and bound."""
+    with st.container(border=True, key=f"ask_{item.item_id}"):
+        st.markdown(f"**{ui.md_escape(q.target)} — {ui.md_escape(q.criterion)}**")
+        st.caption(ui.md_escape(q.prompt))  # rubric texts may come from a researcher's file: shown literally
+        cols = st.columns(len(q.options))
+        for col, o in zip(cols, q.options):
+            col.button(ui.md_escape(f"{_key_label(o.key)} · {o.label}" if o.label != o.key else _key_label(o.key)),
+                       key=f"opt_{item.item_id}_{q.id}_{o.value}", shortcut=o.key,
+                       help=ui.md_escape(o.meaning) if o.meaning else None,
+                       width="stretch", on_click=_answer,
+                       args=(item.item_id, q.id, o.value, item.revision, f"{q.target} · {q.criterion} → {o.label}"))
+            if o.meaning and o.label == o.key:
+                col.caption(ui.md_escape(o.meaning))
+
+
+sides = [b for b in item.blocks if b.target in ("A", "B")]
+asked = False
+for b in item.blocks:
+    if b in sides:
+        continue
+    ui.plain(b.label, b.text, key=f"block_{item.item_id}_{item.blocks.index(b)}")
+    if b.target:
+        given_line(b.target)
+    if pending is not None and b.target and b.target == pending.target:
+        ask(pending)
+        asked = True
+if sides:
+    cols = st.columns(len(sides))
+    for col, b in zip(cols, sides):
+        with col:
+            ui.plain(b.label, b.text, key=f"side_{b.target}_{item.item_id}")
+    for target in by_target:
+        given_line(target)
+if pending is not None and not asked:
+    ask(pending)
+
+c1, c2 = st.columns([1, 3])
+c1.button("Skip item", key=f"task_skip_{item.item_id}", shortcut="S", width="stretch", on_click=_answer,
+          args=(item.item_id, None, None, item.revision, "item skipped"), help="Come back to it after the others")
+if item.revisiting:
+    c2.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
+
+if item.answers:
+    with st.expander("Change an answer on this item", expanded=False):
+        for q in item.questions:
+            if q.id not in item.answers:
+                continue
+            st.caption(ui.md_escape(f"{q.target} · {q.criterion}"))
+            cols = st.columns(len(q.options))
+            for col, o in zip(cols, q.options):
+                col.button(ui.md_escape(o.label), key=f"chg_{item.item_id}_{q.id}_{o.value}",
+                           disabled=item.answers[q.id] == o.value, width="stretch", on_click=_answer,
+                           args=(item.item_id, q.id, o.value, item.revision,
+                                 f"{q.target} · {q.criterion} → {o.label} (changed)"))

@@ -1,0 +1,100 @@
+"""New task campaign (researchers): pick a task type, fill in the settings it declares, choose annotators, k and
+a seed; preview how many items it makes before anything is stored."""
+
+import secrets
+
+import streamlit as st
+
+from medeval import campaigns as cp
+from medeval import cases as cs
+from medeval import tasks
+from medeval.errors import MedevalError
+from webui import page as ui
+
+user = ui.require("researcher", "admin")
+st.title("New task campaign")
+
+with ui.db() as d:
+    people = cp.annotator_choices(d, actor=user)
+    data = cs.datasets(d)
+if not people:
+    st.info("There are no active users to assign work to. An admin adds them on the Users page.")
+    st.stop()
+if not data:
+    st.info("No cases or fact-check answers are imported yet: `python -m medeval import-cases` or "
+            "`python -m medeval import-factcheck` (see the README).")
+    st.stop()
+if "new_task_seed" not in st.session_state:
+    st.session_state["new_task_seed"] = secrets.randbelow(10**6)
+
+types = list(tasks.REGISTRY)
+task = st.radio("Task", types, horizontal=True, key="new_task_type", format_func=lambda t: tasks.get(t).title)
+t = tasks.get(task)
+st.caption(t.description)
+name = st.text_input("Name", key="new_task_name", placeholder="e.g. Judge rating round 1")
+
+config = {}
+with ui.db() as d:
+    settings = t.settings(d)
+for s in settings:
+    key = f"new_task_{task}_{s.name}"
+    if s.kind == "choice":
+        if not s.choices:
+            st.warning(f"{s.label}: nothing to choose from. {s.help}")
+            st.stop()
+        config[s.name] = st.selectbox(s.label, list(s.choices), index=list(s.choices).index(s.default)
+                                      if s.default in s.choices else 0, help=s.help or None, key=key)
+    elif s.kind == "multichoice":
+        config[s.name] = st.multiselect(s.label, list(s.choices), default=list(s.default or []),
+                                        help=s.help or None, key=key)
+    elif s.kind == "int":
+        config[s.name] = int(st.number_input(s.label, min_value=0, value=int(s.default or 0), step=1,
+                                             help=s.help or None, key=key))
+    else:
+        config[s.name] = st.text_input(s.label, value=s.default or "", help=s.help or None, key=key)
+
+labels = {p["username"]: f"{p['username']} ({p['role']})" for p in people}
+default_people = [p["username"] for p in people if p["role"] == "annotator"][:3]
+annotators = st.multiselect("Annotators", list(labels), default=default_people, format_func=labels.get,
+                            key="new_task_annotators")
+c1, c2 = st.columns(2)
+k = int(c1.number_input("Annotators per item (k)", min_value=1, max_value=max(1, len(people)),
+                        value=min(2, len(people)), step=1, key="new_task_k"))
+seed = int(c2.number_input("Seed (stored; the same seed and data give the same items and orders)", min_value=0,
+                           step=1, key="new_task_seed"))
+
+st.subheader("Preview", anchor=False)
+try:
+    with ui.db() as d:
+        pv = tasks.preview(d, task, config, seed=seed, actor=user)
+except MedevalError as e:
+    st.error(str(e))
+    st.stop()
+st.write(f"{pv['items']} items; each goes to {k} annotators: about {pv['items'] * k // max(1, len(annotators))} "
+         "per annotator.")
+with st.expander("First items (sources: never shown to annotators)"):
+    st.dataframe([{"source": s} for s in pv["sources"]], hide_index=True, key="new_task_preview")
+
+problems = []
+if not name.strip():
+    problems.append("Give the campaign a name.")
+if len(annotators) < k:
+    problems.append(f"Choose at least k = {k} annotators ({len(annotators)} chosen).")
+for p in problems:
+    st.caption(f"• {p}")
+signature = repr((task, name.strip(), sorted(annotators), k, seed, sorted(config.items())))
+if st.button("Create campaign", type="primary", disabled=bool(problems), key="create_task"):
+    if st.session_state.get("created_task_signature") == signature:  # a double click: create it once
+        st.info("This campaign was just created; change something to create another.")
+        st.stop()
+    st.session_state["created_task_signature"] = signature
+    try:
+        with ui.db() as d:
+            cid = tasks.create_campaign(d, task, name, annotators, k=k, seed=seed, config=config, actor=user)
+    except MedevalError as e:
+        st.session_state.pop("created_task_signature", None)
+        st.error(str(e))
+    else:
+        st.success(f"Campaign #{cid} created. Its annotators see it on their Rate & compare page now.")
+        del st.session_state["new_task_seed"]
+        st.page_link("app_pages/task_results.py", label="See its results", icon=":material/analytics:")

@@ -1,0 +1,86 @@
+"""Task results (researchers): progress and the results of any ``medeval.tasks`` campaign, as the task type
+declares them (tables and figures per section); JSON and CSV downloads; close / reopen."""
+
+import csv
+import io
+import json
+
+import streamlit as st
+
+from medeval import campaigns as cp
+from medeval import tasks
+from medeval.errors import MedevalError
+from webui import page as ui
+
+user = ui.require("researcher", "admin")
+st.title("Task results")
+
+with ui.db() as d:
+    camps = tasks.task_campaigns(d, actor=user)
+if not camps:
+    st.info("No rating, preference or fact-check campaign yet: create one on the New task page "
+            "(or `python -m medeval task create`).")
+    st.stop()
+camp = ui.campaign_choice(camps, key="task_results_campaign")
+cid = camp["id"]
+
+
+def _status(status: str) -> None:
+    try:
+        with ui.db() as d:
+            cp.set_campaign_status(d, cid, status, actor=user)
+    except MedevalError as e:
+        st.session_state["task_results_error"] = str(e)
+
+
+if err := st.session_state.pop("task_results_error", None):
+    st.error(err)
+
+try:
+    with ui.db() as d:
+        r = tasks.results(d, cid, actor=user)
+        rows = tasks.answers(d, cid)
+except MedevalError as e:
+    st.error(str(e))
+    st.stop()
+
+prog = r["progress"]
+st.caption(f"{r['task']} · {prog['items']} items, k = {prog['k']} annotators each · {camp['status']}")
+m1, m2 = st.columns(2)
+m1.metric("Items done by all k", f"{prog['items_complete']} / {prog['items']}")
+m2.metric("Answers recorded", len(rows))
+st.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"] if a["assigned"] else 0.0,
+               "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"]} for a in prog["annotators"]],
+             column_config={"progress": st.column_config.ProgressColumn("progress", format="percent",
+                                                                         min_value=0, max_value=1)},
+             hide_index=True, width="stretch", key="task_progress_table")
+if not rows:
+    st.info("No answers yet: the results appear as soon as annotators start.")
+
+for n, sec in enumerate(r["sections"]):
+    st.subheader(sec["title"], anchor=False)
+    if sec["text"]:
+        st.caption(sec["text"])
+    for name, table in sec["tables"].items():
+        if not table:
+            continue
+        st.markdown(f"**{ui.md_escape(name)}**")
+        st.dataframe(table, hide_index=True, width="stretch", key=f"sec_{n}_{name}")
+
+buf = io.StringIO()
+w = csv.writer(buf)
+w.writerow(["item", "annotator", "question", "value", "at"])
+w.writerows([(a.item_id, a.annotator, a.question, a.value, a.at) for a in rows])
+c1, c2, c3 = st.columns(3)
+c1.download_button("Results (JSON)", json.dumps(r, ensure_ascii=False, indent=2, default=str),
+                   file_name=f"task-{cid}-results.json", mime="application/json", key="task_json", width="stretch")
+c2.download_button("Answers (CSV)", buf.getvalue(), file_name=f"task-{cid}-answers.csv", mime="text/csv",
+                   key="task_csv", width="stretch")
+if camp["status"] == "open":
+    c3.button("Close campaign", key="task_close", on_click=_status, args=("closed",), width="stretch",
+              help="No more answers or changes. Can be reopened.")
+else:
+    c3.button("Reopen campaign", key="task_reopen", on_click=_status, args=("open",), width="stretch")
+
+with st.expander("Configuration (reproducible from the seed)"):
+    st.json(r["config"])

@@ -1,0 +1,179 @@
+"""The task pages through AppTest: annotate (rubric with the two-part order, preference), new task, task results.
+
+Keyboard shortcuts and what the browser shows are in test_browser_tasks.py.
+"""
+
+import json
+
+import pytest
+
+from medeval import auth
+from medeval import cases as cs
+from medeval import tasks
+from medeval.db import connect
+from tests.conftest import write
+from tests.test_app import PW, XSS, _app, _texts
+from tests.test_tasks import CASES, JUDGEMENTS, RESPONSES
+
+
+@pytest.fixture
+def task_db(db_path, tmp_path):
+    """Cases with hostile markup in a response and a case title; a rubric campaign (judge) and a preference one."""
+    cases = json.loads(json.dumps(CASES))
+    cases[1]["title"] = "**发热** [x](https://example.invalid)"
+    resp = [(a, b, m, XSS if (a, b, m) == ("c1", 1, "beta") else t) for a, b, m, t in RESPONSES]
+    c = write(tmp_path / "cases.json", json.dumps(cases, ensure_ascii=False))
+    r = write(tmp_path / "resp.jsonl", "\n".join(json.dumps({"case": a, "question": b, "model": m, "response": t},
+                                                            ensure_ascii=False) for a, b, m, t in resp))
+    j = write(tmp_path / "judge.jsonl", "\n".join(json.dumps({"case": a, "question": b, "judge": jd, "rationale": t,
+                                                              "models": ms}) for a, b, jd, t, ms in JUDGEMENTS))
+    with connect(db_path) as db:
+        cs.import_cases(db, "clin", cases=c, responses=r, judgements=j)
+        auth.add_user(db, "admin", PW, "admin")
+        auth.add_user(db, "res", PW, "researcher")
+        auth.add_user(db, "doc1", PW, "annotator")
+        auth.add_user(db, "doc2", PW, "annotator")
+        rub = tasks.create_campaign(db, "rubric", "rate round", ["doc1"], k=1, seed=1,
+                                    config={"dataset": "clin", "judge": "judge-x"}, actor=None)
+        pref = tasks.create_campaign(db, "preference", "pref round", ["doc1", "doc2"], k=2, seed=1,
+                                     config={"dataset": "clin", "compare": "answers"}, actor=None)
+    return {"path": db_path, "rubric": rub, "preference": pref}
+
+
+def _annotate(task_db, username="doc1"):
+    at = _app(task_db["path"], username).run()
+    at.switch_page("app_pages/annotate.py").run()
+    assert not at.exception
+    return at
+
+
+def _index_of(at, name):
+    sb = at.selectbox(key="task_campaign")
+    return next(i for i, label in enumerate(sb.options) if label.startswith(name))
+
+
+def _option_buttons(at):
+    return [b for b in at.button if b.key and b.key.startswith("opt_")]
+
+
+def test_rubric_rates_every_response_before_the_judge_appears(task_db):
+    at = _annotate(task_db)
+    sb = at.selectbox(key="task_campaign")
+    sb.set_value(_index_of(at, "rate round")).run()
+    assert "Item 1 of 3" in at.get("progress")[0].proto.text
+    text = _texts(at)
+    assert "The judge's assessment" not in text and "judge-x" not in text and "alpha" not in text
+    assert "Part 1 of 2" in text
+    for n in range(9):  # 3 responses x 3 criteria, one click each
+        buttons = _option_buttons(at)
+        assert [b.label.split(" ")[0] for b in buttons] == ["1", "2", "3", "4", "5"]
+        assert all(":judge:" not in b.key for b in buttons)
+        buttons[3].click().run()
+        assert not at.exception
+        assert any("Saved" in s.value for s in at.success)
+    text = _texts(at)
+    assert "Part 2 of 2" in text
+    judge_text = [t.value for t in at.text if "points" in t.value]
+    assert judge_text, "the judge's assessment is shown in part 2"
+    assert all("_judge:" in b.key for b in _option_buttons(at))
+    for _ in range(3):
+        _option_buttons(at)[4].click().run()
+    assert "Item 2 of 3" in at.get("progress")[0].proto.text
+    with connect(task_db["path"]) as db:
+        n = db.conn.execute("SELECT count(*) FROM task_answers WHERE value = '4'").fetchone()[0]
+        m = db.conn.execute("SELECT count(*) FROM task_answers WHERE value = '5' AND question LIKE 'judge:%'"
+                            ).fetchone()[0]
+    assert (n, m) == (9, 3)
+
+
+def test_preference_shows_two_sides_and_records_choices(task_db):
+    at = _annotate(task_db, "doc2")  # doc2 has only the preference campaign
+    text = _texts(at)
+    assert "A versus B" in text and "alpha" not in text and "beta" not in text
+    labels = [b.label for b in _option_buttons(at)]
+    assert labels == ["← · A is better", "T · Tie", "→ · B is better"]
+    _option_buttons(at)[1].click().run()
+    _option_buttons(at)[0].click().run()
+    _option_buttons(at)[2].click().run()
+    with connect(task_db["path"]) as db:
+        vals = [v for (v,) in db.conn.execute("SELECT value FROM task_answers ORDER BY id")]
+    assert vals == ["tie", "left", "right"]
+    assert "Item 2 of 9" in at.get("progress")[0].proto.text
+
+
+def test_untrusted_text_is_plain(task_db):
+    at = _annotate(task_db)
+    sb = at.selectbox(key="task_campaign")
+    sb.set_value(_index_of(at, "rate round")).run()
+    for _ in range(12):  # go through items until the one with the hostile response is shown
+        if any(XSS in t.value for t in at.text):
+            break
+        buttons = _option_buttons(at)
+        if not buttons:
+            break
+        buttons[2].click().run()
+    assert any(XSS == t.value for t in at.text)  # shown exactly, as text
+    assert all("<img" not in m.value for m in at.markdown)
+
+
+def test_change_an_answer_and_skip(task_db):
+    at = _annotate(task_db, "doc2")
+    _option_buttons(at)[0].click().run()
+    at.button(key=next(b.key for b in at.button if b.key and b.key.startswith("chg_") and b.key.endswith("_tie"))
+              ).click().run()
+    with connect(task_db["path"]) as db:
+        rows = db.conn.execute("SELECT value, supersedes IS NOT NULL FROM task_answers ORDER BY id").fetchall()
+    assert rows == [("left", 0), ("tie", 1)]
+    at.button(key=next(b.key for b in at.button if b.key and b.key.startswith("task_skip_"))).click().run()
+    assert "Item 1 of 9" in at.get("progress")[0].proto.text or "Item 2" not in _texts(at)
+    with connect(task_db["path"]) as db:
+        assert db.conn.execute("SELECT count(*) FROM task_answers WHERE skipped = 1").fetchone()[0] == 1
+
+
+def test_annotator_without_task_work(task_db):
+    with connect(task_db["path"]) as db:
+        auth.add_user(db, "doc3", PW, "annotator")
+    at = _annotate(task_db, "doc3")
+    assert any("No rating" in i.value for i in at.info)
+
+
+def test_new_task_page_previews_and_creates(task_db):
+    at = _app(task_db["path"], "res").run()
+    at.switch_page("app_pages/new_task.py").run()
+    assert not at.exception
+    at.radio(key="new_task_type").set_value("preference").run()
+    at.selectbox(key="new_task_preference_compare").set_value("judges").run()
+    assert any("1 items" in m.value for m in at.markdown) or "1 items" in _texts(at)
+    assert at.button(key="create_task").disabled  # no name yet
+    at.text_input(key="new_task_name").input("judges round").run()
+    at.multiselect(key="new_task_annotators").set_value(["doc1", "doc2"]).run()
+    at.button(key="create_task").click().run()
+    assert not at.exception
+    assert any("created" in s.value for s in at.success)
+    with connect(task_db["path"]) as db:
+        row = db.conn.execute("SELECT kind, config FROM campaigns WHERE name = 'judges round'").fetchone()
+    assert row[0] == "preference" and json.loads(row[1])["compare"] == "judges"
+
+
+def test_task_results_page_shows_sections_and_closes(task_db):
+    with connect(task_db["path"]) as db:
+        for name in ("doc1", "doc2"):
+            u = auth.get_user(db, name)
+            while (s := tasks.task_state(db, u, task_db["preference"])).item is not None:
+                q = s.item.pending
+                tasks.submit_answer(db, u, s.item.item_id, q.id, "left", client_token=f"{s.item.item_id}:"
+                                    f"{s.item.revision}")
+    at = _app(task_db["path"], "res").run()
+    at.switch_page("app_pages/task_results.py").run()
+    assert not at.exception
+    at.selectbox(key="task_results_campaign").set_value(task_db["preference"]).run()
+    text = _texts(at)
+    assert "Preference: Knowledge Correctness" in text
+    shares = next(d.value for d in at.dataframe if "share" in d.value.columns)
+    assert sorted(shares["source"]) == ["alpha", "beta", "gamma"]
+    assert shares["share"].between(0, 1).all()
+    at.button(key="task_close").click().run()
+    assert at.button(key="task_reopen")
+    with connect(task_db["path"]) as db:
+        assert db.conn.execute("SELECT status FROM campaigns WHERE id = ?",
+                               (task_db["preference"],)).fetchone()[0] == "closed"

@@ -1,0 +1,366 @@
+"""Task types (rubric rating with the two-part judge protocol, double-blind preference, AccR): campaigns with
+exactly k annotators, blind views, the order of parts enforced in the library, append-only answers, results
+checked against hand-computed values and the statistics modules."""
+
+import json
+import sqlite3
+
+import numpy as np
+import pytest
+
+from medeval import cases as cs
+from medeval import preference as pf
+from medeval import tasks
+from medeval.auth import add_user, get_user
+from medeval.errors import MedevalError, PermissionDenied
+from tests.conftest import write
+
+CASES = [
+    {"id": "c1", "title": "胸痛", "description": "男，58岁，胸痛2小时。",
+     "QA_pairs": [{"question": "最可能的诊断？", "answer": "急性心肌梗死"},
+                  {"question": "首选检查？", "answer": "心电图"}]},
+    {"id": "c2", "title": "发热", "description": "女，25岁，发热咳嗽3天。",
+     "QA_pairs": [{"question": "诊断？", "answer": "社区获得性肺炎"}]},
+]
+RESPONSES = [
+    ("c1", 1, "alpha", "考虑急性心肌梗死。"), ("c1", 1, "beta", "可能是胃炎。"), ("c1", 1, "gamma", "心绞痛或心梗。"),
+    ("c1", 2, "alpha", "立即做心电图。"), ("c1", 2, "beta", "做胃镜。"), ("c1", 2, "gamma", "心电图和肌钙蛋白。"),
+    ("c2", 1, "alpha", "社区获得性肺炎。"), ("c2", 1, "beta", "感冒。"), ("c2", 1, "gamma", "<b>肺炎</b>"),
+]
+JUDGEMENTS = [
+    ("c1", 1, "judge-x", "Doctor 1: 5 points. Doctor 2: 1 points. Doctor 3: 4 points.", ["alpha", "beta", "gamma"]),
+    ("c1", 2, "judge-x", "Doctor 1: 4 points. Doctor 2: 2 points. Doctor 3: 5 points.", ["alpha", "beta", "gamma"]),
+    ("c2", 1, "judge-x", "Doctor 1: 5 points. Doctor 2: 2 points. Doctor 3: 4 points.", ["alpha", "beta", "gamma"]),
+    ("c1", 1, "judge-y", "Doctor 1: 4 points. Doctor 2: 3 points. Doctor 3: 4 points.", ["alpha", "beta", "gamma"]),
+]
+
+
+@pytest.fixture
+def tdb(db, tmp_path):
+    """A database with two cases (3 questions x 3 models), two judges and four users."""
+    c = write(tmp_path / "cases.json", json.dumps(CASES, ensure_ascii=False))
+    r = write(tmp_path / "resp.jsonl", "\n".join(json.dumps({"case": a, "question": b, "model": m, "response": t},
+                                                            ensure_ascii=False) for a, b, m, t in RESPONSES))
+    j = write(tmp_path / "judge.jsonl", "\n".join(json.dumps({"case": a, "question": b, "judge": jd, "rationale": t,
+                                                              "models": ms}) for a, b, jd, t, ms in JUDGEMENTS))
+    cs.import_cases(db, "clin", cases=c, responses=r, judgements=j)
+    for name, role in (("doc1", "annotator"), ("doc2", "annotator"), ("doc3", "annotator"), ("res", "researcher")):
+        add_user(db, name, "a-long-password", role)
+    return db
+
+
+def users(db, *names):
+    return [get_user(db, n) for n in names]
+
+
+def answer_all(db, user, cid, pick):
+    """Answer every question of every item in order with ``pick(item_view, question)``."""
+    while True:
+        s = tasks.task_state(db, user, cid)
+        if s.item is None:
+            return
+        q = s.item.pending
+        tasks.submit_answer(db, user, s.item.item_id, q.id, pick(s.item, q),
+                            client_token=f"{s.item.item_id}:{s.item.revision}:{q.id}")
+
+
+def test_registry_has_the_three_types():
+    assert {"rubric", "preference", "accr"} <= set(tasks.REGISTRY)
+    with pytest.raises(MedevalError, match="unknown task type"):
+        tasks.get("nope")
+
+
+def test_rubric_campaign_assigns_exactly_k_and_is_reproducible(tdb):
+    res, = users(tdb, "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r1", ["doc1", "doc2", "doc3"], k=2, seed=5,
+                                config={"dataset": "clin", "judge": "judge-x"}, actor=res)
+    n_items = tdb.conn.execute("SELECT count(*) FROM task_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+    assert n_items == 3
+    per_item = tdb.conn.execute("SELECT count(*) FROM task_assignments WHERE campaign_id = ? GROUP BY item_id",
+                                (cid,)).fetchall()
+    assert [n for (n,) in per_item] == [2, 2, 2]
+    loads = sorted(n for (n,) in tdb.conn.execute(
+        "SELECT count(*) FROM task_assignments WHERE campaign_id = ? GROUP BY user_id", (cid,)))
+    assert loads == [2, 2, 2]
+    cid2 = tasks.create_campaign(tdb, "rubric", "r2", ["doc1", "doc2", "doc3"], k=2, seed=5,
+                                 config={"dataset": "clin", "judge": "judge-x"}, actor=res)
+    q = ("SELECT ti.source, u.username, a.position, a.layout FROM task_assignments a JOIN task_items ti ON "
+         "ti.id = a.item_id JOIN users u ON u.id = a.user_id WHERE a.campaign_id = ? ORDER BY 1, 2")
+    assert tdb.conn.execute(q, (cid,)).fetchall() == tdb.conn.execute(q, (cid2,)).fetchall()
+
+
+def test_rubric_blind_view_and_two_part_order(tdb):
+    doc1, res = users(tdb, "doc1", "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1"], k=1, seed=1,
+                                config={"dataset": "clin", "judge": "judge-x", "rubric": "automedeval"}, actor=res)
+    s = tasks.task_state(tdb, doc1, cid)
+    v = s.item
+    shown = " ".join(b.label + b.text for b in v.blocks)
+    for secret in ("alpha", "beta", "gamma", "judge-x", "Doctor 1: 5 points"):
+        assert secret not in shown  # models, judge and the judge's text are hidden in part 1
+    assert {b.label for b in v.blocks} >= {"Response 1", "Response 2", "Response 3", "Question", "Reference answer"}
+    assert v.parts == 2 and v.open_part == 1
+    assert len(v.questions) == 9 and all(q.part == 1 for q in v.questions)  # 3 responses x 3 criteria
+    # part 2 is refused while part 1 is incomplete
+    with pytest.raises(MedevalError, match="part 2 opens"):
+        tasks.submit_answer(tdb, doc1, v.item_id, "judge:j_knowledge", "4", client_token="early")
+    for n, q in enumerate(v.questions):
+        tasks.submit_answer(tdb, doc1, v.item_id, q.id, str(1 + n % 5), client_token=f"t{n}")
+        if n < 8:
+            assert tasks.item_view(tdb, doc1, v.item_id).open_part == 1
+    v2 = tasks.item_view(tdb, doc1, v.item_id)
+    assert v2.open_part == 2 and v2.pending.id == "judge:j_knowledge"
+    assert any(b.label == "The judge's assessment" and "points" in b.text for b in v2.blocks)
+    mapping = next(b.text for b in v2.blocks if b.label == "How the judge numbers the responses")
+    assert mapping.count("is your Response") == 3
+    tasks.submit_answer(tdb, doc1, v.item_id, "judge:j_knowledge", "4", client_token="p2")
+    with pytest.raises(MedevalError, match="not an answer"):
+        tasks.submit_answer(tdb, doc1, v.item_id, "judge:j_fluency", "6", client_token="bad")
+
+
+def test_answers_are_append_only_idempotent_and_changes_supersede(tdb):
+    doc1, res = users(tdb, "doc1", "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1"], k=1, seed=1, config={"dataset": "clin"}, actor=res)
+    v = tasks.task_state(tdb, doc1, cid).item
+    q = v.pending
+    a1 = tasks.submit_answer(tdb, doc1, v.item_id, q.id, "3", client_token="tok")
+    assert tasks.submit_answer(tdb, doc1, v.item_id, q.id, "3", client_token="tok") == a1  # double press
+    a2 = tasks.submit_answer(tdb, doc1, v.item_id, q.id, "5", client_token="tok2")
+    rows = tdb.conn.execute("SELECT id, value, supersedes FROM task_answers ORDER BY id").fetchall()
+    assert rows == [(a1, "3", None), (a2, "5", a1)]
+    assert tasks.item_view(tdb, doc1, v.item_id).answers[q.id] == "5"
+    assert tdb.conn.execute("SELECT count(*) FROM audit_log WHERE action = 'annotation.change'").fetchone()[0] == 1
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        tdb.conn.execute("UPDATE task_answers SET value = '1'")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        tdb.conn.execute("DELETE FROM task_answers")
+
+
+def test_only_assigned_items_and_closed_campaigns(tdb):
+    doc1, doc2, res = users(tdb, "doc1", "doc2", "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1"], k=1, seed=1, config={"dataset": "clin"}, actor=res)
+    v = tasks.task_state(tdb, doc1, cid).item
+    with pytest.raises(PermissionDenied):
+        tasks.item_view(tdb, doc2, v.item_id)
+    with pytest.raises(PermissionDenied):
+        tasks.submit_answer(tdb, doc2, v.item_id, v.pending.id, "3", client_token="x")
+    with pytest.raises(PermissionDenied):
+        tasks.results(tdb, cid, actor=doc1)  # annotators cannot read results
+    with pytest.raises(PermissionDenied):
+        tasks.create_campaign(tdb, "rubric", "x", ["doc1"], k=1, config={"dataset": "clin"}, actor=doc1)
+    from medeval.campaigns import set_campaign_status
+    set_campaign_status(tdb, cid, "closed", actor=res)
+    with pytest.raises(MedevalError, match="closed"):
+        tasks.submit_answer(tdb, doc1, v.item_id, v.pending.id, "3", client_token="y")
+
+
+def test_skip_comes_back_at_the_end(tdb):
+    doc1, res = users(tdb, "doc1", "res")
+    cid = tasks.create_campaign(tdb, "preference", "p", ["doc1"], k=1, seed=2,
+                                config={"dataset": "clin", "compare": "answers"}, actor=res)
+    s = tasks.task_state(tdb, doc1, cid)
+    first = s.item.item_id
+    tasks.submit_answer(tdb, doc1, first, "", None, client_token="skip1", skipped=True)
+    s2 = tasks.task_state(tdb, doc1, cid)
+    assert s2.item.item_id != first and s2.skipped == 1
+    answer_all(tdb, doc1, cid, lambda v, q: "tie")
+    s3 = tasks.task_state(tdb, doc1, cid)
+    assert s3.item is None and s3.skipped == 1 and s3.done == s3.total - 1
+    s4 = tasks.task_state(tdb, doc1, cid, revisit_skipped=True)
+    assert s4.item.item_id == first and s4.item.revisiting
+
+
+def test_bad_configs_say_what_to_do(tdb):
+    res, = users(tdb, "res")
+    with pytest.raises(MedevalError, match="not one of"):
+        tasks.create_campaign(tdb, "rubric", "x", ["doc1"], k=1, config={"dataset": "nope"}, actor=res)
+    with pytest.raises(MedevalError, match="unknown setting"):
+        tasks.create_campaign(tdb, "rubric", "x", ["doc1"], k=1, config={"dataset": "clin", "colour": 1}, actor=res)
+    with pytest.raises(MedevalError, match="needs at least 2"):
+        tasks.create_campaign(tdb, "rubric", "x", ["doc1"], k=2, config={"dataset": "clin"}, actor=res)
+    with pytest.raises(MedevalError, match="give the campaign a name"):
+        tasks.create_campaign(tdb, "rubric", " ", ["doc1"], k=1, config={"dataset": "clin"}, actor=res)
+    with pytest.raises(MedevalError, match="anchors"):
+        tasks.create_campaign(tdb, "rubric", "x", ["doc1"], k=1, actor=res,
+                              config={"dataset": "clin", "criteria": [{"key": "a", "name": "A", "question": "?",
+                                                                       "anchors": ["1", "2"]}]})
+    n = tdb.conn.execute("SELECT count(*) FROM campaigns").fetchone()[0]
+    assert n == 0  # nothing stored by a refused campaign
+
+
+def test_custom_rubric_is_stored_with_the_campaign(tdb):
+    doc1, res = users(tdb, "doc1", "res")
+    crit = [{"key": "safety", "name": "Safety", "question": "Is it safe?",
+             "anchors": ["unsafe", "risky", "mixed", "mostly safe", "safe"]}]
+    cid = tasks.create_campaign(tdb, "rubric", "x", ["doc1"], k=1, config={"dataset": "clin", "criteria": crit},
+                                actor=res)
+    v = tasks.task_state(tdb, doc1, cid).item
+    assert [q.criterion for q in v.questions] == ["Safety"] * 3
+    assert v.pending.options[0].meaning == "unsafe" and v.pending.options[4].key == "5"
+
+
+def test_rubric_results_judge_vs_clinicians(tdb):
+    """Clinicians rate every response with its judge-x score (perfect agreement with the judge)."""
+    d1, d2, res = users(tdb, "doc1", "doc2", "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1", "doc2"], k=2, seed=3,
+                                config={"dataset": "clin", "judge": "judge-x"}, actor=res)
+
+    def pick(view, q):
+        if q.part == 2:
+            return "4"
+        items = {iid: json.loads(p) for iid, p in tdb.conn.execute("SELECT id, payload FROM task_items")}
+        p = items[view.item_id]
+        j = int(q.id[1:].split(":")[0])
+        return str(int(p["judge"]["scores"][p["responses"][j]["model"]]))
+
+    answer_all(tdb, d1, cid, pick)
+    answer_all(tdb, d2, cid, pick)
+    r = tasks.results(tdb, cid, actor=res)
+    sec = {s["title"]: s for s in r["sections"]}
+    per_model = {row["model"]: row for row in sec["Ratings per model"]["tables"]["per model"]}
+    # judge-x scores: alpha 5,4,5 -> 14/3; beta 1,2,2 -> 5/3; gamma 4,5,4 -> 13/3 (every criterion alike)
+    assert per_model["alpha"]["mean"] == pytest.approx(14 / 3)
+    assert per_model["beta"]["Fluency"] == pytest.approx(5 / 3)
+    assert per_model["gamma"]["ratings"] == 3 * 3 * 2
+    judge = sec["The judge against the clinicians"]
+    assert judge["numbers"]["spearman"] == pytest.approx(1.0)
+    assert judge["numbers"]["accuracy_2tuple"] == pytest.approx(1.0)
+    assert judge["numbers"]["accuracy_triple"] == pytest.approx(1.0)
+    assert judge["numbers"]["n_cases"] == 3
+    agree = {(a["rated"], a["statistic"]): a for a in sec["Agreement among clinicians"]["tables"]["agreement"]}
+    assert agree[("mean over criteria", "ICC(2,1)")]["value"] == pytest.approx(1.0)
+    jr = {row["criterion"]: row for row in
+          sec["The judge's assessments, as rated by the clinicians"]["tables"]["mean rating"]}
+    assert jr["Reference Correctness"]["mean"] == 4.0 and jr["Fluency"]["ratings"] == 6
+
+
+def test_rubric_agreement_matches_pingouin(tdb):
+    pg = pytest.importorskip("pingouin")
+    d1, d2, d3, res = users(tdb, "doc1", "doc2", "doc3", "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1", "doc2", "doc3"], k=3, seed=4,
+                                config={"dataset": "clin", "rubric": "cmb-clin"}, actor=res)
+    rng = np.random.default_rng(0)
+    for u in (d1, d2, d3):
+        answer_all(tdb, u, cid, lambda v, q: str(int(rng.integers(1, 6))))
+    rows = tasks.answers(tdb, cid)
+    items = {iid: json.loads(p) for iid, p in tdb.conn.execute("SELECT id, payload FROM task_items")}
+    long = [{"unit": f"{a.item_id}/{a.question.split(':')[0]}", "rater": a.annotator, "v": float(a.value)}
+            for a in rows if a.question.endswith(":completeness")]
+    import pandas as pd
+    ref = pg.intraclass_corr(pd.DataFrame(long), targets="unit", raters="rater", ratings="v").set_index("Type")
+    r = tasks.results(tdb, cid, actor=res)
+    agree = {(a["rated"], a["statistic"]): a for s in r["sections"] if s["title"] == "Agreement among clinicians"
+             for a in s["tables"]["agreement"]}
+    key = next(k for k in agree if k[0] == "Completeness" and "ICC(2,1)" in k[1])
+    icc2 = ref.loc["ICC(A,1)" if "ICC(A,1)" in ref.index else "ICC2", "ICC"]  # pingouin's label changed in 0.7
+    assert agree[key]["value"] == pytest.approx(icc2, abs=1e-9)
+    assert len(items) == 3
+
+
+def test_preference_sides_recorded_and_results_match_library(tdb):
+    d1, d2, d3, res = users(tdb, "doc1", "doc2", "doc3", "res")
+    cid = tasks.create_campaign(tdb, "preference", "p", ["doc1", "doc2", "doc3"], k=3, seed=9,
+                                config={"dataset": "clin", "compare": "answers"}, actor=res)
+    items = {iid: json.loads(p) for iid, p in tdb.conn.execute("SELECT id, payload FROM task_items")}
+    assert len(items) == 9  # 3 questions x 3 pairs of models
+    lays = [json.loads(x) for (x,) in tdb.conn.execute("SELECT layout FROM task_assignments")]
+    assert {lay["left"] for lay in lays} == {"a", "b"}  # both sides occur
+    v = tasks.task_state(tdb, d1, cid).item
+    shown = " ".join(b.label + b.text for b in v.blocks)
+    assert not any(m in shown for m in ("alpha", "beta", "gamma"))
+    assert [q.options[0].key for q in v.questions] == ["left"] * 3
+    assert [o.key for o in v.questions[0].options] == ["left", "t", "right"]
+
+    def pick(view, q):  # always prefer the alphabetically first model: alpha > beta > gamma
+        p = items[view.item_id]
+        a_text = next(b.text for b in view.blocks if b.label == "A")
+        left_is_a = a_text == p["a"]["text"]
+        return "left" if left_is_a else "right"
+
+    for u in (d1, d2, d3):
+        answer_all(tdb, u, cid, pick)
+    r = tasks.results(tdb, cid, actor=res)
+    sec = next(s for s in r["sections"] if s["title"] == "Preference: Knowledge Correctness")
+    shares = {row["source"]: row["share"] for row in sec["tables"]["preference share"]}
+    assert shares == {"alpha": 1.0, "beta": 0.5, "gamma": 0.0}
+    # the same numbers from medeval.preference directly
+    rows = []
+    for a in tasks.answers(tdb, cid):
+        if a.question == "knowledge":
+            lay = json.loads(tdb.conn.execute("SELECT a.layout FROM task_assignments a JOIN users u ON u.id = "
+                                              "a.user_id WHERE a.item_id = ? AND u.username = ?",
+                                              (a.item_id, a.annotator)).fetchone()[0])
+            p = items[a.item_id]
+            left, right = (p["a"], p["b"]) if lay["left"] == "a" else (p["b"], p["a"])
+            rows.append((a.item_id, a.annotator, left["source"], right["source"], a.value))
+    direct = pf.summarise(rows)
+    checks = {c["statistic"]: c for c in sec["tables"]["checks"]}
+    left = checks["share of decided choices won by the left side"]
+    assert left["value"] == direct["position_bias"]["left_share"]
+    assert left["p (binomial, vs 1/2)"] == pytest.approx(direct["position_bias"]["p"])
+    assert checks["Krippendorff's alpha (nominal, over the chosen source)"]["value"] == pytest.approx(1.0)
+    bt = sec["tables"]["Bradley-Terry strengths"]
+    assert bt[0]["source"] == "(undefined)"  # alpha never loses: the MLE diverges, said so
+
+
+def test_preference_between_judges(tdb):
+    d1, res = users(tdb, "doc1", "res")
+    cid = tasks.create_campaign(tdb, "preference", "pj", ["doc1"], k=1, seed=0,
+                                config={"dataset": "clin", "compare": "judges"}, actor=res)
+    v = tasks.task_state(tdb, d1, cid).item
+    assert [q.criterion for q in v.questions] == ["Knowledge Correctness", "Reference Correctness", "Fluency"]
+    labels = [b.label for b in v.blocks]
+    assert "Doctor 1 (a response both evaluations discuss)" in labels and "A" in labels and "B" in labels
+    assert not any("judge-" in b.text or "judge-" in b.label for b in v.blocks)
+
+
+FACT = [
+    {"id": "1", "type": "Disease-Symptom", "label": "support", "claim": "流感可引起发热", "response": "正确。流感病毒感染常引起发热。", "model": "m1"},
+    {"id": "1", "type": "Disease-Symptom", "label": "refute", "claim": "流感不会引起发热", "response": "错误。流感常有发热。", "model": "m1"},
+    {"id": "2", "type": "Disease-Medicine", "label": "support", "claim": "奥司他韦可治疗流感", "response": "正确，它是抗病毒药。", "model": "m1"},
+    {"id": "2", "type": "Disease-Medicine", "label": "refute", "claim": "青霉素可治疗流感", "response": "正确，抗生素有效。", "model": "m1"},
+    {"id": "1", "type": "Disease-Symptom", "label": "support", "claim": "流感可引起发热", "response": "Correct. Fever is typical.", "model": "m2"},
+    {"id": "1", "type": "Disease-Symptom", "label": "refute", "claim": "流感不会引起发热", "response": "Incorrect: fever is common.", "model": "m2"},
+]
+
+
+def test_accr_campaign_samples_correct_items_and_reports_per_model(tdb, tmp_path):
+    f = write(tmp_path / "fc.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in FACT))
+    cs.import_fact_claims(tdb, "fc", f)
+    d1, d2, res = users(tdb, "doc1", "doc2", "res")
+    cid = tasks.create_campaign(tdb, "accr", "a", ["doc1", "doc2"], k=2, seed=0, config={"dataset": "fc"},
+                                actor=res)
+    items = {iid: json.loads(p) for iid, p in tdb.conn.execute("SELECT id, payload FROM task_items")}
+    # item 2 of m1 is wrong (supports the counterfactual): only item 1's two claims per model are checked
+    assert sorted((p["model"], p["item"], p["label"]) for p in items.values()) == [
+        ("m1", "1", "refute"), ("m1", "1", "support"), ("m2", "1", "refute"), ("m2", "1", "support")]
+    v = tasks.task_state(tdb, d1, cid).item
+    assert [b.label for b in v.blocks] == ["Claim", "The model's verdict", "The model's answer (verdict and reason)"]
+    assert [o.key for o in v.pending.options] == ["y", "n"]
+
+    def pick_d1(view, q):
+        return "yes"
+
+    def pick_d2(view, q):  # says no for m2's factual claim
+        p = items[view.item_id]
+        return "no" if (p["model"], p["label"]) == ("m2", "support") else "yes"
+
+    answer_all(tdb, d1, cid, pick_d1)
+    answer_all(tdb, d2, cid, pick_d2)
+    r = tasks.results(tdb, cid, actor=res)
+    acc = {row["model"]: row for row in r["sections"][0]["tables"]["AccR"]}
+    assert acc["m1"]["AccR (ratings)"] == 1.0
+    assert acc["m2"]["AccR (ratings)"] == 0.75
+    assert acc["m2"]["AccR (claims, majority)"] == 1.0 and acc["m2"]["claims without a majority"] == 1
+    cfg_all = tasks.preview(tdb, "accr", {"dataset": "fc", "pool": "followed claims"}, actor=res)
+    assert cfg_all["items"] == 6
+
+
+def test_results_of_a_campaign_without_answers(tdb):
+    res, = users(tdb, "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1"], k=1, config={"dataset": "clin", "judge": "judge-x"},
+                                actor=res)
+    r = tasks.results(tdb, cid, actor=res)
+    assert r["progress"]["items_complete"] == 0
+    per_model = r["sections"][0]["tables"]["per model"]
+    assert per_model == []
