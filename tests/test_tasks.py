@@ -364,3 +364,38 @@ def test_results_of_a_campaign_without_answers(tdb):
     assert r["progress"]["items_complete"] == 0
     per_model = r["sections"][0]["tables"]["per model"]
     assert per_model == []
+
+
+def test_task_cli_create_list_results(tdb, db_path, tmp_path):
+    from click.testing import CliRunner
+
+    from medeval.cli import main
+    from tests.conftest import invoke
+
+    out = invoke("task", "create", "--db", db_path, "--type", "rubric", "--name", "cli round",
+                 "--annotators", "doc1,doc2", "--k", "2", "--seed", "7", "--set", "dataset=clin",
+                 "--set", "judge=judge-x", "--set", "max_items=2").output
+    assert "2 items, 2 annotators each" in out
+    listed = invoke("task", "list", "--db", db_path).output
+    assert "cli round\trubric\t2 items\topen" in listed
+    cid = int(listed.split("\t")[0])
+    r = json.loads(invoke("task", "results", str(cid), "--db", db_path).output)
+    assert r["campaign"]["name"] == "cli round" and r["progress"]["items"] == 2
+    assert r["config"]["judge"] == "judge-x" and r["config"]["seed"] == 7
+    md = invoke("task", "results", str(cid), "--db", db_path, "--format", "md").output
+    assert md.startswith("# cli round")
+    crit = write(tmp_path / "crit.json", json.dumps([{"key": "safe", "name": "Safety", "question": "Safe?",
+                                                       "anchors": ["a", "b", "c", "d", "e"]}]))
+    invoke("task", "create", "--db", db_path, "--type", "rubric", "--name", "custom", "--annotators", "doc1",
+           "--k", "1", "--set", "dataset=clin", "--criteria", crit)
+    # bad input: exit 1 with a message, nothing stored
+    n = tdb.conn.execute("SELECT count(*) FROM campaigns").fetchone()[0]
+    res = CliRunner().invoke(main, ["task", "create", "--db", str(db_path), "--type", "rubric", "--name", "x",
+                                    "--annotators", "doc1", "--k", "1", "--set", "dataset=nope"])
+    assert res.exit_code == 1 and "not one of" in res.output
+    res = CliRunner().invoke(main, ["task", "create", "--db", str(db_path), "--type", "nope", "--name", "x",
+                                    "--annotators", "doc1", "--set", "dataset=clin"])
+    assert res.exit_code == 1 and "unknown task type" in res.output
+    assert tdb.conn.execute("SELECT count(*) FROM campaigns").fetchone()[0] == n
+    csv_out = invoke("task", "results", str(cid), "--db", db_path, "--format", "answers-csv").output
+    assert csv_out.splitlines() == ["item,annotator,question,value,at"]
