@@ -476,6 +476,13 @@ def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User |
 GRADING_KINDS = ("bucket_grading", "random_validation")  # tier grading; other kinds are medeval.tasks types
 
 
+def require_grading(kind: str, campaign_id: int) -> None:
+    """Refuse a task campaign where a tier-grading one is needed, saying where to look instead."""
+    if kind not in GRADING_KINDS:
+        raise MedevalError(f"campaign {campaign_id} is a {kind} task campaign, not tier grading: see "
+                           f"`medeval task results {campaign_id}` or the Task results page")
+
+
 def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
     """The tier-grading campaigns (task campaigns: ``medeval.tasks.task_campaigns``)."""
     if actor is not None:
@@ -495,9 +502,10 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
     """Progress per annotator (done / assigned, skipped, flagged) and per bucket (items with all k grades)."""
     if actor is not None:
         require_role(actor, "researcher", "admin")
-    row = db.conn.execute("SELECT config, report FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    row = db.conn.execute("SELECT config, report, kind FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")
+    require_grading(row[2], campaign_id)
     cfg, report = json.loads(row[0]), json.loads(row[1])
     latest = ("SELECT g.item_id, g.user_id, g.tier, g.skipped, g.flagged FROM grade_annotations g WHERE g.id = "
               "(SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")

@@ -23,6 +23,7 @@ import sqlite_utils
 from .agreement import Estimate, RatingTable, cohen_kappa, correlation, fleiss_kappa, icc, krippendorff_alpha, \
     percent_agreement
 from .auth import User, require_role
+from .campaigns import require_grading
 from .errors import MedevalError
 
 TIER_CATEGORIES = (0, 1, 2)
@@ -253,6 +254,7 @@ def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: Us
     row = db.conn.execute("SELECT name, kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")
+    require_grading(row[1], campaign_id)
     all_answers = answers(db, campaign_id)
     graded = [a for a in all_answers if not a.skipped]
     cfg = json.loads(row[2])

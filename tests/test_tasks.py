@@ -399,3 +399,19 @@ def test_task_cli_create_list_results(tdb, db_path, tmp_path):
     assert tdb.conn.execute("SELECT count(*) FROM campaigns").fetchone()[0] == n
     csv_out = invoke("task", "results", str(cid), "--db", db_path, "--format", "answers-csv").output
     assert csv_out.splitlines() == ["item,annotator,question,value,at"]
+
+
+def test_grading_views_refuse_a_task_campaign(tdb):
+    from medeval import campaigns as cp
+    from medeval import dashboard as dash
+
+    res, = users(tdb, "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1"], k=1, config={"dataset": "clin"}, actor=res)
+    for call in (lambda: cp.campaign_progress(tdb, cid, actor=res),
+                 lambda: dash.campaign_agreement(tdb, cid, actor=res)):
+        with pytest.raises(MedevalError, match="task results"):
+            call()
+    assert [c["id"] for c in cp.list_campaigns(tdb, actor=res)] == []
+    assert [c["id"] for c in tasks.task_campaigns(tdb, actor=res)] == [cid]
+    with pytest.raises(MedevalError, match="no campaign 999"):
+        tasks.results(tdb, 999, actor=res)
