@@ -280,6 +280,9 @@ def demo_cmd(db_path, embedding_model, keep_files):
         click.echo(line)
     click.echo(f"{s['scores_added']} scores; active threshold set v{s['threshold_version']} "
                f"(cosine: {s['embedding_model']}, provisional)")
+    if s.get("tasks"):
+        click.echo("demo task campaigns (doctor2 and doctor3 have answered; doctor1's work is left to try): "
+                   + ", ".join(f"{cid} {name!r}" for name, cid in s["tasks"]["campaigns"].items()))
     click.echo(f"demo campaign {s['campaign']}; demo accounts (DEMO ONLY): "
                + ", ".join(f"{u} ({r})" for u, _, r in DEMO_ACCOUNTS) + " -- passwords in the README")
 

@@ -203,7 +203,8 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
 
     The cosine cut-offs of Table 12 were calibrated for M3E; the demo adopts them,
     marked provisional, for the configured embedding model so every metric is graded.
-    With ``accounts`` (the default) it also adds the demo accounts and the demo campaign.
+    With ``accounts`` (the default) it also adds the demo accounts and the demo campaign, and the demo
+    task campaigns with simulated answers (:func:`medeval.demo_tasks.add_demo_tasks`).
     """
     from . import thresholds as th
     from .importer import import_files
@@ -219,5 +220,10 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
         version = th.adopt(db, 1, s.embedding_model, created_by="medeval demo")
     th.activate(db, version)
     campaign = add_demo_accounts_and_campaign(db) if accounts else None
+    demo_tasks = None
+    if accounts:  # the task campaigns (cases, judges, fact-check reasons) with doctor2/3's simulated answers
+        from .demo_tasks import add_demo_tasks
+
+        demo_tasks = add_demo_tasks(db)
     return {"import": summary.lines(), "scores_added": s.scores_added, "threshold_version": version,
-            "embedding_model": s.embedding_model, "campaign": campaign}
+            "embedding_model": s.embedding_model, "campaign": campaign, "tasks": demo_tasks}

@@ -1,0 +1,167 @@
+"""Demo task campaigns: clinical cases rated with a judge, judges compared, fact-check reasons checked.
+
+DEMO DATA -- NOT CLINICAL ADVICE. ``demo_data/cases_demo*.json(l)`` and
+``demo_data/factcheck_demo_models.jsonl`` are the project's own writing: five clinical
+cases in the CMB-Clin format (12 questions), the answers of three fictional models of
+clearly different quality (``DemoGPT-L`` good, ``DemoMed-7B`` mediocre, ``DemoBase-7B``
+weak, with errors), the assessments of two fictional judges (``DemoJudge-A`` in English,
+careful; ``DemoJudge-B`` in Chinese, lenient and mixing up the responses on three
+questions: :data:`MISATTRIBUTED`), and the fact-check answers of the same three models
+on 12 atomic items (correct answers with good reasons, correct verdicts with a bad reason
+-- :data:`BAD_REASONS` --, sycophancy, safety, an inverted item and NotFollow).
+
+:func:`add_demo_tasks` imports them through the normal import path, creates one campaign
+per task type for the three demo doctors and then fills in seeded, plausible answers of
+``doctor2`` and ``doctor3`` (``doctor3`` leaves a few items open) so that every results page
+has something to show on first start. ``doctor1``'s share is left untouched for a newcomer
+to try.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from contextlib import ExitStack
+from importlib import resources
+
+import numpy as np
+
+from . import cases as cs
+from . import tasks
+from .auth import get_user
+from .demo import DEMO_SEED
+from .errors import MedevalError
+
+CASES_DATASET = "Demo clinical cases"
+FACTCHECK_DATASET = "Demo fact-check"
+CASES_FILES = {"cases": "cases_demo.json", "responses": "cases_demo_responses.jsonl",
+               "judgements": "cases_demo_judgements.jsonl"}
+FACTCHECK_FILE = "factcheck_demo_models.jsonl"
+
+RUBRIC_CAMPAIGN = "Demo: rate responses and the judge"
+PREFERENCE_CAMPAIGN = "Demo: which judge is better?"
+ACCR_CAMPAIGN = "Demo: do the reasons hold?"
+RATED_JUDGE = "DemoJudge-A"
+DOCTORS = ("doctor1", "doctor2", "doctor3")
+SIMULATED = ("doctor2", "doctor3")  # doctor1's items stay open for a newcomer
+ACCR_PER_MODEL = 8
+
+# (name, task type, k, config, items doctor3 leaves open)
+CAMPAIGNS = (
+    (RUBRIC_CAMPAIGN, "rubric", 2, {"dataset": CASES_DATASET, "rubric": "automedeval", "judge": RATED_JUDGE}, 2),
+    (PREFERENCE_CAMPAIGN, "preference", 3, {"dataset": CASES_DATASET, "compare": "judges"}, 2),
+    (ACCR_CAMPAIGN, "accr", 3, {"dataset": FACTCHECK_DATASET, "per_model": ACCR_PER_MODEL}, 3),
+)
+
+# Questions (case, position) on which DemoJudge-B attributes a response's content to another response.
+MISATTRIBUTED = frozenset({("demo-c1", 3), ("demo-c3", 2), ("demo-c5", 1)})
+# Fact-check answers (model, item, label) with the right verdict but a reason that does not support it.
+BAD_REASONS = frozenset({("DemoGPT-L", "fc-09", "refute"), ("DemoMed-7B", "fc-03", "support"),
+                         ("DemoMed-7B", "fc-05", "refute"), ("DemoBase-7B", "fc-04", "refute"),
+                         ("DemoBase-7B", "fc-08", "support"), ("DemoBase-7B", "fc-10", "support")})
+
+# how a simulated doctor strays from the judge's score: P(-1), P(0), P(+1) (doctor3 a little severe)
+_NOISE = {"doctor2": (0.2, 0.6, 0.2), "doctor3": (0.3, 0.55, 0.15)}
+
+
+def _import(db) -> dict:
+    base = resources.files("medeval").joinpath("demo_data")
+    with ExitStack() as stack:
+        paths = {k: stack.enter_context(resources.as_file(base.joinpath(v))) for k, v in CASES_FILES.items()}
+        fc = stack.enter_context(resources.as_file(base.joinpath(FACTCHECK_FILE)))
+        return {CASES_DATASET: cs.import_cases(db, CASES_DATASET, **paths),
+                FACTCHECK_DATASET: cs.import_fact_claims(db, FACTCHECK_DATASET, fc)}
+
+
+def _rng(username: str, source: str, question: str) -> np.random.Generator:
+    """One stream per (doctor, item, question): the same answer whatever was answered before."""
+    return np.random.default_rng([DEMO_SEED, zlib.crc32(f"{username}|{source}|{question}".encode())])
+
+
+def _pick(kind: str, who: str, source: str, payload: dict, layout: dict, question: str,
+          rng: np.random.Generator) -> str:
+    """A plausible answer of a simulated doctor."""
+    if kind == "rubric":
+        if question.startswith("judge:"):  # part 2: DemoJudge-A's assessments are good
+            return str(rng.choice([3, 4, 5], p=[0.1, 0.4, 0.5]))
+        j, crit = question[1:].split(":", 1)
+        model = payload["responses"][int(j)]["model"]
+        base = payload["judge"]["scores"][model]
+        if crit == "fluency":  # weak answers are wrong, not badly written
+            base = max(base, 3)
+        return str(int(np.clip(base + rng.choice([-1, 0, 1], p=_NOISE[who]), 1, 5)))
+    if kind == "preference":
+        left = payload[layout["left"]]["source"]
+        mixed_up = (payload["case"], int(source.split("/")[-2])) in MISATTRIBUTED  # source: .../case/position/a|b
+        if question == "reference":
+            p = (0.9, 0.1, 0.0) if mixed_up else (0.45, 0.4, 0.15)
+        elif question == "knowledge":
+            p = (0.6, 0.25, 0.15)
+        else:  # fluency: both write well
+            p = (0.35, 0.4, 0.25)
+        choice = rng.choice(["A", "tie", "B"], p=p)
+        if choice == "tie":
+            return "tie"
+        return "left" if (left == RATED_JUDGE) == (choice == "A") else "right"
+    if kind == "accr":
+        bad = (payload["model"], payload["item"], payload["label"]) in BAD_REASONS
+        return "no" if rng.random() < (0.85 if bad else 0.07) else "yes"
+    raise MedevalError(f"no simulated answers for task type {kind!r}")
+
+
+def _simulate(db, campaign_id: int, username: str, leave_open: int) -> None:
+    """Answer the doctor's items in their own order, leaving ``leave_open`` items unfinished (idempotent)."""
+    user = get_user(db, username)
+    kind = tasks.campaign(db, campaign_id)["kind"]
+
+    def answer(view) -> None:
+        q = view.pending
+        source, payload, layout = _item(db, view.item_id, user.id)
+        value = _pick(kind, username, source, payload, layout, q.id, _rng(username, source, q.id))
+        tasks.submit_answer(db, user, view.item_id, q.id, value, client_token=f"demo:{view.item_id}:{q.id}")
+
+    while True:
+        s = tasks.task_state(db, user, campaign_id)
+        if s.item is None or s.done >= s.total - leave_open:
+            break
+        answer(s.item)
+    s = tasks.task_state(db, user, campaign_id)
+    if leave_open and kind == "rubric" and s.item is not None and not s.item.answers:
+        # the next item half done: responses rated, the judge's assessment not yet (an item already begun,
+        # e.g. by someone signed in as this doctor, is left alone)
+        first = s.item.item_id
+        while s.item is not None and s.item.item_id == first and s.item.pending and s.item.pending.part == 1:
+            answer(s.item)
+            s = tasks.task_state(db, user, campaign_id)
+
+
+def _item(db, item_id: int, user_id: int) -> tuple[str, dict, dict]:
+    """Source, payload and this doctor's layout of an item (the simulation knows what the screen hides)."""
+    source, payload, layout = db.conn.execute(
+        "SELECT ti.source, ti.payload, a.layout FROM task_items ti JOIN task_assignments a ON a.item_id = ti.id "
+        "WHERE ti.id = ? AND a.user_id = ?", (item_id, user_id)).fetchone()
+    return source, json.loads(payload), json.loads(layout)
+
+
+def add_demo_tasks(db) -> dict:
+    """Import the demo cases and fact-check answers, create the three demo task campaigns, simulate doctor2/3.
+
+    Needs the demo accounts (:func:`medeval.demo.add_demo_accounts_and_campaign`). Idempotent:
+    a second call adds nothing. Returns ``{"datasets": {name: import counts}, "campaigns":
+    {name: id}, "answers_added": n}``.
+    """
+    missing = [u for u in DOCTORS
+               if not db.conn.execute("SELECT 1 FROM users WHERE username = ?", (u,)).fetchone()]
+    if missing:
+        raise MedevalError(f"the demo accounts {', '.join(missing)} do not exist; create the demo accounts first")
+    before = db.conn.execute("SELECT count(*) FROM task_answers").fetchone()[0]
+    imported = _import(db)
+    ids = {}
+    for name, kind, k, config, leave in CAMPAIGNS:
+        row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (name,)).fetchone()
+        ids[name] = row[0] if row else tasks.create_campaign(db, kind, name, list(DOCTORS), k=k, seed=DEMO_SEED,
+                                                             config=dict(config), actor=None)
+        for who in SIMULATED:
+            _simulate(db, ids[name], who, leave if who == "doctor3" else 0)
+    after = db.conn.execute("SELECT count(*) FROM task_answers").fetchone()[0]
+    return {"datasets": imported, "campaigns": ids, "answers_added": after - before}
