@@ -16,7 +16,6 @@ from medeval.errors import MedevalError
 from webui import page as ui
 
 user = ui.require("annotator", "researcher", "admin")
-KEY_NAMES = {"left": "←", "right": "→"}
 
 with ui.db() as d:
     mine = tasks.my_task_campaigns(d, user)
@@ -36,10 +35,6 @@ else:
     choice = 0
 cid = mine[choice]["id"]
 revisit_key = f"task_revisit_{cid}"
-
-
-def _key_label(key: str) -> str:
-    return KEY_NAMES.get(key, key.upper())
 
 
 def _answer(item_id: int, question: str | None, value: str | None, revision: int, what: str) -> None:
@@ -117,21 +112,24 @@ def ask(q) -> None:
         st.caption(ui.md_escape(q.prompt))  # rubric texts may come from a researcher's file: shown literally
         cols = st.columns(len(q.options))
         for col, o in zip(cols, q.options):
-            col.button(ui.md_escape(f"{_key_label(o.key)} · {o.label}" if o.label != o.key else _key_label(o.key)),
+            # the button shows its key itself (Streamlit's shortcut badge); a score's label is its anchor
+            col.button(ui.md_escape(o.meaning if o.label == o.key and o.meaning else o.label),
                        key=f"opt_{item.item_id}_{q.id}_{o.value}", shortcut=o.key,
-                       help=ui.md_escape(o.meaning) if o.meaning else None,
+                       help=ui.md_escape(f"{o.label}: {o.meaning}") if o.meaning else None,
                        width="stretch", on_click=_answer,
                        args=(item.item_id, q.id, o.value, item.revision, f"{q.target} · {q.criterion} → {o.label}"))
-            if o.meaning and o.label == o.key:
-                col.caption(ui.md_escape(o.meaning))
 
 
 sides = [b for b in item.blocks if b.target in ("A", "B")]
 asked = False
-for b in item.blocks:
+for n, b in enumerate(item.blocks):
     if b in sides:
         continue
-    ui.plain(b.label, b.text, key=f"block_{item.item_id}_{item.blocks.index(b)}")
+    if b.fold:
+        with st.expander(ui.md_escape(b.label)):
+            st.text(b.text)
+        continue
+    ui.plain(b.label, b.text, key=f"block_{item.item_id}_{n}")
     if b.target:
         given_line(b.target)
     if pending is not None and b.target and b.target == pending.target:

@@ -44,6 +44,13 @@ except MedevalError as e:
     st.error(str(e))
     st.stop()
 
+def _cell(v):
+    """A CI as "0.61 – 0.83"; numbers stay numbers (sortable), undefined stays empty."""
+    if isinstance(v, (list, tuple)):
+        return " – ".join(f"{x:.3f}" if isinstance(x, float) else str(x) for x in v)
+    return v
+
+
 prog = r["progress"]
 st.caption(f"{r['task']} · {prog['items']} items, k = {prog['k']} annotators each · {camp['status']}")
 m1, m2 = st.columns(2)
@@ -65,7 +72,8 @@ for n, sec in enumerate(r["sections"]):
         if not table:
             continue
         st.markdown(f"**{ui.md_escape(name)}**")
-        st.dataframe(table, hide_index=True, width="stretch", key=f"sec_{n}_{name}")
+        st.dataframe([{k: _cell(v) for k, v in row.items()} for row in table], hide_index=True, width="stretch",
+                     key=f"sec_{n}_{name}")
 
 buf = io.StringIO()
 w = csv.writer(buf)

@@ -66,7 +66,9 @@ def test_rubric_rates_every_response_before_the_judge_appears(task_db):
     assert "Part 1 of 2" in text
     for n in range(9):  # 3 responses x 3 criteria, one click each
         buttons = _option_buttons(at)
-        assert [b.label.split(" ")[0] for b in buttons] == ["1", "2", "3", "4", "5"]
+        assert [b.key.rsplit("_", 1)[1] for b in buttons] == ["1", "2", "3", "4", "5"]
+        assert buttons[0].label in ("Does not address the question", "Wrong or dangerous medical content",
+                                    "Incomprehensible")  # the anchor of 1 (the key shows as the shortcut badge)
         assert all(":judge:" not in b.key for b in buttons)
         buttons[3].click().run()
         assert not at.exception
@@ -91,7 +93,7 @@ def test_preference_shows_two_sides_and_records_choices(task_db):
     text = _texts(at)
     assert "A versus B" in text and "alpha" not in text and "beta" not in text
     labels = [b.label for b in _option_buttons(at)]
-    assert labels == ["← · A is better", "T · Tie", "→ · B is better"]
+    assert labels == ["A is better", "Tie", "B is better"]
     _option_buttons(at)[1].click().run()
     _option_buttons(at)[0].click().run()
     _option_buttons(at)[2].click().run()

@@ -415,3 +415,40 @@ def test_grading_views_refuse_a_task_campaign(tdb):
     assert [c["id"] for c in tasks.task_campaigns(tdb, actor=res)] == [cid]
     with pytest.raises(MedevalError, match="no campaign 999"):
         tasks.results(tdb, 999, actor=res)
+
+
+def test_icc_with_k_of_n_annotators_is_one_way_and_matches_pingouin(tdb):
+    """Each response rated by 2 of 3 clinicians: ICC(1,1) over rating slots (Shrout & Fleiss case 1)."""
+    pg = pytest.importorskip("pingouin")
+    import pandas as pd
+
+    d1, d2, d3, res = users(tdb, "doc1", "doc2", "doc3", "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1", "doc2", "doc3"], k=2, seed=11,
+                                config={"dataset": "clin", "rubric": "cmb-clin"}, actor=res)
+    rng = np.random.default_rng(5)
+    for u in (d1, d2, d3):
+        answer_all(tdb, u, cid, lambda v, q: str(int(rng.integers(1, 6))))
+    r = tasks.results(tdb, cid, actor=res)
+    agree = {(a["rated"], a["statistic"]): a for s in r["sections"] if s["title"] == "Agreement among clinicians"
+             for a in s["tables"]["agreement"]}
+    assert not any("ICC(2" in k[1] for k in agree)  # the two-way model does not fit this design
+    got = agree[("Fluency", "ICC(1,1), each item by different raters")]
+    slots: dict = {}
+    for a in tasks.answers(tdb, cid):
+        if a.question.endswith(":fluency"):
+            slots.setdefault(f"{a.item_id}/{a.question}", []).append(float(a.value))
+    long = pd.DataFrame([{"unit": u, "slot": j, "v": v} for u, vs in slots.items() for j, v in enumerate(vs)])
+    ref = pg.intraclass_corr(long, targets="unit", raters="slot", ratings="v").set_index("Type")
+    icc1 = ref.loc["ICC(1,1)" if "ICC(1,1)" in ref.index else "ICC1", "ICC"]
+    assert got["value"] == pytest.approx(icc1, abs=1e-9)
+    assert got["n_items"] == 9  # every response (3 questions x 3 models) has its 2 ratings
+    alpha = agree[("Fluency", "Krippendorff's alpha (interval)")]
+    import krippendorff
+    units = sorted(slots)
+    who = {}
+    for a in tasks.answers(tdb, cid):
+        if a.question.endswith(":fluency"):
+            who[(f"{a.item_id}/{a.question}", a.annotator)] = float(a.value)
+    raters = sorted({w for _, w in who})
+    data = [[who.get((u, w), np.nan) for u in units] for w in raters]
+    assert alpha["value"] == pytest.approx(krippendorff.alpha(data, level_of_measurement="interval"), abs=1e-9)

@@ -118,6 +118,7 @@ class Block:
     text: str
     part: int = 1  # shown once this part is open
     target: str = ""  # the question target it belongs to ("Response 2", "A"), if any
+    fold: bool = False  # context the annotator may open when needed (earlier questions of a case)
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,6 @@ class TaskType:
     title: str = ""
     description: str = ""  # for researchers: what the task measures
     instructions: str = ""  # for annotators: shown above every item
-    scale: str = "likert"  # dashboard scale of its answers: "likert" (ICC, interval alpha) or "preference"
 
     def settings(self, db: sqlite_utils.Database) -> list[Setting]:
         return []

@@ -19,7 +19,7 @@ from .. import cases as cs
 from ..errors import MedevalError
 from ..factcheck import REFUTE, SUPPORT, parse_verdict
 from . import Block, ItemSpec, Option, Question, Section, Setting, TaskType, register
-from .common import agreement_rows
+from .common import nominal_agreement
 
 OPTIONS = (Option("yes", "Yes, it supports the verdict", "y", "the reason given justifies the verdict"),
            Option("no", "No", "n", "the reason is wrong, irrelevant, missing or argues the opposite"))
@@ -36,7 +36,6 @@ class AccuracyReliability(TaskType):
                    "the share of 'yes' is the model's Accuracy Reliability (SDAK).")
     instructions = ("Read the claim, the model's verdict and its answer. Does the reason it gives support its "
                     "verdict? Y yes, N no. You are not asked whether the claim itself is true.")
-    scale = "preference"
 
     def settings(self, db):
         sets = [d["dataset"] for d in cs.datasets(db) if d["fact_claims"]]
@@ -101,8 +100,8 @@ class AccuracyReliability(TaskType):
                          "ratings": len(per_model[model]), "claims": len(votes),
                          "AccR (claims, majority)": (sum(majority) / len(majority)) if majority else None,
                          "claims without a majority": len(votes) - len(majority)})
-        agree = agreement_rows({"reason supports verdict": [(a.item_id, a.annotator, a.value) for a in answers]},
-                               scale="preference", categories=("yes", "no"), seed=campaign["config"].get("seed", 0))
+        agree = nominal_agreement("reason supports verdict", [(a.item_id, a.annotator, a.value) for a in answers],
+                                  ("yes", "no"), seed=campaign["config"].get("seed", 0))
         return [Section("Accuracy Reliability per model",
                         "AccR: the share of checked answers whose reason supports the verdict. Over ratings: every "
                         "clinician's answer counts; over claims: the majority of the clinicians who checked it "

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..agreement import RatingTable, icc, krippendorff_alpha
-from ..dashboard import Answer, panel_statistics
+from ..agreement import RatingTable, icc, krippendorff_alpha, percent_agreement
 from . import Option, Section
 
 LIKERT = ("1", "2", "3", "4", "5")
@@ -39,44 +38,74 @@ def mean(values) -> float | None:
     return float(np.mean(values)) if values else None
 
 
-def agreement_rows(scores: dict[str, list[tuple[object, str, str]]], *, scale: str, categories,
-                   n_boot: int = 500, seed: int = 0) -> list[dict]:
-    """One row per statistic and subject: ``scores[subject]`` is a list of (unit, annotator, value).
-
-    ``unit`` is what was rated (an item, or an item's response); values are coded in ``categories``.
-    """
-    out = []
-    for subject, rows in scores.items():
-        graded = [Answer(unit, who, value, False, 0.0) for unit, who, value in rows]
-        if not graded:
-            continue
-        for stat in panel_statistics(graded, scale=scale, categories=categories, n_boot=n_boot, seed=seed):
-            e = stat["estimate"]
-            out.append({"rated": subject, "statistic": stat["title"], "value": e["value"],
-                        "ci95": e["ci95"], "n_items": e["n_items"], "n_raters": e["n_raters"],
-                        "undefined_reason": e["undefined_reason"], "reading": stat["guide"]})
-    return out
+ALPHA_GUIDE = "alpha ≥ .800 reliable, .667-.800 tentative, lower: do not rely on it (Krippendorff)"
+ICC_GUIDE = "< .5 poor, .5-.75 moderate, .75-.9 good, > .9 excellent (Koo & Li); read the CI"
 
 
-def interval_agreement(rows: list[tuple[object, str, float]], *, n_boot: int = 500, seed: int = 0) -> list[dict]:
-    """ICC(2,1), ICC(2,k) and interval alpha of continuous values (e.g. the mean over a rubric's criteria)."""
+def _row(subject: str, name: str, e, reading: str) -> dict:
+    return {"rated": subject, "statistic": name, "value": e.value, "ci95": list(e.ci95) if e.ci95 else None,
+            "n_items": e.n_pairable or e.n_items, "n_raters": e.n_raters, "undefined_reason": e.undefined_reason,
+            "reading": reading}
+
+
+def _matrix(rows: list[tuple[object, str, float]]) -> RatingTable:
     units = sorted({u for u, _, _ in rows}, key=repr)
     raters = sorted({r for _, r, _ in rows})
-    if not units or not raters:
-        return []
     ui = {u: i for i, u in enumerate(units)}
     ri = {r: j for j, r in enumerate(raters)}
     m = np.full((len(units), len(raters)), np.nan)
     for u, r, v in rows:
         m[ui[u], ri[r]] = v
-    t = RatingTable(m, units, raters)
-    ic = icc(t)
+    return RatingTable(m, units, raters)
+
+
+def _slots(t: RatingTable) -> RatingTable:
+    """Items x rating slots: each item's ratings side by side whoever gave them (items with the usual count)."""
+    counts = (~np.isnan(t.values)).sum(axis=1)
+    k = int(np.bincount(counts).argmax()) if len(counts) else 0
+    keep = [i for i, c in enumerate(counts) if c == k]
+    m = np.array([t.values[i][~np.isnan(t.values[i])] for i in keep]).reshape(len(keep), k)
+    return RatingTable(m, [t.items[i] for i in keep], [f"rating {j + 1}" for j in range(k)])
+
+
+def continuous_agreement(subject: str, rows: list[tuple[object, str, float]], *, n_boot: int = 500,
+                         seed: int = 0) -> list[dict]:
+    """Agreement of ratings on an interval scale (1-5 scores, or their means), rows of (unit, rater, value).
+
+    When every clinician rated every unit: ICC(2,1) and ICC(2,k) (two-way random, Shrout & Fleiss case 2).
+    When each unit was rated by k of more clinicians (a campaign with k < annotators): the two-way model
+    does not apply -- ICC(1,1) and ICC(1,k) (one-way random: each unit rated by a different set of raters,
+    Shrout & Fleiss case 1) over the units with the usual number of ratings. Krippendorff's alpha
+    (interval) uses every rating either way; percent agreement is exact agreement of pairs.
+    """
+    if not rows:
+        return []
+    t = _matrix(rows)
     out = []
-    for name, e in (("ICC(2,1)", ic["ICC2"]), ("ICC(2,k)", ic["ICC2k"]),
-                    ("Krippendorff's alpha (interval)", krippendorff_alpha(t, "interval", n_boot=n_boot, rng=seed))):
-        out.append({"statistic": name, "value": e.value, "ci95": list(e.ci95) if e.ci95 else None,
-                    "n_items": e.n_items, "n_raters": e.n_raters, "undefined_reason": e.undefined_reason})
+    if not np.isnan(t.values).any():
+        ic = icc(t)
+        out += [_row(subject, "ICC(2,1)", ic["ICC2"], ICC_GUIDE), _row(subject, "ICC(2,k)", ic["ICC2k"], ICC_GUIDE)]
+    else:
+        ic = icc(_slots(t))
+        out += [_row(subject, "ICC(1,1), each item by different raters", ic["ICC1"], ICC_GUIDE),
+                _row(subject, "ICC(1,k), each item by different raters", ic["ICC1k"], ICC_GUIDE)]
+    out.append(_row(subject, "Krippendorff's alpha (interval)",
+                    krippendorff_alpha(t, "interval", n_boot=n_boot, rng=seed), ALPHA_GUIDE))
+    out.append(_row(subject, "Percent agreement (exact)", percent_agreement(t),
+                    "chance is not removed: read it next to alpha"))
     return out
+
+
+def nominal_agreement(subject: str, rows: list[tuple[object, str, str]], categories, *, n_boot: int = 500,
+                      seed: int = 0) -> list[dict]:
+    """Krippendorff's alpha (nominal) and percent agreement of categorical answers, rows of (unit, rater, label)."""
+    if not rows:
+        return []
+    t = RatingTable.from_long(rows, categories=list(categories))
+    return [_row(subject, "Krippendorff's alpha (nominal)",
+                 krippendorff_alpha(t, "nominal", list(categories), n_boot=n_boot, rng=seed), ALPHA_GUIDE),
+            _row(subject, "Percent agreement (exact)", percent_agreement(t),
+                 "chance is not removed: read it next to alpha")]
 
 
 def group_mean(rows, key, value) -> dict:

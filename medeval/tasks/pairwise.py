@@ -47,7 +47,6 @@ class Preference(TaskType):
                    "sources hidden and the sides drawn at random; the annotator picks A, B or tie per criterion.")
     instructions = ("Read both outputs, then choose for each criterion: ← A (left) is better, → B (right) is better, "
                     "T tie. The sources are hidden and their sides are random.")
-    scale = "preference"
 
     def settings(self, db):
         sets = [d["dataset"] for d in cs.datasets(db) if d["questions"]]

@@ -25,7 +25,7 @@ from .. import cases as cs
 from .. import judge as jg
 from ..errors import MedevalError
 from . import Block, ItemSpec, Question, Section, Setting, TaskType, register
-from .common import LIKERT, Criterion, agreement_rows, interval_agreement, mean
+from .common import Criterion, continuous_agreement, mean
 
 # AutoMedEval App. D: responses on Relevancy, Knowledge Correctness, Fluency.
 AUTOMEDEVAL = (
@@ -111,7 +111,6 @@ class RubricRating(TaskType):
     instructions = ("Rate every response on each criterion with the keys 1-5 (the meaning of each score is on its "
                     "button). Models are not named and their order is shuffled. Where a judge's assessment "
                     "follows, it appears only after you have rated all responses.")
-    scale = "likert"
 
     def settings(self, db):
         sets = [d["dataset"] for d in cs.datasets(db) if d["questions"]]
@@ -173,8 +172,8 @@ class RubricRating(TaskType):
             out.append(Block("Case" + (f": {payload['title']}" if payload.get("title") else ""),
                              payload.get("description") or ""))
         for n, e in enumerate(payload.get("earlier") or [], start=1):
-            out.append(Block(f"Earlier question {n} and its reference answer",
-                             f"{e['question']}\n\n{e['reference']}"))
+            out.append(Block(f"Earlier question {n} of this case and its reference answer",
+                             f"{e['question']}\n\n{e['reference']}", fold=True))
         out.append(Block("Question", payload["question"]))
         out.append(Block("Reference answer", payload["reference"]))
         for shown, j in enumerate(layout["order"], start=1):
@@ -185,8 +184,8 @@ class RubricRating(TaskType):
             shown_as = {models[j]: _label(n) for n, j in enumerate(layout["order"], start=1)}
             mapping = "; ".join(f"the judge's response {i} is your {shown_as[m]}"
                                 for i, m in enumerate(jd["models"], start=1) if m in shown_as)
-            out.append(Block("The judge's assessment", jd["rationale"], part=2, target="The judge's assessment"))
             out.append(Block("How the judge numbers the responses", mapping, part=2))
+            out.append(Block("The judge's assessment", jd["rationale"], part=2, target="The judge's assessment"))
         return out
 
     def questions(self, payload, layout):
@@ -240,22 +239,24 @@ class RubricRating(TaskType):
         # 2. agreement among clinicians, per criterion and on the mean over criteria
         by_crit = defaultdict(list)
         for a in resp:
-            by_crit[crit_names.get(crit_of(a), crit_of(a))].append(((a.item_id, model_of(a)), a.annotator, a.value))
-        rows = agreement_rows(by_crit, scale="likert", categories=LIKERT, seed=cfg.get("seed", 0))
+            by_crit[crit_names.get(crit_of(a), crit_of(a))].append(((a.item_id, model_of(a)), a.annotator,
+                                                                     float(a.value)))
+        seed = cfg.get("seed", 0)
+        rows = [r for name, rs in by_crit.items() for r in continuous_agreement(name, rs, seed=seed)]
         per_resp = defaultdict(list)
         for a in resp:
             per_resp[(a.item_id, model_of(a), a.annotator)].append(int(a.value))
         n_crit = {iid: len(p["criteria"]) for iid, p in items.items()}
         overall = [((iid, m), who, float(np.mean(v))) for (iid, m, who), v in per_resp.items()
                    if len(v) == n_crit[iid]]
-        for r in interval_agreement(overall, seed=cfg.get("seed", 0)):
-            rows.append({"rated": "mean over criteria", **r, "reading": "ICC: < .5 poor, .5-.75 moderate, "
-                         ".75-.9 good, > .9 excellent (Koo & Li); alpha ≥ .800 reliable, ≥ .667 tentative"})
+        rows += continuous_agreement("mean over criteria", overall, seed=seed)
         sections.append(Section("Agreement among clinicians",
-                                "Each response is one rated unit. ICC(2,1): how far one clinician's rating can be "
-                                "trusted; ICC(2,k): the mean of the k clinicians; Krippendorff's alpha (interval) "
-                                "allows missing ratings. AutoMedEval reports ICC 0.712 and alpha 0.725 among five "
-                                "doctors.", {"agreement": rows}))
+                                "Each response is one rated unit. ICC(·,1): how far one clinician's rating can be "
+                                "trusted; ICC(·,k): the mean of the k clinicians. ICC(2,·) when every clinician "
+                                "rated every response; ICC(1,·) when each response went to k of more clinicians "
+                                "(each rated by a different set). Krippendorff's alpha (interval) uses every "
+                                "rating. AutoMedEval reports ICC 0.712 and alpha 0.725 among five doctors.",
+                                {"agreement": rows}))
 
         # 3. the judge against the clinicians (clinician score of a response: mean over criteria, then raters)
         judged = [p for p in items.values() if p.get("judge")]
@@ -273,7 +274,8 @@ class RubricRating(TaskType):
                            "accuracy_2tuple": s["accuracy_2tuple"]["value"],
                            "accuracy_triple": s["accuracy_triple"]["value"],
                            "ranking_spearman": s["ranking"]["spearman"]["value"]}
-                stats = [{"statistic": k, "value": v["value"], "ci95": v.get("ci95"), "n": v.get("n"),
+                stats = [{"statistic": k, "value": v["value"], "ci95": v.get("ci95"),
+                          "n": v.get("n", v.get("n_pairs", v.get("n_cases"))),
                           "undefined_reason": v.get("undefined_reason")}
                          for k, v in (("Spearman (per response)", s["spearman"]), ("Pearson (per response)", s["pearson"]),
                                       ("Accuracy_2-tuple", s["accuracy_2tuple"]),
@@ -307,10 +309,10 @@ class RubricRating(TaskType):
             jrows = [{"criterion": jcrit.get(k, k), "mean": mean(v), "ratings": len(v)} for k, v in jacc.items()]
             by_jc = defaultdict(list)
             for a in judge_part:
-                by_jc[jcrit.get(a.question.split(":", 1)[1])].append((a.item_id, a.annotator, a.value))
+                by_jc[jcrit.get(a.question.split(":", 1)[1])].append((a.item_id, a.annotator, float(a.value)))
             sections.append(Section("The judge's assessments, as rated by the clinicians",
                                     "Part 2 of each item, given after every response was rated.",
                                     {"mean rating": jrows,
-                                     "agreement": agreement_rows(by_jc, scale="likert", categories=LIKERT,
-                                                                 seed=cfg.get("seed", 0))}))
+                                     "agreement": [r for name, rs in by_jc.items()
+                                                   for r in continuous_agreement(name, rs, seed=seed)]}))
         return sections
