@@ -39,7 +39,7 @@ if err := st.session_state.pop("task_results_error", None):
 try:
     with ui.db() as d:
         r = tasks.results(d, cid, actor=user)
-        rows = tasks.answers(d, cid)
+        rows = tasks.answers(d, cid, actor=user)
 except MedevalError as e:
     st.error(str(e))
     st.stop()

@@ -31,6 +31,7 @@ from . import tasks
 from .auth import get_user
 from .demo import DEMO_SEED
 from .errors import MedevalError
+from .tasks.rubric import response_of
 
 CASES_DATASET = "Demo clinical cases"
 FACTCHECK_DATASET = "Demo fact-check"
@@ -84,8 +85,8 @@ def _pick(kind: str, who: str, source: str, payload: dict, layout: dict, questio
     if kind == "rubric":
         if question.startswith("judge:"):  # part 2: DemoJudge-A's assessments are good
             return str(rng.choice([3, 4, 5], p=[0.1, 0.4, 0.5]))
-        j, crit = question[1:].split(":", 1)
-        model = payload["responses"][int(j)]["model"]
+        crit = question.split(":", 1)[1]
+        model = response_of(payload, layout, question)["model"]
         base = payload["judge"]["scores"][model]
         if crit == "fluency":  # weak answers are wrong, not badly written
             base = max(base, 3)

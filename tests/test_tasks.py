@@ -53,6 +53,16 @@ def users(db, *names):
     return [get_user(db, n) for n in names]
 
 
+def rated_response(db, items, a) -> str:
+    """"item/model" of the response a rubric answer is about (question ids number responses as each annotator
+    sees them; the annotator's stored layout maps the number back)."""
+    from medeval.tasks.rubric import response_of
+
+    lay = json.loads(db.conn.execute("SELECT a.layout FROM task_assignments a JOIN users u ON u.id = a.user_id "
+                                     "WHERE a.item_id = ? AND u.username = ?", (a.item_id, a.annotator)).fetchone()[0])
+    return f"{a.item_id}/{response_of(items[a.item_id], lay, a.question)['model']}"
+
+
 def answer_all(db, user, cid, pick):
     """Answer every question of every item in order with ``pick(item_view, question)``."""
     while True:
@@ -147,6 +157,10 @@ def test_only_assigned_items_and_closed_campaigns(tdb):
     with pytest.raises(PermissionDenied):
         tasks.results(tdb, cid, actor=doc1)  # annotators cannot read results
     with pytest.raises(PermissionDenied):
+        tasks.answers(tdb, cid, actor=doc1)  # nor anyone's answers
+    with pytest.raises(PermissionDenied):
+        tasks.campaign_progress(tdb, cid, actor=doc1)
+    with pytest.raises(PermissionDenied):
         tasks.create_campaign(tdb, "rubric", "x", ["doc1"], k=1, config={"dataset": "clin"}, actor=doc1)
     from medeval.campaigns import set_campaign_status
     set_campaign_status(tdb, cid, "closed", actor=res)
@@ -208,12 +222,17 @@ def test_rubric_results_judge_vs_clinicians(tdb):
     def pick(view, q):
         if q.part == 2:
             return "4"
-        items = {iid: json.loads(p) for iid, p in tdb.conn.execute("SELECT id, payload FROM task_items")}
-        p = items[view.item_id]
-        j = int(q.id[1:].split(":")[0])
-        return str(int(p["judge"]["scores"][p["responses"][j]["model"]]))
+        from medeval.tasks.rubric import response_of
 
+        p = json.loads(tdb.conn.execute("SELECT payload FROM task_items WHERE id = ?", (view.item_id,)).fetchone()[0])
+        lay = json.loads(tdb.conn.execute("SELECT layout FROM task_assignments WHERE item_id = ? AND user_id = "
+                                          "(SELECT id FROM users WHERE username = ?)",
+                                          (view.item_id, who[0])).fetchone()[0])
+        return str(int(p["judge"]["scores"][response_of(p, lay, q.id)["model"]]))
+
+    who = ["doc1"]
     answer_all(tdb, d1, cid, pick)
+    who[0] = "doc2"
     answer_all(tdb, d2, cid, pick)
     r = tasks.results(tdb, cid, actor=res)
     sec = {s["title"]: s for s in r["sections"]}
@@ -244,7 +263,7 @@ def test_rubric_agreement_matches_pingouin(tdb):
         answer_all(tdb, u, cid, lambda v, q: str(int(rng.integers(1, 6))))
     rows = tasks.answers(tdb, cid)
     items = {iid: json.loads(p) for iid, p in tdb.conn.execute("SELECT id, payload FROM task_items")}
-    long = [{"unit": f"{a.item_id}/{a.question.split(':')[0]}", "rater": a.annotator, "v": float(a.value)}
+    long = [{"unit": rated_response(tdb, items, a), "rater": a.annotator, "v": float(a.value)}
             for a in rows if a.question.endswith(":completeness")]
     import pandas as pd
     ref = pg.intraclass_corr(pd.DataFrame(long), targets="unit", raters="rater", ratings="v").set_index("Type")
@@ -428,6 +447,11 @@ def test_icc_with_k_of_n_annotators_is_one_way_and_matches_pingouin(tdb):
     rng = np.random.default_rng(5)
     for u in (d1, d2, d3):
         answer_all(tdb, u, cid, lambda v, q: str(int(rng.integers(1, 6))))
+    items = {iid: json.loads(p) for iid, p in tdb.conn.execute("SELECT id, payload FROM task_items")}
+
+    def unit(a):
+        return rated_response(tdb, items, a)
+
     r = tasks.results(tdb, cid, actor=res)
     agree = {(a["rated"], a["statistic"]): a for s in r["sections"] if s["title"] == "Agreement among clinicians"
              for a in s["tables"]["agreement"]}
@@ -436,7 +460,7 @@ def test_icc_with_k_of_n_annotators_is_one_way_and_matches_pingouin(tdb):
     slots: dict = {}
     for a in tasks.answers(tdb, cid):
         if a.question.endswith(":fluency"):
-            slots.setdefault(f"{a.item_id}/{a.question}", []).append(float(a.value))
+            slots.setdefault(unit(a), []).append(float(a.value))
     long = pd.DataFrame([{"unit": u, "slot": j, "v": v} for u, vs in slots.items() for j, v in enumerate(vs)])
     ref = pg.intraclass_corr(long, targets="unit", raters="slot", ratings="v").set_index("Type")
     icc1 = ref.loc["ICC(1,1)" if "ICC(1,1)" in ref.index else "ICC1", "ICC"]
@@ -448,7 +472,7 @@ def test_icc_with_k_of_n_annotators_is_one_way_and_matches_pingouin(tdb):
     who = {}
     for a in tasks.answers(tdb, cid):
         if a.question.endswith(":fluency"):
-            who[(f"{a.item_id}/{a.question}", a.annotator)] = float(a.value)
+            who[(unit(a), a.annotator)] = float(a.value)
     raters = sorted({w for _, w in who})
     data = [[who.get((u, w), np.nan) for u in units] for w in raters]
     assert alpha["value"] == pytest.approx(krippendorff.alpha(data, level_of_measurement="interval"), abs=1e-9)

@@ -536,8 +536,10 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
 # ------------------------------------------------------------------ results
 
 
-def answers(db: sqlite_utils.Database, campaign_id: int) -> list[AnswerRow]:
-    """The latest answer of every (item, annotator, question) of a campaign, in the order given."""
+def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None = None) -> list[AnswerRow]:
+    """The latest answer of every (item, annotator, question) of a campaign, in the order given (researcher data)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
     rows = db.conn.execute(
         "SELECT t.item_id, u.username, t.question, t.value, t.created_at FROM task_answers t JOIN task_items ti "
         "ON ti.id = t.item_id JOIN users u ON u.id = t.user_id WHERE ti.campaign_id = ? AND t.skipped = 0 AND "

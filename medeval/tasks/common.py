@@ -60,9 +60,14 @@ def _matrix(rows: list[tuple[object, str, float]]) -> RatingTable:
 
 
 def _slots(t: RatingTable) -> RatingTable:
-    """Items x rating slots: each item's ratings side by side whoever gave them (items with the usual count)."""
+    """Items x rating slots: each item's ratings side by side whoever gave them.
+
+    Only items rated by 2 or more raters count, and of those the ones with the most common number of
+    ratings (the campaign's k once everyone has finished; items still waiting for a rating are left out).
+    """
     counts = (~np.isnan(t.values)).sum(axis=1)
-    k = int(np.bincount(counts).argmax()) if len(counts) else 0
+    rated = counts[counts >= 2]
+    k = int(np.bincount(rated).argmax()) if len(rated) else 0
     keep = [i for i, c in enumerate(counts) if c == k]
     m = np.array([t.values[i][~np.isnan(t.values[i])] for i in keep]).reshape(len(keep), k)
     return RatingTable(m, [t.items[i] for i in keep], [f"rating {j + 1}" for j in range(k)])

@@ -102,6 +102,17 @@ def _label(n: int) -> str:
     return f"Response {n}"
 
 
+def response_of(payload: dict, layout: dict, question: str) -> dict:
+    """The response (``{model, response}``) a part-1 question is about.
+
+    Question ids name the response by the number the annotator sees ("r2:fluency" is Response 2 on
+    that annotator's screen), never by its place in the data, so nothing sent to the browser orders
+    the models; the annotator's layout maps the number back.
+    """
+    shown = int(question[1:].split(":", 1)[0])
+    return payload["responses"][layout["order"][shown - 1]]
+
+
 @register
 class RubricRating(TaskType):
     name = "rubric"
@@ -191,9 +202,9 @@ class RubricRating(TaskType):
     def questions(self, payload, layout):
         crit = [Criterion.from_dict(c) for c in payload["criteria"]]
         qs = []
-        for shown, j in enumerate(layout["order"], start=1):
+        for shown in range(1, len(layout["order"]) + 1):
             for c in crit:
-                qs.append(Question(f"r{j}:{c.key}", 1, _label(shown), c.name, c.question, c.options()))
+                qs.append(Question(f"r{shown}:{c.key}", 1, _label(shown), c.name, c.question, c.options()))
         if payload.get("judge"):
             for c in (Criterion.from_dict(d) for d in payload["judge_criteria"]):
                 qs.append(Question(f"judge:{c.key}", 2, "The judge's assessment", c.name, c.question, c.options()))
@@ -211,8 +222,7 @@ class RubricRating(TaskType):
         jcrit = {c.key: c.name for c in JUDGE_RUBRIC}
 
         def model_of(a) -> str:
-            j = int(a.question[1:].split(":")[0])
-            return items[a.item_id]["responses"][j]["model"]
+            return response_of(items[a.item_id], layouts[(a.item_id, a.annotator)], a.question)["model"]
 
         def crit_of(a) -> str:
             return a.question.split(":", 1)[1]
