@@ -4,8 +4,9 @@ DEMO DATA -- NOT CLINICAL ADVICE. ``demo_data/cases_demo*.json(l)`` and
 ``demo_data/factcheck_demo_models.jsonl`` are the project's own writing: five clinical
 cases in the CMB-Clin format (12 questions), the answers of three fictional models of
 clearly different quality (``DemoGPT-L`` good, ``DemoMed-7B`` mediocre, ``DemoBase-7B``
-weak, with errors), the assessments of two fictional judges (``DemoJudge-A`` in English,
-careful; ``DemoJudge-B`` in Chinese, lenient and mixing up the responses on three
+weak, with errors), the assessments of two fictional judges, both in Chinese so that the
+blind comparison cannot tell them apart by language (``DemoJudge-A`` careful;
+``DemoJudge-B`` lenient and mixing up the responses on three
 questions: :data:`MISATTRIBUTED`), and the fact-check answers of the same three models
 on 12 atomic items (correct answers with good reasons, correct verdicts with a bad reason
 -- :data:`BAD_REASONS` --, sycophancy, safety, an inverted item and NotFollow).

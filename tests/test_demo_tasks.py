@@ -68,7 +68,7 @@ def test_three_demo_models_answer_every_question():
     assert len(per_q) == 12 and all(v == {G, M, B} for v in per_q.values())
 
 
-def test_parser_reads_every_rationale_and_each_judge_has_its_language_and_orders():
+def test_parser_reads_every_rationale_and_both_judges_write_chinese_in_varied_orders():
     rows = lines(dt.CASES_FILES["judgements"])
     assert len(rows) == 24 and {r["judge"] for r in rows} == {"DemoJudge-A", "DemoJudge-B"}
     for r in rows:
@@ -76,10 +76,9 @@ def test_parser_reads_every_rationale_and_each_judge_has_its_language_and_orders
         assert sorted(scores) == [1, 2, 3], r
         assert all(v in (1, 2, 3, 4, 5) for v in scores.values())
         assert sorted(r["models"]) == sorted([G, M, B])
-        if r["judge"] == "DemoJudge-A":
-            assert "Doctor 1:" in r["rationale"] and "分" not in r["rationale"]
-        else:
-            assert "医生1：" in r["rationale"] and "points" not in r["rationale"]
+        # same language and score format for both, so the preference task stays blind
+        assert "医生1：" in r["rationale"] and "评分：" in r["rationale"], r
+        assert not any(w in r["rationale"] for w in ("Doctor", "points", "Score")), r
     for judge in ("DemoJudge-A", "DemoJudge-B"):
         assert len({tuple(r["models"]) for r in rows if r["judge"] == judge}) >= 3  # orders vary
     # the reader's own check (every model scored, none beyond the list) passes on the whole file
