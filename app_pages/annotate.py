@@ -46,11 +46,17 @@ def _answer(item_id: int, question: str | None, value: str | None, revision: int
     token = f"{item_id}:{revision}:{question or 'skip'}:{value or ''}"
     try:
         with ui.db() as d:
-            tasks.submit_answer(d, user, item_id, question or "", value, client_token=token, skipped=question is None)
+            tasks.submit_answer(d, user, item_id, question or "", value, client_token=token, skipped=question is None,
+                                revision=revision)
+    except tasks.StaleAnswer:
+        # a key press that reached a button of the previous screen (Streamlit keeps it mounted during a rerun)
+        st.session_state["task_stale"] = True
+        return
     except (MedevalError, sqlite3.Error) as e:
         st.session_state["task_error"] = f"Not saved: {e}. Press the key again; nothing else was changed."
         return
     st.session_state["task_saved"] = f"Saved: {what}"
+    st.session_state["task_stale"] = False
 
 
 def _set_revisit(value: bool) -> None:
@@ -67,6 +73,9 @@ elif saved := st.session_state.get("task_saved"):
     st.success(ui.md_escape(saved), icon=":material/check_circle:")
 else:
     st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
+if st.session_state.pop("task_stale", False):
+    st.info("A key press arrived after the screen had moved on and was not saved. Check the question below and "
+            "press again if needed.", icon=":material/info:")
 
 if not s.open:
     st.warning("This campaign is closed: answers can no longer be given or changed.")

@@ -127,7 +127,7 @@ def test_change_an_answer_and_skip(task_db):
         rows = db.conn.execute("SELECT value, supersedes IS NOT NULL FROM task_answers ORDER BY id").fetchall()
     assert rows == [("left", 0), ("tie", 1)]
     at.button(key=next(b.key for b in at.button if b.key and b.key.startswith("task_skip_"))).click().run()
-    assert "Item 1 of 9" in at.get("progress")[0].proto.text or "Item 2" not in _texts(at)
+    assert "Item 2 of 9" in at.get("progress")[0].proto.text  # the skipped item comes back at the end
     with connect(task_db["path"]) as db:
         assert db.conn.execute("SELECT count(*) FROM task_answers WHERE skipped = 1").fetchone()[0] == 1
 

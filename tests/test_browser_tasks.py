@@ -26,7 +26,7 @@ from medeval import tasks  # noqa: E402
 from medeval.db import connect  # noqa: E402
 from tests import browser_support as bs  # noqa: E402
 from tests.test_browser import (  # noqa: E402,F401  (fixtures: one browser and context for the module)
-    TIMEOUT, browser, browser_type_launch_args, button, page, playwright, progress_text, shared_context, shows,
+    TIMEOUT, browser, browser_type_launch_args, page, playwright, progress_text, shared_context, shows,
     sign_in, wait_idle)
 from tests.test_tasks import CASES, JUDGEMENTS, RESPONSES  # noqa: E402
 
@@ -37,8 +37,8 @@ pytestmark = [
 ]
 
 # one annotator per test, each with a campaign of their own: the tests do not depend on each other
-RUBRIC_USER, PREF_USER, DOUBLE_USER, RELOAD_USER, XSS_USER = (
-    "tdoc_rubric", "tdoc_pref", "tdoc_double", "tdoc_reload", "tdoc_xss")
+RUBRIC_USER, PREF_USER, DOUBLE_USER, RELOAD_USER, XSS_USER, BURST_USER = (
+    "tdoc_rubric", "tdoc_pref", "tdoc_double", "tdoc_reload", "tdoc_xss", "tdoc_burst")
 
 
 @dataclass
@@ -73,7 +73,7 @@ def build_tasks_db(folder: Path) -> TaskFixture:
     with connect(fx.db) as db:
         cs.import_cases(db, "clin", cases=cases, responses=responses, judgements=judgements)
         cs.import_cases(db, "hostile", cases=hostile_cases, responses=hostile_resp)
-        for name in (RUBRIC_USER, PREF_USER, DOUBLE_USER, RELOAD_USER, XSS_USER):
+        for name in (RUBRIC_USER, PREF_USER, DOUBLE_USER, RELOAD_USER, XSS_USER, BURST_USER):
             auth.add_user(db, name, bs.PASSWORD, "annotator")
         one = {"dataset": "clin", "max_items": 1}
 
@@ -86,6 +86,7 @@ def build_tasks_db(folder: Path) -> TaskFixture:
         make(DOUBLE_USER, "rubric", one, 3)
         make(RELOAD_USER, "rubric", one, 4)
         make(XSS_USER, "rubric", {"dataset": "hostile"}, 5)
+        make(BURST_USER, "rubric", one, 6)
     return fx
 
 
@@ -233,9 +234,10 @@ def test_preference_arrow_keys_and_tie(page: Page, tapp):
     assert "A versus B" in text
     for secret in ("alpha", "beta", "gamma"):
         assert secret not in text  # the sources are hidden
-    labels = page.locator(f".{css_key(f'ask_{iid}')} button").filter(visible=True)
-    expect(labels).to_have_text([re.compile(r"←\s*·\s*A is better"), re.compile(r"T\s*·\s*Tie"),
-                                 re.compile(r"→\s*·\s*B is better")])
+    buttons = page.locator(f".{css_key(f'ask_{iid}')} button").filter(visible=True)
+    expect(buttons).to_contain_text(["A is better", "Tie", "B is better"])
+    texts = buttons.all_inner_texts()
+    assert "←" in texts[0] and "T" in texts[1].replace("Tie", "") and "→" in texts[2], texts  # the key badges
 
     for key in ("ArrowLeft", "t", "ArrowRight"):
         before, row = press_answer(page, tapp, user, key)
@@ -290,6 +292,31 @@ def test_double_key_press_never_saves_a_question_twice(page: Page, tapp):
     assert len({r[5] for r in rows}) == len(rows)  # no client token twice
     assert all(r[6] is None for r in rows)  # nothing superseded: no change recorded
     assert [r[3] for r in rows] == ["3"] * n + ["1"]
+    assert bs.query(tapp.db, "SELECT count(*) FROM audit_log WHERE actor = ? AND action = 'annotation.change'",
+                    (user,))[0][0] == 0
+
+
+def test_keys_typed_ahead_of_the_screen_never_change_an_earlier_answer(page: Page, tapp):
+    """Keys pressed faster than the screen redraws reach the previous question's buttons too (Streamlit keeps
+    them mounted during a rerun): those presses are refused, so no earlier answer is ever changed by them."""
+    user = BURST_USER
+    open_annotate(page, tapp, user)
+    for key in ("3", "1", "2", "4", "5", "3"):
+        page.keyboard.press(key)  # no wait at all
+    wait_rows(tapp, user, 1, exact=False)
+    previous, deadline = None, time.monotonic() + TIMEOUT / 1000
+    while (rows := answer_rows(tapp, user)) != previous:  # until the app is idle and nothing more lands
+        assert time.monotonic() < deadline, rows
+        previous = rows
+        wait_idle(page)
+        time.sleep(0.5)
+    expect_state_shown(page, tapp, user)
+    assert 1 <= len(rows) <= 6
+    assert all(r[6] is None for r in rows), rows  # nothing superseded
+    per_question = {}
+    for r in rows:
+        per_question.setdefault((r[1], r[2]), []).append(r)
+    assert all(len(v) == 1 for v in per_question.values()), per_question
     assert bs.query(tapp.db, "SELECT count(*) FROM audit_log WHERE actor = ? AND action = 'annotation.change'",
                     (user,))[0][0] == 0
 

@@ -476,3 +476,31 @@ def test_icc_with_k_of_n_annotators_is_one_way_and_matches_pingouin(tdb):
     raters = sorted({w for _, w in who})
     data = [[who.get((u, w), np.nan) for u in units] for w in raters]
     assert alpha["value"] == pytest.approx(krippendorff.alpha(data, level_of_measurement="interval"), abs=1e-9)
+
+
+def test_a_press_on_a_screen_that_has_moved_on_is_refused(tdb):
+    """A key press that reaches the previous question's button (kept mounted during a rerun) must not change it."""
+    doc1, res = users(tdb, "doc1", "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1"], k=1, seed=1, config={"dataset": "clin"}, actor=res)
+    v = tasks.task_state(tdb, doc1, cid).item
+    q1 = v.pending
+    tasks.submit_answer(tdb, doc1, v.item_id, q1.id, "3", client_token="a", revision=v.revision)
+    # the same press again (same token): saved once, silently
+    assert tasks.submit_answer(tdb, doc1, v.item_id, q1.id, "3", client_token="a", revision=v.revision)
+    # another key on the old screen (revision 0) would change q1: refused, nothing stored
+    with pytest.raises(tasks.StaleAnswer):
+        tasks.submit_answer(tdb, doc1, v.item_id, q1.id, "1", client_token="b", revision=v.revision)
+    v2 = tasks.item_view(tdb, doc1, v.item_id)
+    assert v2.answers == {q1.id: "3"} and v2.revision == 1
+    tasks.submit_answer(tdb, doc1, v.item_id, v2.pending.id, "1", client_token="c", revision=v2.revision)
+    assert tdb.conn.execute("SELECT count(*) FROM task_answers").fetchone()[0] == 2
+
+
+def test_the_position_moves_on_after_a_skip(tdb):
+    doc1, res = users(tdb, "doc1", "res")
+    cid = tasks.create_campaign(tdb, "preference", "p", ["doc1"], k=1, config={"dataset": "clin", "compare": "answers"},
+                                actor=res)
+    s = tasks.task_state(tdb, doc1, cid)
+    assert s.position == 1
+    tasks.submit_answer(tdb, doc1, s.item.item_id, "", None, client_token="s", skipped=True)
+    assert tasks.task_state(tdb, doc1, cid).position == 2

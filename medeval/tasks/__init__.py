@@ -372,7 +372,7 @@ class TaskState:
     done: int  # items complete
     total: int
     skipped: int  # items skipped and not complete
-    position: int  # 1-based number of the item on screen
+    position: int  # 1-based number of the item on screen (skipped items count as passed)
 
 
 def _assignment(db, user: User, item_id: int) -> tuple[dict, dict, str, str, int]:
@@ -485,15 +485,23 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
     view = item_view(db, user, queue[0]) if queue else None
     t = get(c["kind"])
     return TaskState(campaign_id, c["name"], c["kind"], t.title, t.instructions, c["status"] == "open", view,
-                     p["done"], p["total"], len(p["skipped"]), min(p["done"] + 1, p["total"]))
+                     p["done"], p["total"], len(p["skipped"]),
+                     min(p["done"] + len(p["skipped"]) + 1, p["total"]))
+
+
+class StaleAnswer(MedevalError):
+    """The answer was given on a screen that has changed since (another answer landed first): not saved."""
 
 
 def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question: str, value: str | None, *,
-                  client_token: str, skipped: bool = False) -> int:
+                  client_token: str, skipped: bool = False, revision: int | None = None) -> int:
     """Record one answer (or an item-level skip: ``skipped=True``, question ``""``); idempotent per token.
 
     A question of a later part is refused while an earlier part has unanswered questions; a change of an
-    answer adds a row that supersedes the previous one (both are kept, the change is audited).
+    answer adds a row that supersedes the previous one (both are kept, the change is audited). With
+    ``revision`` (the :attr:`ItemView.revision` the screen was drawn from), an answer given on a screen
+    that another answer has changed since is refused with :class:`StaleAnswer`: a key press that arrives
+    after the screen moved on must not land on the question that was there before.
     """
     require_role(user, *ANNOTATING_ROLES)
     if not client_token:
@@ -507,7 +515,9 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
         if status != "open":
             raise MedevalError("this campaign is closed: answers can no longer be given or changed")
         t = get(kind)
-        st = _latest(db, user.id, [item_id]).get(item_id, {"answers": {}, "ids": {}})
+        st = _latest(db, user.id, [item_id]).get(item_id, {"answers": {}, "ids": {}, "rows": 0})
+        if revision is not None and revision != st["rows"]:
+            raise StaleAnswer("the screen changed before this answer arrived: nothing was saved from it")
         prev = None
         if skipped:
             question, value = SKIP, None
