@@ -6,7 +6,6 @@ import io
 import streamlit as st
 
 from medeval import campaigns as cp
-from medeval.errors import MedevalError
 from webui import page as ui
 
 user = ui.require("researcher", "admin")
@@ -25,17 +24,6 @@ st.dataframe([{"id": c["id"], "name": c["name"], "kind": c["kind"], "items": c["
 camp = ui.campaign_choice(camps, key="campaign_pick")
 cid = camp["id"]
 
-
-def _status(status: str) -> None:
-    try:
-        with ui.db() as d:
-            cp.set_campaign_status(d, cid, status, actor=user)
-    except MedevalError as e:
-        st.session_state["campaign_error"] = str(e)
-
-
-if err := st.session_state.pop("campaign_error", None):
-    st.error(err)
 
 with ui.db() as d:
     prog = cp.campaign_progress(d, cid, actor=user)
@@ -76,11 +64,7 @@ w.writerows(grades)
 c1, c2 = st.columns(2)
 c1.download_button("Download current grades (CSV)", buf.getvalue(), file_name=f"campaign-{cid}-grades.csv",
                    mime="text/csv", key="grades_csv", width="stretch")
-if camp["status"] == "open":
-    c2.button("Close campaign", key="close_campaign", on_click=_status, args=("closed",), width="stretch",
-              help="No more grades or changes; annotators see it as closed. Can be reopened.")
-else:
-    c2.button("Reopen campaign", key="reopen_campaign", on_click=_status, args=("open",), width="stretch")
+ui.open_close_button(c2, camp, user, key_prefix="campaign")
 
 with st.expander("Configuration (reproducible from the seed)"):
     st.json(camp["config"])

@@ -7,7 +7,6 @@ import json
 
 import streamlit as st
 
-from medeval import campaigns as cp
 from medeval import tasks
 from medeval.errors import MedevalError
 from webui import page as ui
@@ -24,17 +23,6 @@ if not camps:
 camp = ui.campaign_choice(camps, key="task_results_campaign")
 cid = camp["id"]
 
-
-def _status(status: str) -> None:
-    try:
-        with ui.db() as d:
-            cp.set_campaign_status(d, cid, status, actor=user)
-    except MedevalError as e:
-        st.session_state["task_results_error"] = str(e)
-
-
-if err := st.session_state.pop("task_results_error", None):
-    st.error(err)
 
 try:
     with ui.db() as d:
@@ -84,11 +72,7 @@ c1.download_button("Results (JSON)", json.dumps(r, ensure_ascii=False, indent=2,
                    file_name=f"task-{cid}-results.json", mime="application/json", key="task_json", width="stretch")
 c2.download_button("Answers (CSV)", buf.getvalue(), file_name=f"task-{cid}-answers.csv", mime="text/csv",
                    key="task_csv", width="stretch")
-if camp["status"] == "open":
-    c3.button("Close campaign", key="task_close", on_click=_status, args=("closed",), width="stretch",
-              help="No more answers or changes. Can be reopened.")
-else:
-    c3.button("Reopen campaign", key="task_reopen", on_click=_status, args=("open",), width="stretch")
+ui.open_close_button(c3, camp, user, key_prefix="task")
 
 with st.expander("Configuration (reproducible from the seed)"):
     st.json(r["config"])

@@ -311,6 +311,18 @@ def _read_flat(file: str, header: list[str], rows: list[tuple[int, dict]]) -> li
 # ------------------------------------------------------------------ responses
 
 
+def _where(obj: dict, who: str, *, file: str, row: int, fix: str) -> tuple[str, int, str]:
+    """(case, question position, model or judge) of a response or judgement row, each required."""
+    key = _key(cell(obj, "case"))
+    if not key:
+        raise InputError("the case is empty", file=file, row=row, fix="give the id of the case")
+    pos = _position(obj.get("question"), file=file, row=row, what="question")
+    name = _key(cell(obj, who))
+    if not name:
+        raise InputError(f"the {who} is empty", file=file, row=row, fix=fix)
+    return key, pos, name
+
+
 def read_responses(path: str | Path) -> list[ResponseIn]:
     """Read and validate a responses file: ``case, question, model, response``.
 
@@ -325,13 +337,7 @@ def read_responses(path: str | Path) -> list[ResponseIn]:
     out: list[ResponseIn] = []
     seen: dict[tuple[str, int, str], int] = {}
     for row, obj in rows:
-        key = _key(cell(obj, "case"))
-        if not key:
-            raise InputError("the case is empty", file=file, row=row, fix="give the id of the case")
-        pos = _position(obj.get("question"), file=file, row=row, what="question")
-        model = _key(cell(obj, "model"))
-        if not model:
-            raise InputError("the model is empty", file=file, row=row, fix="name the model that answered")
+        key, pos, model = _where(obj, "model", file=file, row=row, fix="name the model that answered")
         if "response" not in obj:
             raise InputError("the field 'response' is missing on this row", file=file, row=row,
                              fix="write \"\" for an empty answer")
@@ -497,13 +503,7 @@ def read_judgements(path: str | Path) -> list[JudgementIn]:
     out: list[JudgementIn] = []
     seen: dict[tuple[str, int, str], int] = {}
     for row, obj in rows:
-        key = _key(cell(obj, "case"))
-        if not key:
-            raise InputError("the case is empty", file=file, row=row, fix="give the id of the case")
-        pos = _position(obj.get("question"), file=file, row=row, what="question")
-        judge = _key(cell(obj, "judge"))
-        if not judge:
-            raise InputError("the judge is empty", file=file, row=row, fix="name the judge (e.g. gpt-4, AutoMedEval)")
+        key, pos, judge = _where(obj, "judge", file=file, row=row, fix="name the judge (e.g. gpt-4, AutoMedEval)")
         rationale = cell(obj, "rationale")
         if not rationale:
             raise InputError("the rationale is empty", file=file, row=row, fix="give the judge's written assessment")

@@ -219,12 +219,12 @@ def test_campaigns_page_shows_progress_and_closes_a_campaign(app_db):
     assert [m.value for m in at.metric][:1] == ["0 / 16"]
     annotators = at.dataframe[1].value
     assert list(annotators["annotator"]) == ["doc1", "doc2"] and list(annotators["assigned"]) == [8, 8]
-    at.button(key="close_campaign").click().run()
+    at.button(key="campaign_close").click().run()
     assert not at.exception
     with connect(app_db["path"]) as db:
         assert db.conn.execute("SELECT status FROM campaigns").fetchone()[0] == "closed"
         assert db.conn.execute("SELECT actor FROM audit_log WHERE action = 'campaign.close'").fetchone()[0] == "res"
-    assert at.button(key="reopen_campaign")
+    assert at.button(key="campaign_reopen")
 
 
 def test_new_campaign_page_previews_then_creates(app_db):

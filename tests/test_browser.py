@@ -413,7 +413,8 @@ def test_signout_ends_session_and_old_cookie_is_refused(page: Page, app):
 # ---------------------------------------------------------------- 8. roles
 
 def _no_researcher_page(page: Page) -> None:
-    for title in ("Campaigns", "Users & audit", "New campaign", "Agreement", "Leaderboard"):
+    for title in ("Campaigns", "Users & audit", "New campaign", "Agreement", "Leaderboard", "Task results",
+                  "New task campaign"):
         expect(page.get_by_role("heading", name=title, exact=True)).to_have_count(0)
     expect(page.get_by_test_id("stDataFrame")).to_have_count(0)
 
@@ -430,7 +431,13 @@ def test_annotator_cannot_open_researcher_pages_but_researcher_can(page: Page, a
         # not a page of this role: Streamlit runs the default page, which forwards to the annotator's own
         # (its "Page not found" notice may already be gone by then, so it is not waited for)
         expect(page).to_have_url(app.url + "/grade")
-    expect(page.get_by_test_id("stSidebarNav")).to_have_count(0)  # one page only: no navigation to other roles'
+    # the annotator's navigation holds their two pages and nothing of other roles
+    nav = page.get_by_test_id("stSidebarNav")
+    expect(nav.get_by_role("link")).to_have_count(2)
+    expect(nav).to_contain_text("Grade")
+    expect(nav).to_contain_text("Rate & compare")
+    for other in ("Campaigns", "Users", "New campaign", "New task", "Task results", "Agreement", "Leaderboard"):
+        expect(nav).not_to_contain_text(other)
     assert bs.annotations(app.db, user) == []
 
     # positive control: the researcher sees the Campaigns page and its per-annotator table

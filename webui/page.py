@@ -100,3 +100,28 @@ def plain(label: str, text: str | None, *, key: str | None = None) -> None:
     st.caption(md_escape(label))  # labels may carry imported names (a case title)
     with st.container(border=True, key=key):
         st.text(text if text else "(empty)")
+
+
+def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> None:
+    """Close an open campaign (no more answers or changes) or reopen a closed one; audited by the library."""
+    from medeval import campaigns as cp
+    from medeval.errors import MedevalError
+
+    error_key = f"{key_prefix}_status_error"
+
+    def _set(status: str) -> None:
+        try:
+            with db() as d:
+                cp.set_campaign_status(d, campaign["id"], status, actor=actor)
+        except MedevalError as e:
+            st.session_state[error_key] = str(e)
+
+    if err := st.session_state.pop(error_key, None):
+        st.error(err)
+    if campaign["status"] == "open":
+        container.button("Close campaign", key=f"{key_prefix}_close", on_click=_set, args=("closed",),
+                         width="stretch", help="No more answers or changes; annotators see it as closed. "
+                                               "Can be reopened.")
+    else:
+        container.button("Reopen campaign", key=f"{key_prefix}_reopen", on_click=_set, args=("open",),
+                         width="stretch")
