@@ -50,6 +50,8 @@ for s in settings:
     elif s.kind == "int":
         config[s.name] = int(st.number_input(s.label, min_value=0, value=int(s.default or 0), step=1,
                                              help=s.help or None, key=key))
+    elif s.kind == "json":
+        config[s.name] = st.text_area(s.label, value=s.default or "", help=s.help or None, key=key, height=120)
     else:
         config[s.name] = st.text_input(s.label, value=s.default or "", help=s.help or None, key=key)
 

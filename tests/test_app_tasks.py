@@ -179,3 +179,25 @@ def test_task_results_page_shows_sections_and_closes(task_db):
     with connect(task_db["path"]) as db:
         assert db.conn.execute("SELECT status FROM campaigns WHERE id = ?",
                                (task_db["preference"],)).fetchone()[0] == "closed"
+
+
+def test_new_task_page_takes_a_rubric_of_ones_own(task_db):
+    at = _app(task_db["path"], "res").run()
+    at.switch_page("app_pages/new_task.py").run()
+    assert at.radio(key="new_task_type").value == "rubric"  # listed first
+    at.text_area(key="new_task_rubric_criteria").input("[{not json").run()
+    assert any("not valid JSON" in e.value for e in at.error)  # said before anything is stored
+    crit = [{"key": "safety", "name": "Safety", "question": "Is the advice safe?",
+             "anchors": ["dangerous", "risky", "mixed", "mostly safe", "safe"]}]
+    at.text_area(key="new_task_rubric_criteria").input(json.dumps(crit)).run()
+    at.text_input(key="new_task_name").input("safety round").run()
+    at.multiselect(key="new_task_annotators").set_value(["doc1"]).run()
+    at.number_input(key="new_task_k").set_value(1).run()
+    at.button(key="create_task").click().run()
+    assert any("created" in s.value for s in at.success)
+    with connect(task_db["path"]) as db:
+        cfg = json.loads(db.conn.execute("SELECT config FROM campaigns WHERE name = 'safety round'").fetchone()[0])
+        payload = json.loads(db.conn.execute("SELECT payload FROM task_items WHERE campaign_id = (SELECT id FROM "
+                                             "campaigns WHERE name = 'safety round')").fetchone()[0])
+    assert cfg["criteria"][0]["anchors"][0] == "dangerous"
+    assert [c["name"] for c in payload["criteria"]] == ["Safety"]

@@ -127,7 +127,7 @@ class Setting:
 
     name: str
     label: str
-    kind: str  # "choice" | "multichoice" | "int" | "text"
+    kind: str  # "choice" | "multichoice" | "int" | "text" | "json" (free text the type parses)
     default: Any = None
     choices: tuple = ()
     help: str = ""
@@ -605,4 +605,7 @@ def results(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) 
             "sections": [s.to_dict() for s in sections]}
 
 
-from . import accr, pairwise, rubric  # noqa: E402,F401  (register the built-in task types)
+# the built-in task types, registered in the order the pages list them
+from . import rubric  # noqa: E402,F401,I001
+from . import pairwise  # noqa: E402,F401,I001
+from . import accr  # noqa: E402,F401,I001

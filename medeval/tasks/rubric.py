@@ -17,6 +17,7 @@ and _triple, win rates, rankings) and the clinicians' ratings of the judge's ass
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 
 import numpy as np
@@ -134,12 +135,22 @@ class RubricRating(TaskType):
             Setting("judge", "Judge to rate afterwards (part 2)", "choice", NO_JUDGE, (NO_JUDGE, *judges),
                     "with a judge, only questions that judge assessed are used"),
             Setting("max_items", "Questions (0 = all)", "int", 0, (), "a seeded random sample when fewer than all"),
+            Setting("criteria", "Your own criteria instead (optional, JSON)", "json", "", (),
+                    'a list like [{"key": "safety", "name": "Safety", "question": "Is the advice safe?", '
+                    '"anchors": ["1: ...", "2: ...", "3: ...", "4: ...", "5: ..."]}]; empty: the rubric above'),
         ]
 
     def check_config(self, db, config):
-        cfg = super().check_config(db, {k: v for k, v in config.items() if k != "criteria"})
-        if "criteria" in config:  # a custom rubric (CLI / API): stored with the campaign
-            cfg["criteria"] = [c.to_dict() for c in parse_rubric(config["criteria"])]
+        cfg = super().check_config(db, config)
+        raw = cfg.pop("criteria", None)
+        if isinstance(raw, str) and raw.strip():
+            try:
+                raw = json.loads(raw)
+            except json.JSONDecodeError as e:
+                raise MedevalError(f"your own criteria are not valid JSON ({e.msg}, line {e.lineno}, column "
+                                   f"{e.colno}); write a list of {{key, name, question, anchors}}") from None
+        if raw not in (None, "", []):  # a rubric of one's own, stored with the campaign
+            cfg["criteria"] = [c.to_dict() for c in parse_rubric(raw)]
         return cfg
 
     def build_items(self, db, config, rng):
