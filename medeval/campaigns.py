@@ -179,19 +179,25 @@ def _active_users(db, annotators: list[str], k: int) -> list[tuple]:
     return users
 
 
+def balanced_plan(n_items: int, user_ids: list[int], k: int, rng: np.random.Generator) -> list[list[int]]:
+    """For each item, the k least-loaded annotators (ties broken at random): balanced and reproducible."""
+    load = {uid: 0 for uid in user_ids}
+    plan = []
+    for _ in range(n_items):
+        order = sorted(load, key=lambda uid: (load[uid], rng.random()))
+        plan.append(order[:k])
+        for uid in order[:k]:
+            load[uid] += 1
+    return plan
+
+
 def _store_campaign(db, name: str, kind: str, config: dict, report: list, chosen: dict[int, list[dict]],
                     users: list[tuple], k: int, seed: int, actor: User | None) -> int:
     """Assign every chosen response to exactly k annotators (balanced, seeded) and store it all at once."""
     rng = np.random.default_rng([seed, 1])
-    load = {u[0]: 0 for u in users}
     per_user: dict[int, list[int]] = {u[0]: [] for u in users}
-    plan = []
-    for rid in sorted(chosen):
-        # the k least-loaded annotators, ties broken at random: balanced and reproducible
-        order = sorted(load, key=lambda uid: (load[uid], rng.random()))
-        plan.append((rid, order[:k]))
-        for uid in order[:k]:
-            load[uid] += 1
+    rids = sorted(chosen)
+    plan = list(zip(rids, balanced_plan(len(rids), [u[0] for u in users], k, rng)))
     config = {**config, "k": k, "seed": seed, "annotators": [u[1] for u in users],
               "threshold_version": th.active(db).version}
     with transaction(db):

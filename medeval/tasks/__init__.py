@@ -33,6 +33,7 @@ import numpy as np
 import sqlite_utils
 
 from ..auth import User, audit, require_role
+from ..campaigns import _active_users, balanced_plan
 from ..db import _run_script, migration, transaction
 from ..errors import MedevalError, PermissionDenied
 
@@ -242,28 +243,9 @@ def is_task_kind(kind: str) -> bool:
 # ------------------------------------------------------------------ campaigns
 
 
-def balanced_plan(n_items: int, user_ids: list[int], k: int, rng: np.random.Generator) -> list[list[int]]:
-    """For each item, the k least-loaded annotators (ties broken at random): balanced and reproducible."""
-    load = {uid: 0 for uid in user_ids}
-    plan = []
-    for _ in range(n_items):
-        order = sorted(load, key=lambda uid: (load[uid], rng.random()))
-        plan.append(order[:k])
-        for uid in order[:k]:
-            load[uid] += 1
-    return plan
-
-
 def _users(db, annotators: list[str], k: int) -> list[tuple[int, str]]:
-    users = []
-    for u in dict.fromkeys(a.strip() for a in annotators if a.strip()):
-        row = db.conn.execute("SELECT id, username, active FROM users WHERE username = ?", (u,)).fetchone()
-        if row is None or not row[2]:
-            raise MedevalError(f"annotator {u!r} is not an active user")
-        users.append((row[0], row[1]))
-    if k < 1 or k > len(users):
-        raise MedevalError(f"k = {k} annotators per item needs at least {k} annotators; {len(users)} chosen")
-    return users
+    """(id, username) of the chosen active annotators (the same checks as tier-grading campaigns)."""
+    return [(u[0], u[1]) for u in _active_users(db, [a.strip() for a in annotators if a.strip()], k)]
 
 
 def preview(db: sqlite_utils.Database, task: str, config: dict, *, seed: int = 0, actor: User | None) -> dict:
