@@ -63,6 +63,10 @@ def _set_revisit(value: bool) -> None:
     st.session_state[revisit_key] = value
 
 
+def _flagging(value: bool) -> None:
+    st.session_state["task_flagging"] = value
+
+
 with ui.db() as d:
     s = tasks.task_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
 
@@ -114,8 +118,11 @@ def given_line(target: str) -> None:
     st.caption(ui.md_escape(" · ".join(parts)))
 
 
+flagging = st.session_state.get("task_flagging", False)
+
+
 def ask(q) -> None:
-    """The question to answer now: one button per option, its key shown and bound."""
+    """The question to answer now: one button per option, its key shown and bound (not while flagging)."""
     with st.container(border=True, key=f"ask_{item.item_id}"):
         st.markdown(f"**{ui.md_escape(q.target)} — {ui.md_escape(q.criterion)}**")
         st.caption(ui.md_escape(q.prompt))  # rubric texts may come from a researcher's file: shown literally
@@ -125,7 +132,7 @@ def ask(q) -> None:
             col.button(ui.md_escape(o.meaning if o.label == o.key and o.meaning else o.label),
                        key=f"opt_{item.item_id}_{q.id}_{o.value}", shortcut=o.key,
                        help=ui.md_escape(f"{o.label}: {o.meaning}") if o.meaning else None,
-                       width="stretch", on_click=_answer,
+                       width="stretch", on_click=_answer, disabled=flagging,
                        args=(item.item_id, q.id, o.value, item.revision, f"{q.target} · {q.criterion} → {o.label}"))
 
 
@@ -154,11 +161,37 @@ if sides:
 if pending is not None and not asked:
     ask(pending)
 
-c1, c2 = st.columns([1, 3])
+c1, c2, c3 = st.columns([1, 1, 2])
 c1.button("Skip item", key=f"task_skip_{item.item_id}", shortcut="S", width="stretch", on_click=_answer,
-          args=(item.item_id, None, None, item.revision, "item skipped"), help="Come back to it after the others")
+          args=(item.item_id, None, None, item.revision, "item skipped"), help="Come back to it after the others",
+          disabled=flagging)
+c2.button("Flagged" if item.flagged else "Flag…", key=f"task_flag_{item.item_id}", shortcut="F", width="stretch",
+          on_click=_flagging, args=(True,), disabled=flagging,
+          help="Report a problem with this item (a wrong reference, an unreadable answer) with a note")
 if item.revisiting:
-    c2.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
+    c3.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
+
+if flagging:
+    with st.form(key=f"task_flag_form_{item.item_id}", border=True):
+        st.markdown("**Flag this item**")
+        note = st.text_area("What is wrong with it? (required)", key=f"task_flag_note_{item.item_id}",
+                            placeholder="e.g. the reference answer is outdated")
+        b1, b2 = st.columns(2)
+        save = b1.form_submit_button("Save flag", type="primary", width="stretch")
+        b2.form_submit_button("Cancel", on_click=_flagging, args=(False,), width="stretch")
+    if save:
+        if not (note or "").strip():
+            st.error("Write a short note saying what is wrong, then save the flag again.")
+        else:
+            try:
+                with ui.db() as d:
+                    tasks.flag_item(d, user, item.item_id, note, client_token=f"{item.item_id}:{item.revision}:flag")
+            except (MedevalError, sqlite3.Error) as e:
+                st.error(f"Not saved: {e}. Your note is still here; save it again.")
+            else:
+                st.session_state["task_saved"] = "Flag saved: a researcher will see your note"
+                st.session_state["task_flagging"] = False
+                st.rerun()
 
 if item.answers:
     with st.expander("Change an answer on this item", expanded=False):

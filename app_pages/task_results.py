@@ -45,7 +45,8 @@ m1, m2 = st.columns(2)
 m1.metric("Items done by all k", f"{prog['items_complete']} / {prog['items']}")
 m2.metric("Answers recorded", len(rows))
 st.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"] if a["assigned"] else 0.0,
-               "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"]} for a in prog["annotators"]],
+               "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"]}
+              for a in prog["annotators"]],
              column_config={"progress": st.column_config.ProgressColumn("progress", format="percent",
                                                                          min_value=0, max_value=1)},
              hide_index=True, width="stretch", key="task_progress_table")
@@ -62,6 +63,12 @@ for n, sec in enumerate(r["sections"]):
         st.markdown(f"**{ui.md_escape(name)}**")
         st.dataframe([{k: _cell(v) for k, v in row.items()} for row in table], hide_index=True, width="stretch",
                      key=f"sec_{n}_{name}")
+
+if r["flags"]:
+    st.subheader(f"Flagged items ({len(r['flags'])})", anchor=False)
+    st.caption("Notes the annotators left on items (their text, shown as written).")
+    st.dataframe([{"source": f["source"], "annotator": f["annotator"], "note": f["note"]} for f in r["flags"]],
+                 hide_index=True, width="stretch", key="task_flags")
 
 buf = io.StringIO()
 w = csv.writer(buf)

@@ -201,3 +201,25 @@ def test_new_task_page_takes_a_rubric_of_ones_own(task_db):
                                              "campaigns WHERE name = 'safety round')").fetchone()[0])
     assert cfg["criteria"][0]["anchors"][0] == "dangerous"
     assert [c["name"] for c in payload["criteria"]] == ["Safety"]
+
+
+def test_flag_an_item_with_a_note(task_db):
+    at = _annotate(task_db, "doc2")
+    item_key = next(b.key for b in at.button if b.key and b.key.startswith("task_flag_"))
+    iid = int(item_key.rsplit("_", 1)[1])
+    at.button(key=item_key).click().run()
+    assert all(b.disabled for b in _option_buttons(at))  # no answer while the note is being written
+    at.button(key=f"FormSubmitter:task_flag_form_{iid}-Save flag").click().run()
+    assert any("Write a short note" in e.value for e in at.error)
+    at.text_area(key=f"task_flag_note_{iid}").input("the reference is outdated")  # sent with the form
+    at.button(key=f"FormSubmitter:task_flag_form_{iid}-Save flag").click().run()
+    assert any("Flag saved" in s.value for s in at.success)
+    assert not any(b.disabled for b in _option_buttons(at))
+    with connect(task_db["path"]) as db:
+        assert [f["note"] for f in tasks.flags(db, task_db["preference"], actor=None)] == ["the reference is outdated"]
+    res = _app(task_db["path"], "res").run()
+    res.switch_page("app_pages/task_results.py").run()
+    res.selectbox(key="task_results_campaign").set_value(task_db["preference"]).run()
+    flagged = next(d.value for d in res.dataframe if "note" in d.value.columns)
+    assert list(flagged["note"]) == ["the reference is outdated"]
+

@@ -504,3 +504,24 @@ def test_the_position_moves_on_after_a_skip(tdb):
     assert s.position == 1
     tasks.submit_answer(tdb, doc1, s.item.item_id, "", None, client_token="s", skipped=True)
     assert tasks.task_state(tdb, doc1, cid).position == 2
+
+
+def test_flags_carry_a_note_and_change_no_answer(tdb):
+    doc1, res = users(tdb, "doc1", "res")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1"], k=1, seed=1, config={"dataset": "clin"}, actor=res)
+    v = tasks.task_state(tdb, doc1, cid).item
+    with pytest.raises(MedevalError, match="note"):
+        tasks.flag_item(tdb, doc1, v.item_id, "  ", client_token="f0")
+    f = tasks.flag_item(tdb, doc1, v.item_id, "参考答案过时 <b>x</b>", client_token="f1")
+    assert tasks.flag_item(tdb, doc1, v.item_id, "参考答案过时 <b>x</b>", client_token="f1") == f  # double click
+    v2 = tasks.item_view(tdb, doc1, v.item_id)
+    assert v2.flagged and v2.answers == {} and v2.pending == v.pending  # nothing answered, same question
+    assert tasks.task_state(tdb, doc1, cid).item.item_id == v.item_id  # the annotator is not moved on
+    fl = tasks.flags(tdb, cid, actor=res)
+    assert [(x["annotator"], x["note"]) for x in fl] == [("doc1", "参考答案过时 <b>x</b>")]
+    assert fl[0]["source"].startswith("clin/")
+    assert tasks.answers(tdb, cid) == []  # a flag is not an answer
+    r = tasks.results(tdb, cid, actor=res)
+    assert r["flags"] == fl and r["progress"]["annotators"][0]["flagged"] == 1
+    with pytest.raises(PermissionDenied):
+        tasks.flags(tdb, cid, actor=doc1)

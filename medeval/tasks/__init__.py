@@ -39,6 +39,7 @@ from ..errors import MedevalError, PermissionDenied
 
 ANNOTATING_ROLES = ("annotator", "researcher", "admin")
 SKIP = ""  # the question id of an item-level skip
+FLAG = "#flag"  # the question id of a flag; its value is the annotator's note
 
 
 @migration
@@ -340,6 +341,7 @@ class ItemView:
     pending: Question | None  # the next question without an answer (None: item complete)
     revisiting: bool  # the item was skipped before
     revision: int  # how many answers (and skips) the annotator has recorded on it: part of a client token
+    flagged: bool = False  # the annotator has flagged it
 
 
 @dataclass(frozen=True)
@@ -380,9 +382,11 @@ def _latest(db, user_id: int, item_ids: list[int] | None = None, campaign_id: in
                                f"AND item_id IN ({marks}) ORDER BY id", (user_id, *item_ids)).fetchall()
     out: dict[int, dict] = {}
     for iid, _id, q, value, skipped in rows:
-        st = out.setdefault(iid, {"answers": {}, "skipped": False, "ids": {}, "rows": 0})
+        st = out.setdefault(iid, {"answers": {}, "skipped": False, "ids": {}, "rows": 0, "flagged": False})
         st["rows"] += 1
-        if skipped:
+        if q == FLAG:
+            st["flagged"] = True
+        elif skipped:
             st["skipped"] = True
         else:
             st["answers"][q] = value
@@ -406,7 +410,7 @@ def item_view(db: sqlite_utils.Database, user: User, item_id: int) -> ItemView:
     require_role(user, *ANNOTATING_ROLES)
     payload, layout, kind, _status, _cid = _assignment(db, user, item_id)
     t = get(kind)
-    st = _latest(db, user.id, [item_id]).get(item_id, {"answers": {}, "skipped": False, "rows": 0})
+    st = _latest(db, user.id, [item_id]).get(item_id, {"answers": {}, "skipped": False, "rows": 0, "flagged": False})
     qs = t.questions(payload, layout)
     open_part, parts = _open_part(qs, st["answers"])
     visible_q = tuple(q for q in qs if q.part <= open_part)
@@ -414,7 +418,7 @@ def item_view(db: sqlite_utils.Database, user: User, item_id: int) -> ItemView:
     blocks = tuple(b for b in t.blocks(payload, layout) if b.part <= open_part)
     return ItemView(item_id, blocks, visible_q, {q.id: st["answers"][q.id] for q in visible_q
                                                  if q.id in st["answers"]},
-                    open_part, parts, pending, st["skipped"], st["rows"])
+                    open_part, parts, pending, st["skipped"], st["rows"], st["flagged"])
 
 
 def _complete(t: TaskType, payload: dict, layout: dict, answers: dict) -> bool:
@@ -535,9 +539,45 @@ def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None =
     rows = db.conn.execute(
         "SELECT t.item_id, u.username, t.question, t.value, t.created_at FROM task_answers t JOIN task_items ti "
         "ON ti.id = t.item_id JOIN users u ON u.id = t.user_id WHERE ti.campaign_id = ? AND t.skipped = 0 AND "
-        "t.id = (SELECT max(id) FROM task_answers t2 WHERE t2.item_id = t.item_id AND t2.user_id = t.user_id AND "
-        "t2.question = t.question) ORDER BY t.created_at, t.id", (campaign_id,)).fetchall()
+        "t.question != ? AND t.id = (SELECT max(id) FROM task_answers t2 WHERE t2.item_id = t.item_id AND "
+        "t2.user_id = t.user_id AND t2.question = t.question) ORDER BY t.created_at, t.id",
+        (campaign_id, FLAG)).fetchall()
     return [AnswerRow(*r) for r in rows]
+
+
+def flag_item(db: sqlite_utils.Database, user: User, item_id: int, note: str, *, client_token: str) -> int:
+    """Flag an assigned item with a note (a wrong reference, an unreadable answer...); idempotent per token.
+
+    A flag does not answer anything and does not move the annotator on; researchers read the notes with
+    :func:`flags`. The note is untrusted text like everything else the annotator writes.
+    """
+    require_role(user, *ANNOTATING_ROLES)
+    note = (note or "").strip()
+    if not note:
+        raise MedevalError("write a short note saying what is wrong with this item")
+    if not client_token:
+        raise MedevalError("a client token is required (it makes a resubmission harmless)")
+    with transaction(db):
+        _payload, _layout, _kind, status, _cid = _assignment(db, user, item_id)
+        dup = db.conn.execute("SELECT id FROM task_answers WHERE user_id = ? AND client_token = ?",
+                              (user.id, client_token)).fetchone()
+        if dup:
+            return dup[0]
+        if status != "open":
+            raise MedevalError("this campaign is closed: items can no longer be flagged")
+        return db.conn.execute(
+            "INSERT INTO task_answers (item_id, user_id, question, value, skipped, client_token, created_at) "
+            "VALUES (?, ?, ?, ?, 0, ?, ?)", (item_id, user.id, FLAG, note, client_token, time.time())).lastrowid
+
+
+def flags(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
+    """Every flag of a campaign with its item's source and the note (researcher data), oldest first."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    return [{"item": r[0], "source": r[1], "annotator": r[2], "note": r[3], "at": r[4]} for r in db.conn.execute(
+        "SELECT t.item_id, ti.source, u.username, t.value, t.created_at FROM task_answers t JOIN task_items ti ON "
+        "ti.id = t.item_id JOIN users u ON u.id = t.user_id WHERE ti.campaign_id = ? AND t.question = ? "
+        "ORDER BY t.id", (campaign_id, FLAG))]
 
 
 def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
@@ -556,9 +596,11 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
         if uid not in latest_cache:
             latest_cache[uid] = _latest(db, uid, campaign_id=campaign_id)
         st = latest_cache[uid].get(iid, {"answers": {}, "skipped": False})
-        u = per_user.setdefault(name, {"annotator": name, "assigned": 0, "done": 0, "skipped": 0, "answers": 0})
+        u = per_user.setdefault(name, {"annotator": name, "assigned": 0, "done": 0, "skipped": 0, "flagged": 0,
+                                       "answers": 0})
         u["assigned"] += 1
         u["answers"] += len(st["answers"])
+        u["flagged"] += int(st.get("flagged", False))
         if _complete(t, json.loads(payload), json.loads(layout), st["answers"]):
             u["done"] += 1
             complete_by[iid] = complete_by.get(iid, 0) + 1
@@ -584,7 +626,7 @@ def results(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) 
     sections = t.results(c, items, layouts, answers(db, campaign_id))
     return {"campaign": {k: c[k] for k in ("id", "name", "kind", "status")}, "task": t.title,
             "config": c["config"], "progress": campaign_progress(db, campaign_id, actor=None),
-            "sections": [s.to_dict() for s in sections]}
+            "sections": [s.to_dict() for s in sections], "flags": flags(db, campaign_id, actor=None)}
 
 
 # the built-in task types, registered in the order the pages list them
