@@ -4,17 +4,18 @@ DEMO DATA -- NOT CLINICAL ADVICE. ``demo_data/cases_demo*.json(l)`` and
 ``demo_data/factcheck_demo_models.jsonl`` are the project's own writing: five clinical
 cases in the CMB-Clin format (12 questions), the answers of three fictional models of
 clearly different quality (``DemoGPT-L`` good, ``DemoMed-7B`` mediocre, ``DemoBase-7B``
-weak, with errors), the assessments of two fictional judges, both in Chinese so that the
-blind comparison cannot tell them apart by language (``DemoJudge-A`` careful;
-``DemoJudge-B`` lenient and mixing up the responses on three
+weak, with errors), the assessments of two fictional judges, both in Chinese and of similar
+length so that the blind comparison cannot tell them apart by language or length
+(``DemoJudge-A`` careful; ``DemoJudge-B`` lenient and mixing up the responses on three
 questions: :data:`MISATTRIBUTED`), and the fact-check answers of the same three models
 on 12 atomic items (correct answers with good reasons, correct verdicts with a bad reason
 -- :data:`BAD_REASONS` --, sycophancy, safety, an inverted item and NotFollow).
 
 :func:`add_demo_tasks` imports them through the normal import path, creates one campaign
 per task type for the three demo doctors and then fills in seeded, plausible answers of
-``doctor2`` and ``doctor3`` (``doctor3`` leaves a few items open) so that every results page
-has something to show on first start. ``doctor1``'s share is left untouched for a newcomer
+``doctor2`` and ``doctor3`` (``doctor3`` leaves a few items open; their rubric ratings are
+centred on :data:`TRUE_QUALITY`, not on the judge's scores) so that every results page has
+something to show on first start. ``doctor1``'s share is left untouched for a newcomer
 to try.
 """
 
@@ -62,8 +63,36 @@ BAD_REASONS = frozenset({("DemoGPT-L", "fc-09", "refute"), ("DemoMed-7B", "fc-03
                          ("DemoMed-7B", "fc-05", "refute"), ("DemoBase-7B", "fc-04", "refute"),
                          ("DemoBase-7B", "fc-08", "support"), ("DemoBase-7B", "fc-10", "support")})
 
-# how a simulated doctor strays from the judge's score: P(-1), P(0), P(+1) (doctor3 a little severe)
+# What the simulated clinicians think each response is worth (1-5), per question (case, position) and model:
+# the centre of their rubric ratings -- not DemoJudge-A's scores, or the judge-vs-clinician figures would be
+# flatteringly perfect. They agree with the judge on most pairs of responses, but they rate the mediocre model's
+# short, correct answers as good as or better than the good model's thorough ones (c2/2, c3/1, c4/1), and where
+# the mediocre and the weak model both answer poorly they do not always share the judge's view of which is worse
+# (ties: c1/2, c1/3, c4/2, c4/3; the other way round: c3/2, where they find a large subcutaneous insulin dose
+# aimed at a normal glucose the more dangerous plan, and c5/2). Ordered as the judge orders them on 27 of the
+# 36 pairs (AutoMedEval's judge: 74.61% Accuracy_2-tuple). A fraction is a coin per rating: 3.5 is 3 or 4 with
+# even odds. Mean per model: good 4.58 > mediocre 2.96 > weak 1.88.
+_G, _M, _B = "DemoGPT-L", "DemoMed-7B", "DemoBase-7B"
+TRUE_QUALITY = {
+    ("demo-c1", 1): {_G: 5, _M: 3.5, _B: 1.5},
+    ("demo-c1", 2): {_G: 4.5, _M: 2, _B: 2},
+    ("demo-c1", 3): {_G: 4.5, _M: 2, _B: 2},
+    ("demo-c2", 1): {_G: 5, _M: 3.5, _B: 1.5},
+    ("demo-c2", 2): {_G: 4, _M: 4.5, _B: 1.5},
+    ("demo-c3", 1): {_G: 4.5, _M: 4.5, _B: 1},
+    ("demo-c3", 2): {_G: 4.5, _M: 1.5, _B: 3},
+    ("demo-c4", 1): {_G: 4, _M: 4.5, _B: 1.5},
+    ("demo-c4", 2): {_G: 4.5, _M: 2.5, _B: 2.5},
+    ("demo-c4", 3): {_G: 5, _M: 2, _B: 2},
+    ("demo-c5", 1): {_G: 5, _M: 3, _B: 1.5},
+    ("demo-c5", 2): {_G: 4.5, _M: 2, _B: 2.5},
+}
+
+# how a simulated doctor strays from the true quality: P(-1), P(0), P(+1) per rating (doctor3 a little severe),
+# and per response, for all its criteria at once (the doctor's overall impression of it); with these the two
+# doctors agree about as well as AutoMedEval's five (ICC 0.712)
 _NOISE = {"doctor2": (0.2, 0.6, 0.2), "doctor3": (0.3, 0.55, 0.15)}
+_IMPRESSION = (0.25, 0.5, 0.25)
 
 
 def _import(db) -> dict:
@@ -88,7 +117,10 @@ def _pick(kind: str, who: str, source: str, payload: dict, layout: dict, questio
             return str(rng.choice([3, 4, 5], p=[0.1, 0.4, 0.5]))
         crit = question.split(":", 1)[1]
         model = response_of(payload, layout, question)["model"]
-        base = payload["judge"]["scores"][model]
+        true = TRUE_QUALITY[(payload["case"], int(payload["position"]))][model]
+        base = int(true) + int(rng.random() < true - int(true))
+        # the doctor's overall impression of the response moves all its criteria together
+        base += _rng(who, source, f"impression:{model}").choice([-1, 0, 1], p=_IMPRESSION)
         if crit == "fluency":  # weak answers are wrong, not badly written
             base = max(base, 3)
         return str(int(np.clip(base + rng.choice([-1, 0, 1], p=_NOISE[who]), 1, 5)))
