@@ -132,11 +132,123 @@ def test_parse_judge_scores(text, want):
 @pytest.mark.parametrize("text", [
     "Doctor 1: 5 points. After reconsidering, Doctor 1: 3 points.",
     "医生1：5分……综上，医生1得分：4分",
+    # a score line and the final summary disagree
+    "Doctor 1:\nAccurate diagnosis, clear plan.\nScore: 4\n\nScores: Doctor 1: 3 points",
+    "医生1：\n诊断正确，方案合理。\n得分：4分\n综上，医生1得分：5分",
+    # a shared score and a later one of its own
+    "Doctor 1 and Doctor 2 both get 4 points. On reflection, Doctor 1: 5 points.",
+    "医生1和医生2均为4分。修正：医生2：3分",
 ])
 def test_parse_judge_scores_conflict(text):
     with pytest.raises(InputError, match="two different scores") as e:
         parse_judge_scores(text)
     assert "scores" in e.value.fix
+
+
+# numbered lists after a label are not scores; a stop after a score is
+LIST_TEXTS = [
+    ("Doctor 1: 1. Accurate diagnosis of community-acquired pneumonia. 2. Appropriate antibiotic choice. "
+     "3. No follow-up advice.\nDoctor 2: 1. Misses the diagnosis. 2. No dose given.", {}),
+    ("Doctor 1:\n1. Accurate diagnosis\n2. Clear plan", {}),
+    ("医生1：1、诊断准确；2、用药合理；3、缺少随访建议。\n医生2：1、遗漏诊断。", {}),
+    ("Doctor 1: 1) accurate diagnosis 2) clear plan", {}),
+    ("Doctor 1 (1) accurate diagnosis (2) good plan", {}),
+    ("Doctor 1: 3. Dose 4. Follow-up", {}),  # a list continued: the next item follows
+    ("Doctor 2: 1. Completely wrong diagnosis.", {}),  # "1." then text reads as a list (say "1 point")
+    # a score then the end of the line or text, or the next label
+    ("Doctor 1: 4.", {1: 4.0}),
+    ("Doctor 1: 4. Doctor 2: 3.", {1: 4.0, 2: 3.0}),
+    ("Doctor 1: **4**. **Doctor 2**: **3**.", {1: 4.0, 2: 3.0}),
+    ("Doctor 1: 4.\nThe answer is accurate.\nDoctor 2: 2.\nIt misses the dose.", {1: 4.0, 2: 2.0}),
+    ("医生1：4、医生2：3", {1: 4.0, 2: 3.0}),
+    ("Doctor 1 (1). Doctor 2 (3).", {1: 1.0, 2: 3.0}),
+    # a number other than 1 with text after it and no next item is a score
+    ("Doctor 1: 4. The answer is accurate and complete.", {1: 4.0}),
+    # a unit makes it a score whatever follows
+    ("Doctor 1: 1 point. Completely wrong diagnosis.", {1: 1.0}),
+    ("医生1：1分。诊断错误。医生2：4分。", {1: 1.0, 2: 4.0}),
+    ("Doctor 1: 4/5. Accurate.", {1: 4.0}),
+    ("Response 1 (score: 4) is accurate; Response 2 (score: 1) misses the diagnosis.", {1: 4.0, 2: 1.0}),
+    ("Doctor 1 (score 1) misses the diagnosis", {1: 1.0}),
+]
+
+
+@pytest.mark.parametrize("text,want", LIST_TEXTS)
+def test_parse_judge_scores_list_items(text, want):
+    assert parse_judge_scores(text) == want
+
+
+EN_SECTIONS = ("Doctor 1:\n1. Accurate diagnosis of community-acquired pneumonia.\n2. Amoxicillin 500 mg three times "
+               "daily is appropriate.\nScore: 4\n\nDoctor 2:\n1. Misses the diagnosis.\n2. No dose given.\nScore: 2")
+ZH_SECTIONS = ("医生1：\n1、诊断准确；2、阿莫西林500mg，每日3次，用药合理。\n得分：4分\n\n"
+               "医生2：\n分析：遗漏诊断，未给出剂量。\n评分：3")
+
+# a score line after its label's section
+SECTION_TEXTS = [
+    (EN_SECTIONS, {1: 4.0, 2: 2.0}),
+    (EN_SECTIONS + "\n\nScores: Doctor 1: 4 points; Doctor 2: 2 points", {1: 4.0, 2: 2.0}),
+    (ZH_SECTIONS, {1: 4.0, 2: 3.0}),
+    (ZH_SECTIONS + "\n综上，医生1：4分，医生2：3分。", {1: 4.0, 2: 3.0}),
+    ("**Doctor 1**\nThe diagnosis is correct.\n**Score:** 4/5\n\n**Doctor 2**\nIncomplete.\n**Score:** 3/5",
+     {1: 4.0, 2: 3.0}),
+    ("### Response 1\nGood differential.\nRating: 4\n### Response 2\nPoor.\nRating: 2", {1: 4.0, 2: 2.0}),
+    ("Doctor 1:\n- Accurate diagnosis\n- Clear plan\n**Final score: 4**\n\nDoctor 2:\n- Misses the dose\n"
+     "**Final score: 3**", {1: 4.0, 2: 3.0}),
+    ("Doctor 1's answer is accurate. Score: 4. Doctor 2's answer misses the dose. Score: 2.", {1: 4.0, 2: 2.0}),
+    ("医生1的回答：诊断准确。得分：4分。医生2的回答：遗漏剂量，得分：3分。", {1: 4.0, 2: 3.0}),
+    # prose mentioning both before the sections: each score line goes to its section's heading
+    ("Doctor 1 gives the dose; Doctor 2 does not.\n\nDoctor 1:\nCorrect dose.\nScore: 4\n"
+     "Doctor 2:\nNo dose.\nScore: 2", {1: 4.0, 2: 2.0}),
+    # the section may mention its own label again, and measurements are still not scores
+    ("Doctor 1:\nDoctor 1 recommends 2 tablets.\nScore: 4", {1: 4.0}),
+    ("Response 1:\nA 3 times higher risk is noted.\nRating: 4", {1: 4.0}),
+    # ambiguous: another label between, no label at all, or the score line names labels itself
+    ("Doctor 1:\nUnlike Doctor 2, it gives the dose.\nScore: 4", {}),
+    ("Doctor 2 is better than Doctor 1. Score: 4", {}),
+    ("Score: 4\nDoctor 1: accurate.", {}),
+    ("Doctor 1:\nGood.\nDoctor 2:\nPoor.\nScore: 4 (Doctor 1), 3 (Doctor 2)", {}),
+    ("医生1：\n比医生2更全面。\n得分：4分", {}),
+    # a score line after a score is not read again
+    ("Doctor 1: 4 points\nReason: accurate.\nScore: 5", {1: 4.0}),
+]
+
+
+@pytest.mark.parametrize("text,want", SECTION_TEXTS)
+def test_parse_judge_scores_score_lines(text, want):
+    assert parse_judge_scores(text) == want
+
+
+# several labels sharing one score
+SHARED_TEXTS = [
+    ("Doctor 1 and Doctor 2 both get 4 points", {1: 4.0, 2: 4.0}),
+    ("Doctors 1 and 2 each receive 3 points.", {1: 3.0, 2: 3.0}),
+    ("Doctor 1 and 2 are both rated 4.", {1: 4.0, 2: 4.0}),
+    ("Both Doctor 1 and Doctor 2 get 4 points, Doctor 3 gets 2 points.", {1: 4.0, 2: 4.0, 3: 2.0}),
+    ("Doctor 1's and Doctor 2's scores are both 4.", {1: 4.0, 2: 4.0}),
+    ("Doctor 1 & Doctor 2: 3/5 each", {1: 3.0, 2: 3.0}),
+    ("医生1和医生2均为4分", {1: 4.0, 2: 4.0}),
+    ("医生1、医生2均得4分，医生3得2分", {1: 4.0, 2: 4.0, 3: 2.0}),
+    ("医生1和医生2的得分均为4分。", {1: 4.0, 2: 4.0}),
+    ("医生1与医生2都是4分。", {1: 4.0, 2: 4.0}),
+    # respectively: not shared, and not the first score for the last label either
+    ("Doctor 1 and Doctor 2 get 4 and 3 points respectively.", {}),
+    ("Doctor 1 and Doctor 2 score 4 and 3", {}),
+    ("医生1和医生2分别得4分和3分", {}),
+    # a bare number after a comma is not a label; joined labels with no score are nothing
+    ("Doctor 1 and Doctor 2 both prescribe 5 mg", {}),
+    ("Scores: 4 (Doctor 1), 3 (Doctor 2)", {}),
+]
+
+
+@pytest.mark.parametrize("text,want", SHARED_TEXTS)
+def test_parse_judge_scores_shared(text, want):
+    assert parse_judge_scores(text) == want
+
+
+def test_parse_judge_scores_long_label_chain():
+    # a long run of joined labels with no score must not backtrack without end
+    assert parse_judge_scores("Doctor 1" + " and Doctor 2" * 3000 + " both agree") == {}
+    assert parse_judge_scores("Doctor 1: 1. x 2. y, Doctor 2 and Doctor 3 and 4 mg; " * 2000 + "\nScore: 4") == {}
 
 
 # ------------------------------------------------------------------ read_cases
