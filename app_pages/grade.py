@@ -58,7 +58,11 @@ def _answer(item_id: int, prior: int | None, *, tier: int | None = None, skipped
     try:
         with ui.db() as d:
             cp.submit_grade(d, user, item_id, tier=tier, skipped=skipped, flagged=flagged, note=note,
-                            client_token=_token(item_id, prior, action, note or ""))
+                            client_token=_token(item_id, prior, action, note or ""), expected_prior=prior)
+    except cp.StaleGrade:
+        # a key that reached the previous item's button (Streamlit keeps it mounted during a rerun)
+        st.session_state["grade_stale"] = True
+        return
     except (MedevalError, sqlite3.Error) as e:
         st.session_state["grade_error"] = f"Not saved: {e}. Press the key again; nothing else was changed."
         return
@@ -66,6 +70,7 @@ def _answer(item_id: int, prior: int | None, *, tier: int | None = None, skipped
     st.session_state["saved"] = (f"{verb}: {ui.md_escape(what)} → {cp.tier_label(tier, skipped)}"
                                  + (" · flagged" if flagged else ""))  # imported names: shown literally
     st.session_state["saved_at"] = time.time()
+    st.session_state["grade_stale"] = False
     st.session_state["flagging"] = False
 
 
@@ -93,6 +98,9 @@ elif saved := st.session_state.get("saved"):
     st.success(saved, icon=":material/check_circle:")
 else:
     st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
+if st.session_state.pop("grade_stale", False):
+    st.info("A key press arrived after the screen had moved on and was not saved. Check the item below and "
+            "press again if needed.", icon=":material/info:")
 
 
 def recent_answers(editable: bool) -> None:

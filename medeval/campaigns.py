@@ -321,11 +321,21 @@ def progress(db: sqlite_utils.Database, user: User, campaign_id: int) -> tuple[i
     return done, total
 
 
+class StaleGrade(MedevalError):
+    """The grade was given on a screen that has changed since (the item got another answer first): not saved."""
+
+
+_ANY = object()
+
+
 def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: int | None, client_token: str,
-                 skipped: bool = False, flagged: bool = False, note: str | None = None) -> int:
+                 skipped: bool = False, flagged: bool = False, note: str | None = None,
+                 expected_prior: int | None | object = _ANY) -> int:
     """Record a grade (0/1/2), a skip or a flag; idempotent per client token. Returns the annotation id.
 
-    A second grade of the same item supersedes the first (both are kept).
+    A second grade of the same item supersedes the first (both are kept). With ``expected_prior`` (the
+    annotation the screen showed for this item, None for a new item) a grade given on a screen that has
+    changed since raises :class:`StaleGrade`: a key typed ahead of the next item must not regrade the last.
     """
     require_role(user, "annotator", "researcher", "admin")
     if not skipped and tier not in (0, 1, 2):
@@ -341,6 +351,8 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
         if status != "open":
             raise MedevalError("this campaign is closed: grades can no longer be given or changed")
         prev = _current(db, user.id, item_id)
+        if expected_prior is not _ANY and (prev[0] if prev else None) != expected_prior:
+            raise StaleGrade("the screen changed before this grade arrived: nothing was saved from it")
         cur = db.conn.execute(
             "INSERT INTO grade_annotations (item_id, user_id, tier, skipped, flagged, note, client_token, supersedes, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

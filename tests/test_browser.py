@@ -262,6 +262,27 @@ def test_grade_several_items_by_keyboard(page: Page, app):
         (iid, None if key == "s" else int(key) - 1, int(key == "s")) for iid, key in pressed)
 
 
+def test_keys_typed_ahead_of_the_next_item_never_regrade_the_last(page: Page, app):
+    """Streamlit keeps the previous item's buttons mounted during a rerun, so a key typed ahead can reach them;
+    such a press is refused (nothing saved from it), never a silent regrade of the item just graded."""
+    user = "doc_burst"
+    sign_in(page, app, user)
+    expect_item_shown(page, app, user)
+    for key in ("1", "3", "2", "1", "3"):
+        page.keyboard.press(key)  # no wait at all
+    previous, deadline = None, time.monotonic() + TIMEOUT / 1000
+    while (rows := bs.annotations(app.db, user)) != previous or not rows:  # until nothing more lands
+        assert time.monotonic() < deadline, rows
+        previous = rows
+        wait_idle(page)
+        time.sleep(0.5)
+    expect_item_shown(page, app, user)
+    assert all(r[6] is None for r in rows), rows  # nothing superseded
+    assert len({r[1] for r in rows}) == len(rows)  # one answer per item
+    assert bs.query(app.db, "SELECT count(*) FROM audit_log WHERE actor = ? AND action = 'annotation.change'",
+                    (user,))[0][0] == 0
+
+
 # ---------------------------------------------------------------- 3. reload and resume
 
 def test_reload_keeps_session_and_resumes_at_next_ungraded_item(page: Page, app):

@@ -138,6 +138,25 @@ def test_changing_a_grade_keeps_history(demo_db):
             cp.submit_grade(db, u, item, tier=5, client_token="t3")
 
 
+def test_a_grade_from_a_screen_that_has_moved_on_is_refused(demo_db):
+    """A key typed ahead of the next item can reach the previous item's button: it must not regrade that item."""
+    with connect(demo_db) as db:
+        res = auth.get_user(db, "res")
+        cid = cp.create_bucket_campaign(db, "stale", _cfg(seed=12, per_interval=2), ["doc00", "doc01", "doc02"],
+                                        actor=res)
+        u = auth.get_user(db, "doc01")
+        item = cp.next_item(db, u, cid)
+        first = cp.submit_grade(db, u, item, tier=1, client_token="s1", expected_prior=None)
+        with pytest.raises(cp.StaleGrade):  # the old screen (no prior answer) pressed again with another key
+            cp.submit_grade(db, u, item, tier=2, client_token="s2", expected_prior=None)
+        # the same press again is harmless (same token), and a deliberate change names what it changes
+        assert cp.submit_grade(db, u, item, tier=1, client_token="s1", expected_prior=None) == first
+        second = cp.submit_grade(db, u, item, tier=2, client_token="s3", expected_prior=first)
+        rows = db.conn.execute("SELECT id, tier FROM grade_annotations WHERE item_id = ? AND user_id = ? ORDER BY id",
+                               (item, u.id)).fetchall()
+        assert rows == [(first, 1), (second, 2)]
+
+
 def test_progress_per_annotator_and_bucket(demo_db):
     with connect(demo_db) as db:
         res = auth.get_user(db, "res")
