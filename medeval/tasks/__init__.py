@@ -475,6 +475,19 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
                      min(p["done"] + len(p["skipped"]) + 1, p["total"]))
 
 
+def _already_saved(db, user: User, client_token: str, status: str) -> int | None:
+    """The row a resubmission with this token saved before (so it is harmless), or None; refuses a closed campaign."""
+    if not client_token:
+        raise MedevalError("a client token is required (it makes a resubmission harmless)")
+    dup = db.conn.execute("SELECT id FROM task_answers WHERE user_id = ? AND client_token = ?",
+                          (user.id, client_token)).fetchone()
+    if dup:
+        return dup[0]
+    if status != "open":
+        raise MedevalError("this campaign is closed: answers and flags can no longer be given or changed")
+    return None
+
+
 class StaleAnswer(MedevalError):
     """The answer was given on a screen that has changed since (another answer landed first): not saved."""
 
@@ -490,16 +503,10 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
     after the screen moved on must not land on the question that was there before.
     """
     require_role(user, *ANNOTATING_ROLES)
-    if not client_token:
-        raise MedevalError("a client token is required (it makes a resubmission harmless)")
     with transaction(db):
         payload, layout, kind, status, _cid = _assignment(db, user, item_id)
-        dup = db.conn.execute("SELECT id FROM task_answers WHERE user_id = ? AND client_token = ?",
-                              (user.id, client_token)).fetchone()
-        if dup:
-            return dup[0]
-        if status != "open":
-            raise MedevalError("this campaign is closed: answers can no longer be given or changed")
+        if (dup := _already_saved(db, user, client_token, status)) is not None:
+            return dup
         t = get(kind)
         st = _latest(db, user.id, [item_id]).get(item_id, {"answers": {}, "ids": {}, "rows": 0})
         if revision is not None and revision != st["rows"]:
@@ -555,16 +562,10 @@ def flag_item(db: sqlite_utils.Database, user: User, item_id: int, note: str, *,
     note = (note or "").strip()
     if not note:
         raise MedevalError("write a short note saying what is wrong with this item")
-    if not client_token:
-        raise MedevalError("a client token is required (it makes a resubmission harmless)")
     with transaction(db):
         _payload, _layout, _kind, status, _cid = _assignment(db, user, item_id)
-        dup = db.conn.execute("SELECT id FROM task_answers WHERE user_id = ? AND client_token = ?",
-                              (user.id, client_token)).fetchone()
-        if dup:
-            return dup[0]
-        if status != "open":
-            raise MedevalError("this campaign is closed: items can no longer be flagged")
+        if (dup := _already_saved(db, user, client_token, status)) is not None:
+            return dup
         return db.conn.execute(
             "INSERT INTO task_answers (item_id, user_id, question, value, skipped, client_token, created_at) "
             "VALUES (?, ?, ?, ?, 0, ?, ?)", (item_id, user.id, FLAG, note, client_token, time.time())).lastrowid
