@@ -8,9 +8,9 @@ and so does every ``medeval`` function it calls.
 
 import streamlit as st
 
-from medeval import settings
-from medeval.db import connect
-from medeval.errors import MedevalError
+from medeval.core import settings
+from medeval.core.errors import MedevalError
+from medeval.store.db import connect
 from webui import page as ui
 
 

@@ -1,4 +1,4 @@
-"""Annotate: every task type of ``medeval.tasks`` (rubric rating, double-blind preference, fact-check reasons).
+"""Annotate: every task type of ``medeval.annotation.tasks`` (rubric rating, double-blind preference, fact-check reasons).
 
 One item at a time, one keystroke per answer, each answer saved at once. The page draws what
 the task type declares: blocks of untrusted text (plain text only) and, under the block it is
@@ -11,8 +11,8 @@ import sqlite3
 
 import streamlit as st
 
-from medeval import tasks
-from medeval.errors import MedevalError
+from medeval.annotation import tasks
+from medeval.core.errors import MedevalError
 from webui import page as ui
 
 user = ui.require("annotator", "researcher", "admin")

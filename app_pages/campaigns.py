@@ -5,7 +5,7 @@ import io
 
 import streamlit as st
 
-from medeval import campaigns as cp
+from medeval.annotation import campaigns as cp
 from webui import page as ui
 
 user = ui.require("researcher", "admin")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from medeval import agreement_report as rep
-from medeval import campaigns as cp
-from medeval import dashboard as dash
-from medeval import thresholds as th
-from medeval.errors import MedevalError
+from medeval.annotation import campaigns as cp
+from medeval.core.errors import MedevalError
+from medeval.engine import thresholds as th
+from medeval.reports import agreement_report as rep
+from medeval.reports import dashboard as dash
 from webui import page as ui
 
 user = ui.require("researcher", "admin")

@@ -6,10 +6,10 @@ import io
 
 import streamlit as st
 
-from medeval import leaderboard as lb
-from medeval import thresholds as th
-from medeval.errors import MedevalError
-from medeval.report import build_report
+from medeval.core.errors import MedevalError
+from medeval.engine import thresholds as th
+from medeval.reports import leaderboard as lb
+from medeval.reports.tier_report import build_report
 from webui import page as ui
 
 user = ui.require("researcher", "admin")

@@ -5,8 +5,8 @@ import secrets
 
 import streamlit as st
 
-from medeval import campaigns as cp
-from medeval.errors import MedevalError
+from medeval.annotation import campaigns as cp
+from medeval.core.errors import MedevalError
 from webui import page as ui
 
 user = ui.require("researcher", "admin")

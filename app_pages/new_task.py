@@ -5,10 +5,10 @@ import secrets
 
 import streamlit as st
 
-from medeval import campaigns as cp
-from medeval import cases as cs
-from medeval import tasks
-from medeval.errors import MedevalError
+from medeval.annotation import campaigns as cp
+from medeval.annotation import cases as cs
+from medeval.annotation import tasks
+from medeval.core.errors import MedevalError
 from webui import page as ui
 
 user = ui.require("researcher", "admin")

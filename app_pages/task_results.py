@@ -1,4 +1,4 @@
-"""Task results (researchers): progress and the results of any ``medeval.tasks`` campaign, as the task type
+"""Task results (researchers): progress and the results of any ``medeval.annotation.tasks`` campaign, as the task type
 declares them (tables and figures per section); JSON and CSV downloads; close / reopen."""
 
 import csv
@@ -7,8 +7,8 @@ import json
 
 import streamlit as st
 
-from medeval import tasks
-from medeval.errors import MedevalError
+from medeval.annotation import tasks
+from medeval.core.errors import MedevalError
 from webui import page as ui
 
 user = ui.require("researcher", "admin")

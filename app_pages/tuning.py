@@ -11,13 +11,13 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from medeval import calibration as cal
-from medeval import campaigns as cp
-from medeval import settings
-from medeval import thresholds as th
-from medeval import tuning
-from medeval.errors import MedevalError
-from medeval.metrics import METRICS
+from medeval.annotation import campaigns as cp
+from medeval.calibration import cutoffs as cal
+from medeval.calibration import tuning
+from medeval.core import settings
+from medeval.core.errors import MedevalError
+from medeval.engine import thresholds as th
+from medeval.engine.metrics import METRICS
 from webui import page as ui
 
 user = ui.require("researcher", "admin")

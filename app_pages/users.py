@@ -5,8 +5,8 @@ import io
 
 import streamlit as st
 
-from medeval import auth
-from medeval.errors import MedevalError
+from medeval.accounts import auth
+from medeval.core.errors import MedevalError
 from webui import page as ui
 
 user = ui.require("admin")

@@ -46,10 +46,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.benchlib import cpu_model as benchlib_cpu_model, finish, loadavg as _loadavg, log, table_lines  # noqa: E402
 import numpy as np  # noqa: E402
 
-from medeval.agreement import (  # noqa: E402
+from bench.benchlib import cpu_model as benchlib_cpu_model  # noqa: E402
+from bench.benchlib import finish, log, table_lines
+from bench.benchlib import loadavg as _loadavg
+from medeval.stats.agreement import (
     ICC_FORMS,
     RatingTable,
     cohen_kappa,

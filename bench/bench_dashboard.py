@@ -35,13 +35,12 @@ from pathlib import Path
 import numpy as np
 
 from bench.benchlib import finish, loadavg, log, table_lines  # noqa: E402
-
-from medeval import agreement_report as rep  # noqa: E402
-from medeval import auth  # noqa: E402
-from medeval import campaigns as cp  # noqa: E402
-from medeval import dashboard as dash  # noqa: E402
-from medeval.db import connect  # noqa: E402
-from medeval.demo import build_demo  # noqa: E402
+from medeval.accounts import auth  # noqa: E402
+from medeval.annotation import campaigns as cp  # noqa: E402
+from medeval.demo.build import build_demo  # noqa: E402
+from medeval.reports import agreement_report as rep  # noqa: E402
+from medeval.reports import dashboard as dash  # noqa: E402
+from medeval.store.db import connect  # noqa: E402
 
 RUNS = 5
 

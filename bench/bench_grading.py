@@ -72,12 +72,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.benchlib import cpu_model as benchlib_cpu_model, finish, loadavg, log, table_lines  # noqa: E402
-
 import websockets  # noqa: E402
 from streamlit.proto.Alert_pb2 import Alert  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+
+from bench.benchlib import cpu_model as benchlib_cpu_model  # noqa: E402
+from bench.benchlib import finish, loadavg, log, table_lines
 
 SEED = 20240611
 PASSWORD = "bench-grading-password"
@@ -124,9 +125,9 @@ def build_db(path: Path, usernames: list[str], per_user: int, seed: int) -> dict
     subprocess.run([sys.executable, "-m", "medeval", "demo", "--db", str(path)], cwd=ROOT, env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     t_demo = time.perf_counter() - t0
-    from medeval import auth
-    from medeval import campaigns as cp
-    from medeval.db import connect
+    from medeval.accounts import auth
+    from medeval.annotation import campaigns as cp
+    from medeval.store.db import connect
 
     k = min(3, len(usernames))
     n_items = math.ceil(per_user * len(usernames) / k)

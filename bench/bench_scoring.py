@@ -8,7 +8,7 @@
 Figures (see bench/README.md for what each one means):
 
 1. lexical: ``overlap_scores(tokenize(ref), tokenize(cand))`` (ROUGE-1 and BLEU-1
-   together) vs ``rouge_score.RougeScorer(['rouge1'], tokenizer=medeval.tokenize.Tokenizer())``
+   together) vs ``rouge_score.RougeScorer(['rouge1'], tokenizer=medeval.engine.tokenize.Tokenizer())``
    on the same seeded Chinese pairs, and medeval BLEU-1 vs nltk ``sentence_bleu(weights=(1,))``:
    pairs/s and the largest absolute difference of the scores;
 2. embeddings: sentences/s of ``get_backend("use-multilingual")`` and ``get_backend("minilm")``
@@ -46,7 +46,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.benchlib import cpu_model as benchlib_cpu_model, finish, loadavg as _loadavg, log, table_lines  # noqa: E402
+from bench.benchlib import cpu_model as benchlib_cpu_model  # noqa: E402
+from bench.benchlib import finish, log, table_lines
+from bench.benchlib import loadavg as _loadavg
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -138,8 +140,8 @@ def make_pairs(n: int, seed: int = SEED) -> list[tuple[str, str]]:
     kept, replaced by segments of other diseases, partly deleted or dropped, shuffled,
     re-joined with another separator, sometimes with a prose prefix.
     """
-    from medeval.aspects import BY_NAME, NUMERIC
-    from medeval.demo import FILLER, load_kb
+    from medeval.demo.generate import FILLER, load_kb
+    from medeval.engine.aspects import BY_NAME, NUMERIC
 
     kb = [r for r in load_kb() if BY_NAME[r["aspect"]].type != NUMERIC]
     by_disease: dict[str, list[str]] = defaultdict(list)
@@ -180,8 +182,8 @@ def make_pairs(n: int, seed: int = SEED) -> list[tuple[str, str]]:
 
 def make_sentences(n: int, seed: int = SEED) -> list[str]:
     """``n`` distinct Chinese sentences: demo references and demo model answers (non-numeric)."""
-    from medeval.aspects import BY_NAME, NUMERIC
-    from medeval.demo import generate_responses, load_kb
+    from medeval.demo.generate import generate_responses, load_kb
+    from medeval.engine.aspects import BY_NAME, NUMERIC
 
     kb = load_kb()
     numeric = {(r["disease"], r["aspect"]) for r in kb if BY_NAME[r["aspect"]].type == NUMERIC}
@@ -203,8 +205,8 @@ def make_sentences(n: int, seed: int = SEED) -> list[str]:
 def bench_lexical(cfg: dict, res: dict) -> None:
     from rouge_score import rouge_scorer
 
-    from medeval.metrics import overlap_scores
-    from medeval.tokenize import Tokenizer, tokenize
+    from medeval.engine.metrics import overlap_scores
+    from medeval.engine.tokenize import Tokenizer, tokenize
 
     n, repeats = cfg["pairs"], cfg["repeats"]
     log(f"lexical: generating {n:,} pairs")
@@ -275,7 +277,8 @@ def bench_embeddings(cfg: dict, res: dict, tmp: Path) -> None:
     res["embedding_data"] = {"sentences": n, "mean_chars": sum(map(len, sentences)) / n}
     t0 = time.perf_counter()
     import sentence_transformers  # noqa: F401  (torch + transformers)
-    from medeval.embeddings import get_backend
+
+    from medeval.engine.embeddings import get_backend
 
     res["embedding_import_seconds"] = time.perf_counter() - t0
     out = {}
@@ -295,9 +298,9 @@ def bench_embeddings(cfg: dict, res: dict, tmp: Path) -> None:
     res["embeddings"] = out
 
     # cache: vectors stored as score_db stores them, then read back with _lookup_embeddings
-    from medeval.db import connect, transaction
-    from medeval.embeddings import embed_cached, text_hash
-    from medeval.embeddings import lookup_cached as _lookup_embeddings
+    from medeval.engine.embeddings import embed_cached, text_hash
+    from medeval.engine.embeddings import lookup_cached as _lookup_embeddings
+    from medeval.store.db import connect, transaction
 
     backend, emb = vectors["use-multilingual"]
     path = tmp / "embcache.db"
@@ -334,9 +337,9 @@ def bench_embeddings(cfg: dict, res: dict, tmp: Path) -> None:
 
 def _response_pool(seeds: int):
     """Per demo KB row: processed reference, aspect type, and (raw, processed) answers of 5 models x seeds."""
-    from medeval.aspects import BY_NAME
-    from medeval.demo import DEMO_SEED, generate_responses, load_kb
-    from medeval.postprocess import process
+    from medeval.demo.generate import DEMO_SEED, generate_responses, load_kb
+    from medeval.engine.aspects import BY_NAME
+    from medeval.engine.postprocess import process
 
     kb = load_kb()
     base = []
@@ -355,7 +358,7 @@ def _response_pool(seeds: int):
 
 def build_db(path: Path, n: int, kb_copies: int, base, pool, seed: int = SEED) -> dict:
     """A database with the demo KB replicated ``kb_copies`` times and ``n`` responses (inserted directly)."""
-    from medeval.db import connect, transaction
+    from medeval.store.db import connect, transaction
 
     t0 = time.perf_counter()
     nkb = len(base) * kb_copies
@@ -414,8 +417,8 @@ def score_worker(batch_size: int) -> None:
     path = sys.stdin.readline().strip()
     if not path:  # the benchmark ended before this worker was needed
         return
-    from medeval.db import connect
-    from medeval.scoring import score_db
+    from medeval.engine.scoring import score_db
+    from medeval.store.db import connect
 
     with connect(path) as db:
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
@@ -500,7 +503,7 @@ def table(res: dict) -> list[tuple[str, str, str]]:
             ("medeval overlap_scores (R-1 + B-1)", f"{fmt_rate(lx['medeval_overlap_scores_pairs_per_s'])} pairs/s",
              "tokenize(ref), tokenize(cand) included"),
             ("rouge_score RougeScorer rouge1", f"{fmt_rate(lx['rouge_score_pairs_per_s'])} pairs/s",
-             "tokenizer=medeval.tokenize.Tokenizer()"),
+             "tokenizer=medeval.engine.tokenize.Tokenizer()"),
             ("speed ratio medeval / rouge_score", f"{lx['speedup_vs_rouge_score']:.2f}x", ""),
             ("max |ROUGE-1 F1 difference|", f"{lx['max_abs_diff_rouge1_f1']:.3g}",
              f"P {lx['max_abs_diff_rouge1_precision']:.3g}, R {lx['max_abs_diff_rouge1_recall']:.3g}"),

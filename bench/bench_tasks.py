@@ -1,4 +1,4 @@
-"""Task campaigns (medeval.tasks): what one keystroke costs on the server, and how long the results take.
+"""Task campaigns (medeval.annotation.tasks): what one keystroke costs on the server, and how long the results take.
 
 Builds a temporary database with synthetic cases (questions x 3 models, two judges), a rubric campaign
 with the judge's part 2 (5 annotators, k = 3) and a preference campaign between the judges, answers every
@@ -7,7 +7,7 @@ question through the library exactly as the annotate page does (``task_state`` t
 
 * drawing the screen (``task_state``: progress, next item, its blind view) and saving one answer;
 * the results of each campaign (``tasks.results``, bootstrap CIs included);
-* for the preference results, ``medeval.preference.summarise`` on the same choices directly, as the
+* for the preference results, ``medeval.stats.preference.summarise`` on the same choices directly, as the
   reference for what the task layer adds.
 
     .venv/bin/python bench/bench_tasks.py            # 200 questions: about a minute on 2 cores
@@ -29,11 +29,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.benchlib import cpu_model, finish, loadavg, log, table_lines  # noqa: E402
-from medeval import cases as cs  # noqa: E402
-from medeval import preference as pf  # noqa: E402
-from medeval import tasks  # noqa: E402
-from medeval.auth import add_user, get_user  # noqa: E402
-from medeval.db import connect  # noqa: E402
+from medeval.accounts.auth import add_user, get_user  # noqa: E402
+from medeval.annotation import cases as cs  # noqa: E402
+from medeval.annotation import tasks  # noqa: E402
+from medeval.stats import preference as pf  # noqa: E402
+from medeval.store.db import connect  # noqa: E402
 
 MODELS = ("model-a", "model-b", "model-c")
 

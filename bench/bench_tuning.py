@@ -40,10 +40,10 @@ from pathlib import Path
 import numpy as np
 
 from bench.benchlib import finish, loadavg, log, table_lines  # noqa: E402
-
-from medeval import auth, tuning  # noqa: E402
-from medeval import thresholds as th  # noqa: E402
-from medeval.db import connect  # noqa: E402
+from medeval.accounts import auth
+from medeval.calibration import tuning  # noqa: E402
+from medeval.engine import thresholds as th  # noqa: E402
+from medeval.store.db import connect  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,43 @@
 """medeval: align automated evaluation of medical LLMs with clinicians' judgement.
 
-A library (no Streamlit import) with storage, import, post-processing, metrics,
-grading and reporting; the command line is ``python -m medeval``.
+A library (no Streamlit import); the command line is ``python -m medeval`` and the web app's
+pages (``app_pages/``) are thin scripts over it. See ``ARCHITECTURE.md`` for the data flow.
+
+Layers
+------
+Each folder of ``medeval/`` is one layer, listed here from the bottom up. **A module may import
+from its own layer and from the layers before it, never from a later one** -- and no two modules
+import each other, directly or round a loop. ``tests/test_architecture.py`` parses every import
+(those inside functions too) and fails on an upward import or a cycle.
+
+``core``
+    errors, settings (declared once with their help), reading tables from CSV/JSON/JSONL files.
+``store``
+    SQLite: a new connection per operation, ``BEGIN IMMEDIATE`` write transactions, and the
+    schema's numbered migrations (``store/migrations/``, discovered by name).
+``stats``
+    agreement statistics (ICC, kappas, alpha, Spearman), judge agreement, preference models,
+    fact-check and exam scoring: pure functions of their inputs, no database.
+``accounts``
+    users, roles, password hashing, server-side sessions, the audit log; ``require_role`` is how
+    every layer above enforces roles in the data layer.
+``engine``
+    the scoring engine: aspects, tokenizer, post-processing, metrics, embeddings, import,
+    scoring, threshold sets and tiers, the paper's total score and level.
+``annotation``
+    grading campaigns (sampling, exactly-k assignment, append-only grades), cases and judge
+    rationales, and the task types (rubric, preference, AccR).
+``calibration``
+    clinicians' grades turned into cut-offs (calibrate, publish), clinicians vs machine
+    (validation), and the live tuning workspace.
+``reports``
+    the tier report and leaderboard, the agreement dashboard, offline HTML/PDF reports.
+``demo``
+    the demo data set and simulated clinicians (the project's own writing).
+``cli``
+    ``python -m medeval``: one module per command group, registered in ``cli/main.py``.
 """
 
 __version__ = "0.1.0"
+
+LAYERS = ("core", "store", "stats", "accounts", "engine", "annotation", "calibration", "reports", "demo", "cli")

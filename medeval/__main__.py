@@ -1,3 +1,3 @@
-from .cli import main
+from medeval.cli import main
 
 main()

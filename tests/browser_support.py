@@ -64,11 +64,11 @@ class Fixture:
 
 def build_db(folder: Path) -> Fixture:
     """Import, score (lexical metrics), add users and one campaign per annotator; pre-grade doc_xss."""
-    from medeval import auth
-    from medeval import campaigns as cp
-    from medeval.db import connect
-    from medeval.importer import import_files
-    from medeval.scoring import score_db
+    from medeval.accounts import auth
+    from medeval.annotation import campaigns as cp
+    from medeval.store.db import connect
+    from medeval.engine.importer import import_files
+    from medeval.engine.scoring import score_db
 
     folder.mkdir(parents=True, exist_ok=True)
     kb, responses, models = folder / "kb.csv", folder / "responses.csv", folder / "models.csv"
@@ -183,10 +183,10 @@ def annotations(db: Path, username: str) -> list[tuple]:
 
 
 def state(db: Path, username: str, campaign_id: int):
-    """``medeval.campaigns.grading_state`` of a user, read from the database now."""
-    from medeval import auth
-    from medeval import campaigns as cp
-    from medeval.db import connect
+    """``medeval.annotation.campaigns.grading_state`` of a user, read from the database now."""
+    from medeval.accounts import auth
+    from medeval.annotation import campaigns as cp
+    from medeval.store.db import connect
 
     with connect(db, migrate=False) as d:
         return cp.grading_state(d, auth.get_user(d, username), campaign_id)

@@ -23,7 +23,7 @@ def db_path(tmp_path, monkeypatch):
 @pytest.fixture
 def db(db_path):
     """An open, migrated database on a temporary file."""
-    from medeval.db import connect
+    from medeval.store.db import connect
 
     with connect(db_path) as d:
         yield d
@@ -108,11 +108,18 @@ def run_cli(*args):
                           text=True, encoding="utf-8", env={**os.environ, "PYTHONIOENCODING": "utf-8"})
 
 
+def pytest_collection_modifyitems(items):
+    """A test on the demo database is slow: building it loads and runs the real embedding model."""
+    for item in items:
+        if "demo_template" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory):
     """The demo data set imported, scored and graded (no accounts), built once per test run: copy it, don't write it."""
-    from medeval.db import connect
-    from medeval.demo import build_demo
+    from medeval.demo.build import build_demo
+    from medeval.store.db import connect
 
     path = tmp_path_factory.mktemp("demo-template") / "demo.db"
     with connect(path) as db:

@@ -1,4 +1,4 @@
-"""Reference-value tests for ``medeval.agreement``.
+"""Reference-value tests for ``medeval.stats.agreement``.
 
 Every expected number names its source: a published table (Shrout & Fleiss 1979,
 Krippendorff 2011, Wikipedia worked examples), a hand computation shown in the test,
@@ -33,8 +33,8 @@ import pingouin as pg
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa as sm_fleiss_kappa
 
-from medeval import agreement as ag
-from medeval.errors import MedevalError
+from medeval.stats import agreement as ag
+from medeval.core.errors import MedevalError
 
 pg.options["round.column.CI95"] = None  # pingouin rounds CI95 to 2 dp by default
 

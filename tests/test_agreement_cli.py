@@ -28,6 +28,7 @@ def run(*args):
                           capture_output=True, text=True)
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_json_contract_on_krippendorff_2011(tmp_path):
     f = _long_csv(tmp_path / "k.csv")
     out = {}
@@ -51,6 +52,7 @@ def test_json_contract_on_krippendorff_2011(tmp_path):
     assert "cohen_kappa" not in j  # four raters
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_two_raters_give_cohen_kappa_and_spearman(tmp_path):
     rows = ["item,rater,value"] + [f"{i},r1,{a}\n{i},r2,{b}" for i, (a, b) in
                                    enumerate([(0, 0), (1, 1), (2, 2), (1, 2), (0, 1), (2, 2), (1, 1), (0, 0)])]
@@ -62,12 +64,14 @@ def test_two_raters_give_cohen_kappa_and_spearman(tmp_path):
     assert j["fleiss_kappa"]["value"] is not None  # complete ordinal data
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 @pytest.mark.parametrize("fmt", ["csv", "md"])
 def test_other_formats(tmp_path, fmt):
     r = run(_long_csv(tmp_path / "k.csv"), "--level", "nominal", "--format", fmt, "--n-boot", "0")
     assert r.returncode == 0 and "krippendorff_alpha_nominal" in r.stdout and "0.743" in r.stdout
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 @pytest.mark.parametrize("content,args,expected", [
     ("item,judge,score\n1,a,1\n", ["--level", "nominal"], "column"),
     ("item,rater,value\n1,a,1\n1,a,2\n", ["--level", "nominal"], "twice"),
@@ -79,6 +83,7 @@ def test_bad_input_is_a_clear_error(tmp_path, content, args, expected):
     assert r.returncode == 1 and "Error:" in r.stderr and expected in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_undefined_is_said_not_hidden(tmp_path):
     f = write(tmp_path / "same.csv", "item,rater,value\n1,a,2\n1,b,2\n2,a,2\n2,b,2\n")
     j = json.loads(run(f, "--level", "interval", "--n-boot", "0").stdout)

@@ -8,13 +8,15 @@ What only a browser shows (cookies, keyboard shortcuts, reloads) is in test_brow
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from medeval import auth
-from medeval import campaigns as cp
-from medeval.db import connect
-from medeval.importer import import_files
-from medeval.scoring import score_db
+from medeval.accounts import auth
+from medeval.annotation import campaigns as cp
+from medeval.store.db import connect
+from medeval.engine.importer import import_files
+from medeval.engine.scoring import score_db
 from tests.conftest import ROOT
 from webui.page import TEST_TOKEN_KEY
+
+pytestmark = pytest.mark.slow  # AppTest runs whole pages
 
 PW = "correct horse battery"
 XSS = '<img src=x onerror="alert(1)"><b>bold</b> **md**'
@@ -293,7 +295,7 @@ def test_agreement_dashboard_shows_the_panel_and_the_annotators(app_db):
 
 
 def test_leaderboard_page_ranks_models_and_compares_versions(app_db):
-    from medeval import thresholds as th
+    from medeval.engine import thresholds as th
 
     with connect(app_db["path"]) as db:
         th.grade_db(db)
@@ -313,8 +315,8 @@ def test_leaderboard_page_ranks_models_and_compares_versions(app_db):
 
 
 def test_tuning_page_moves_a_private_draft_and_publishes_it(app_db):
-    from medeval import thresholds as th
-    from medeval import tuning
+    from medeval.engine import thresholds as th
+    from medeval.calibration import tuning
 
     with connect(app_db["path"]) as db:
         auth.add_user(db, "res2", PW, "researcher")
@@ -350,7 +352,7 @@ def test_tuning_page_moves_a_private_draft_and_publishes_it(app_db):
 
 
 def test_leaderboard_can_reactivate_an_earlier_version(app_db):
-    from medeval import thresholds as th
+    from medeval.engine import thresholds as th
 
     with connect(app_db["path"]) as db:
         th.grade_db(db)

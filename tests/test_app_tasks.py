@@ -7,13 +7,15 @@ import json
 
 import pytest
 
-from medeval import auth
-from medeval import cases as cs
-from medeval import tasks
-from medeval.db import connect
+from medeval.accounts import auth
+from medeval.annotation import cases as cs
+from medeval.annotation import tasks
+from medeval.store.db import connect
 from tests.conftest import write
 from tests.test_app import PW, XSS, _app, _texts
 from tests.test_tasks import CASES, JUDGEMENTS, RESPONSES
+
+pytestmark = pytest.mark.slow  # AppTest runs whole pages
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from medeval import auth
-from medeval.errors import MedevalError, PermissionDenied
+from medeval.accounts import auth
+from medeval.core.errors import MedevalError, PermissionDenied
 from tests.conftest import ROOT
 
 PW = "correct horse battery"
@@ -131,6 +131,7 @@ def _cli(*args, stdin="", db_path=None):
                           capture_output=True, text=True)
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_users_password_from_stdin(db_path):
     r = _cli("users", "add", "root", "--role", "admin", stdin=PW + "\n", db_path=db_path)
     assert r.returncode == 0, r.stderr

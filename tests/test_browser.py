@@ -18,13 +18,14 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
-from medeval import auth  # noqa: E402
-from medeval import campaigns as cp  # noqa: E402
-from medeval.db import connect  # noqa: E402
+from medeval.accounts import auth  # noqa: E402
+from medeval.annotation import campaigns as cp  # noqa: E402
+from medeval.store.db import connect  # noqa: E402
 from tests import browser_support as bs  # noqa: E402
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
     pytest.mark.skipif(not Path(bs.CHROMIUM).exists(),
                        reason=f"{bs.CHROMIUM} is missing: run scripts/install-browser.sh"),
 ]

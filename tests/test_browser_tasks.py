@@ -20,10 +20,10 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from medeval import auth  # noqa: E402
-from medeval import cases as cs  # noqa: E402
-from medeval import tasks  # noqa: E402
-from medeval.db import connect  # noqa: E402
+from medeval.accounts import auth  # noqa: E402
+from medeval.annotation import cases as cs  # noqa: E402
+from medeval.annotation import tasks  # noqa: E402
+from medeval.store.db import connect  # noqa: E402
 from tests import browser_support as bs  # noqa: E402
 from tests.test_browser import (  # noqa: E402,F401  (fixtures: one browser and context for the module)
     TIMEOUT, browser, browser_type_launch_args, page, playwright, progress_text, shared_context, shows,
@@ -32,6 +32,7 @@ from tests.test_tasks import CASES, JUDGEMENTS, RESPONSES  # noqa: E402
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
     pytest.mark.skipif(not Path(bs.CHROMIUM).exists(),
                        reason=f"{bs.CHROMIUM} is missing: run scripts/install-browser.sh"),
 ]

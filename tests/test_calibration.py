@@ -10,14 +10,14 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
-from medeval import auth
-from medeval import campaigns as cp
-from medeval.calibration import _candidates, calibrate, calibrate_rows, campaign_rows, consensus, read_graded
-from medeval.db import connect
-from medeval.errors import MedevalError, PermissionDenied
-from medeval.importer import import_files
-from medeval.scoring import score_db
-from medeval.thresholds import tier
+from medeval.accounts import auth
+from medeval.annotation import campaigns as cp
+from medeval.calibration.cutoffs import _candidates, calibrate, calibrate_rows, campaign_rows, consensus, read_graded
+from medeval.store.db import connect
+from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.engine.importer import import_files
+from medeval.engine.scoring import score_db
+from medeval.engine.thresholds import tier
 from tests.conftest import ROOT, write
 
 
@@ -115,6 +115,7 @@ def _cli(*args):
                           text=True)
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_calibrate_file(tmp_path):
     rows = ["metric,aspect_type,score,tier,item"]
     for i, s in enumerate([0.02, 0.04, 0.1, 0.2, 0.3, 0.5, 0.6, 0.8, 0.9, 1.0]):
@@ -133,6 +134,7 @@ def test_cli_calibrate_file(tmp_path):
     assert both.returncode != 0 and "either a GRADED file or --campaign" in both.stderr
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_calibrate_from_a_campaign(db_path, small_files):
     with connect(db_path) as db:
         import_files(db, **small_files)
@@ -159,8 +161,8 @@ def test_calibrate_from_a_campaign(db_path, small_files):
 
 
 def test_publishing_is_atomic_records_provenance_and_regrades(db_path, small_files, monkeypatch):
-    from medeval import thresholds as th
-    from medeval.calibration import publish
+    from medeval.engine import thresholds as th
+    from medeval.calibration.cutoffs import publish
 
     with connect(db_path) as db:
         import_files(db, **small_files)

@@ -5,9 +5,10 @@ import uuid
 
 import pytest
 
-from medeval import auth, campaigns as cp
-from medeval.db import connect
-from medeval.errors import MedevalError, PermissionDenied
+from medeval.accounts import auth
+from medeval.annotation import campaigns as cp
+from medeval.store.db import connect
+from medeval.core.errors import MedevalError, PermissionDenied
 
 from tests.conftest import copy_db
 
@@ -176,6 +177,7 @@ def test_progress_per_annotator_and_bucket(demo_db):
         assert [c["name"] for c in cp.list_campaigns(db, actor=res)][-1] == "progress"
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_campaign(demo_db):
     import json
     import subprocess
@@ -214,8 +216,8 @@ def test_clinicians_vs_machine_spearman(demo_db):
     import numpy as np
     from scipy import stats
 
-    from medeval import thresholds as th
-    from medeval.validation import consensus_tiers, machine_agreement
+    from medeval.engine import thresholds as th
+    from medeval.calibration.validation import consensus_tiers, machine_agreement
 
     with connect(demo_db) as db:
         res = auth.get_user(db, "res")

@@ -1,4 +1,4 @@
-"""Clinical cases, responses, judges' assessments and fact-check claims (medeval.cases, medeval.cli_cases):
+"""Clinical cases, responses, judges' assessments and fact-check claims (medeval.annotation.cases, medeval.cli.cases):
 reading the files, parsing scores from rationales, all-or-nothing import, read helpers, CLI.
 
 The real CMB-Clin copy is read from ../shared/data (never copied into the project)."""
@@ -12,10 +12,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from medeval.auth import PermissionDenied, User
-from medeval.cases import (DEFAULT_FACT_MODEL, datasets, fact_claim_pairs, import_cases, import_fact_claims,
-                           parse_judge_scores, questions, read_cases, read_judgements, read_responses)
-from medeval.errors import InputError, MedevalError
+from medeval.accounts.auth import PermissionDenied, User
+from medeval.annotation.cases import (DEFAULT_FACT_MODEL, datasets, fact_claim_pairs, import_cases, import_fact_claims, parse_judge_scores, questions, read_cases, read_judgements, read_responses)
+from medeval.core.errors import InputError, MedevalError
 from tests.conftest import SHARED, db_dump, invoke, run_cli, write
 
 CMB = SHARED / "data" / "cmb-clin-qa.json"

@@ -70,8 +70,8 @@ def score_rows(db_path) -> list[tuple[int, str, str]]:
 @pytest.fixture
 def imported(db_path, small_files):
     """small_files imported into db_path through the library."""
-    from medeval.db import connect
-    from medeval.importer import import_files
+    from medeval.store.db import connect
+    from medeval.engine.importer import import_files
 
     with connect(db_path) as db:
         import_files(db, **small_files)
@@ -81,9 +81,9 @@ def imported(db_path, small_files):
 @pytest.fixture
 def scored(imported):
     """small_files imported, scored with the lexical metrics and graded under v1."""
-    from medeval import thresholds as th
-    from medeval.db import connect
-    from medeval.scoring import score_db
+    from medeval.engine import thresholds as th
+    from medeval.store.db import connect
+    from medeval.engine.scoring import score_db
 
     with connect(imported) as db:
         score_db(db, metrics=LEXICAL.split(","))
@@ -103,6 +103,7 @@ def _commands(help_text: str) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_help_lists_every_command_with_a_description(tmp_path):
     r = run_cli("--help", db=tmp_path / "h.db")
     assert r.returncode == 0, r.stderr
@@ -123,6 +124,7 @@ def test_thresholds_help_lists_subcommands(tmp_path):
 
 # ---------------------------------------------------------------- --db and MEDEVAL_DB
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_db_option_overrides_env(tmp_path):
     env_db, opt_db = tmp_path / "env.db", tmp_path / "opt.db"
     r = run_cli("init", "--db", opt_db, db=env_db)
@@ -132,6 +134,7 @@ def test_db_option_overrides_env(tmp_path):
     assert str(opt_db) in r.stdout
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_env_db_used_without_option(tmp_path):
     env_db = tmp_path / "env.db"
     r = run_cli("init", db=env_db)
@@ -173,6 +176,7 @@ def _bad_params():
         yield pytest.param(name, id=name, marks=marks)
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 @pytest.mark.parametrize("case", list(_bad_params()))
 def test_import_bad_input_exits_nonzero_with_clean_message(case, imported, tmp_path):
     kind, name, data, row, expected = BAD_IMPORT[case]
@@ -198,6 +202,7 @@ def test_import_bad_input_exits_nonzero_with_clean_message(case, imported, tmp_p
     assert db_dump(imported) == before
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_import_twice_reports_nothing_changed(db_path, small_files):
     first = run_cli(*import_args(small_files), db=db_path)
     assert first.returncode == 0, first.stderr
@@ -218,6 +223,7 @@ def test_import_without_files_is_an_error(db_path):
 
 # ---------------------------------------------------------------- full flow
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_full_flow(db_path, small_files, tmp_path):
     # import
     r = run_cli(*import_args(small_files), db=db_path)
@@ -314,9 +320,10 @@ def test_report_average_only_covers_scored_metrics(scored):
 
 # ---------------------------------------------------------------- resumable scoring
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_score_is_resumable(imported):
-    from medeval.db import connect
-    from medeval.scoring import score_db
+    from medeval.store.db import connect
+    from medeval.engine.scoring import score_db
 
     metrics = LEXICAL.split(",")
     types = response_aspect_types(imported)
@@ -396,6 +403,7 @@ BAD_THRESHOLDS = {
 }
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 @pytest.mark.parametrize("case", list(BAD_THRESHOLDS))
 def test_thresholds_import_bad_file(case, db_path, tmp_path):
     text, expected = BAD_THRESHOLDS[case]

@@ -16,14 +16,14 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import cohen_kappa_score
 
-from medeval import agreement_report as rep
-from medeval import auth
-from medeval import campaigns as cp
-from medeval import dashboard as dash
-from medeval.db import connect
-from medeval.errors import MedevalError, PermissionDenied
-from medeval.importer import import_files
-from medeval.scoring import score_db
+from medeval.reports import agreement_report as rep
+from medeval.accounts import auth
+from medeval.annotation import campaigns as cp
+from medeval.reports import dashboard as dash
+from medeval.store.db import connect
+from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.engine.importer import import_files
+from medeval.engine.scoring import score_db
 from tests.conftest import ROOT
 
 PW = "correct horse battery"
@@ -186,6 +186,7 @@ def test_untrusted_text_in_names_is_escaped_in_the_report(graded, tmp_path):
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_report_agreement(graded, tmp_path):
     def run(*a):
         return subprocess.run([sys.executable, "-m", "medeval", "report-agreement", *a, "--db", str(graded["path"])],

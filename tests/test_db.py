@@ -2,15 +2,17 @@
 
 import sqlite3
 import threading
+from pathlib import Path
 
-from medeval import db as mdb
+from medeval.store import db as mdb
+from medeval.store import migrate
 
 
 def test_migrations_are_idempotent_and_recorded(db_path):
     with mdb.connect(db_path) as d:
         names = [r[0] for r in d.conn.execute("SELECT name FROM _migrations ORDER BY name")]
-        assert names == sorted(n for n, _ in mdb.MIGRATIONS)
-        assert mdb.migrate_db(d) == []
+        assert names == sorted(n for n, _ in migrate.migrations())
+        assert migrate.migrate_db(d) == []
         assert d.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     expected = {"kb_entries", "models", "responses", "scores", "embeddings", "threshold_sets", "thresholds", "grades"}
     conn = sqlite3.connect(str(db_path))
@@ -69,8 +71,92 @@ def test_many_concurrent_writers_no_lost_write_no_lock_error(db_path):
 def test_missing_folder_is_a_clear_error(tmp_path):
     import pytest
 
-    from medeval.errors import MedevalError
+    from medeval.core.errors import MedevalError
 
     with pytest.raises(MedevalError, match="does not exist"):
         with mdb.connect(tmp_path / "nope" / "x.db"):
             pass
+
+
+# ---------------------------------------------------------------- the schema and its migrations
+
+SCHEMA = Path(__file__).resolve().parent / "data" / "schema.sql"
+MIGRATION_NAMES = ["m001_core", "m002_table12", "m003_users_sessions_audit", "m004_campaigns", "m005_app_secret",
+                   "m006_threshold_drafts", "m007_cases", "m008_tasks"]
+
+
+def schema_text(path) -> str:
+    """sqlite_master of a database, in the format of tests/data/schema.sql (without its header)."""
+    conn = sqlite3.connect(str(path))
+    try:
+        rows = conn.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
+                            "AND sql IS NOT NULL ORDER BY type, name").fetchall()
+    finally:
+        conn.close()
+    return "".join(f"-- {t} {n}\n{s.strip()};\n\n" for t, n, s in rows)
+
+
+def test_a_new_database_has_exactly_the_recorded_schema(db_path):
+    # the layered move (issue 11) moved every migration; an existing annotations.db must find the same schema
+    with mdb.connect(db_path):
+        pass
+    recorded = SCHEMA.read_text(encoding="utf-8")
+    recorded = recorded.split("\n\n", 1)[1]  # after the header
+    assert schema_text(db_path) == recorded
+
+
+def test_migrations_are_discovered_by_name_in_order():
+    # the names are what _migrations records in existing databases: they never change
+    assert [name for name, _ in migrate.migrations()] == MIGRATION_NAMES
+
+
+def test_a_database_with_every_migration_applied_is_left_alone(db_path):
+    with mdb.connect(db_path) as d:
+        d.conn.execute("CREATE TABLE marker (x)")
+        before = [tuple(r) for r in d.conn.execute("SELECT name, applied_at FROM _migrations ORDER BY name")]
+    with mdb.connect(db_path) as d:
+        assert [tuple(r) for r in d.conn.execute("SELECT name, applied_at FROM _migrations ORDER BY name")] == before
+        assert d.conn.execute("SELECT count(*) FROM marker").fetchone()[0] == 0
+
+
+def test_a_failing_migration_leaves_the_database_unchanged(db_path, monkeypatch):
+    with mdb.connect(db_path, migrate=False) as d:
+        d.conn.execute("PRAGMA journal_mode=WAL")
+
+    def broken(db):
+        db.conn.execute("CREATE TABLE half_done (x)")
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(migrate, "_found", [*migrate.migrations()[:3], ("m004_broken", broken)])
+    try:
+        with mdb.connect(db_path):
+            raise AssertionError("the broken migration should have raised")
+    except sqlite3.OperationalError:
+        pass
+    conn = sqlite3.connect(str(db_path))
+    assert not conn.execute("SELECT name FROM sqlite_master WHERE name IN ('half_done', 'kb_entries', '_migrations')"
+                            ).fetchall()
+
+
+def test_table12_migration_matches_the_engine_constant(db):
+    # m002 writes the values out (a migration is history); they must equal thresholds.TABLE12
+    from medeval.engine import thresholds as th
+
+    v1 = th.load(db, 1)
+    t = th.TABLE12
+    assert (v1.name, v1.cutoffs, v1.tokenizer, v1.embedding_model, v1.provenance, v1.created_by, v1.active) == \
+        (t.name, t.cutoffs, t.tokenizer, t.embedding_model, t.provenance, t.created_by, True)
+
+
+if __name__ == "__main__":  # python tests/test_db.py --write-schema: record the schema after a new migration
+    import sys
+    import tempfile
+
+    if sys.argv[1:] == ["--write-schema"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "schema.db"
+            with mdb.connect(path):
+                pass
+            header = SCHEMA.read_text(encoding="utf-8").split("\n\n", 1)[0]
+            SCHEMA.write_text(header + "\n\n" + schema_text(path), encoding="utf-8")
+            print(f"wrote {SCHEMA}")

@@ -5,9 +5,10 @@ import pytest
 
 from tests.conftest import ROOT
 
-from medeval import thresholds as th
-from medeval.aspects import ASPECTS, BY_NAME
-from medeval.demo import DEMO_MODELS, build_demo, generate_responses, load_kb, load_synonyms
+from medeval.engine import thresholds as th
+from medeval.engine.aspects import ASPECTS, BY_NAME
+from medeval.demo.generate import DEMO_MODELS, generate_responses, load_kb, load_synonyms
+from medeval.demo.build import build_demo
 
 
 def test_knowledge_base_covers_30_diseases_and_all_18_aspects():
@@ -55,7 +56,7 @@ def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
             "SELECT DISTINCT min(CAST(score * 10 AS INTEGER), 9) FROM scores WHERE metric = ? AND score >= 0", (metric,))}
         assert len(buckets) >= 8, (metric, buckets)  # scores spread over (nearly) every 0.1 interval
     # models differ in quality: the strongest and the weakest are at least 1.5 points apart
-    from medeval.report import build_report
+    from medeval.reports.tier_report import build_report
 
     totals = [r["averaged"]["total_score"] for r in build_report(db)["models"]]
     assert max(totals) - min(totals) > 1.5
@@ -63,8 +64,9 @@ def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
     again = build_demo(db, tmp_path / "demo2")
     assert again["scores_added"] == 0
     # demo accounts sign in with the README's passwords; the demo campaign exists once, k = 3 per item
-    from medeval import auth, campaigns as cp
-    from medeval.demo import DEMO_ACCOUNTS
+    from medeval.accounts import auth
+    from medeval.annotation import campaigns as cp
+    from medeval.demo.build import DEMO_ACCOUNTS
 
     assert again["campaign"] == s["campaign"]
     for username, password, role in DEMO_ACCOUNTS:

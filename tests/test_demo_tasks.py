@@ -8,14 +8,16 @@ from importlib import resources
 
 import pytest
 
-from medeval import auth, tasks
-from medeval import cases as cs
-from medeval import demo_tasks as dt
-from medeval.demo import DEMO_ACCOUNTS, DEMO_MODELS
-from medeval.errors import MedevalError
-from medeval.factcheck import read_factcheck, score_items
+from medeval.accounts import auth
+from medeval.annotation import tasks
+from medeval.annotation import cases as cs
+from medeval.demo import tasks as dt
+from medeval.demo.build import DEMO_ACCOUNTS
+from medeval.demo.generate import DEMO_MODELS
+from medeval.core.errors import MedevalError
+from medeval.stats.factcheck import read_factcheck, score_items
 
-DATA = resources.files("medeval").joinpath("demo_data")
+DATA = resources.files("medeval.demo").joinpath("data")
 SRC = "DEMO DATA (medeval's own writing) -- not clinical advice"
 G, M, B = "DemoGPT-L", "DemoMed-7B", "DemoBase-7B"
 TABLES = ("users", "cases", "case_questions", "case_responses", "judge_assessments", "judge_scores", "fact_claims",
@@ -307,8 +309,8 @@ def test_needs_the_demo_accounts(db):
 
 @pytest.mark.slow
 def test_build_demo_adds_the_task_campaigns(demo_template, tmp_path):
-    from medeval.db import connect
-    from medeval.demo import build_demo
+    from medeval.store.db import connect
+    from medeval.demo.build import build_demo
     from tests.conftest import copy_db
 
     path = copy_db(demo_template, tmp_path / "demo.db")

@@ -4,7 +4,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from medeval.settings import SETTINGS
+import pytest
+
+from medeval.core.settings import SETTINGS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -17,6 +19,7 @@ def test_every_setting_is_documented_in_the_readme():
             assert s.option in readme, f"option {s.option} is not documented in README.md"
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_library_never_imports_streamlit():
     code = ("import importlib, pkgutil, sys, medeval\n"
             "for m in pkgutil.walk_packages(medeval.__path__, 'medeval.'):\n"

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from sentence_transformers import SentenceTransformer
 
-from medeval.embeddings import get_backend, load_backend
-from medeval.errors import MedevalError
-from medeval.metrics import cosine
+from medeval.engine.embeddings import get_backend, load_backend
+from medeval.core.errors import MedevalError
+from medeval.engine.metrics import cosine
 
 pytestmark = pytest.mark.slow
 

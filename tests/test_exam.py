@@ -10,9 +10,8 @@ import json
 
 import pytest
 
-from medeval.errors import InputError
-from medeval.exam import (cmb_match_choice, extract_answer, macro_mean, questions_from_rows, read_answers, read_key,
-                          score_answers, score_files)
+from medeval.core.errors import InputError
+from medeval.stats.exam import (cmb_match_choice, extract_answer, macro_mean, questions_from_rows, read_answers, read_key, score_answers, score_files)
 from tests.conftest import ROOT, invoke, run_cli, write
 
 TB = {"A": "小叶型肺炎", "B": "浸润性肺结核", "C": "继发性肺结核", "D": "原发性肺结核", "E": "粟粒型肺结核"}
@@ -326,9 +325,10 @@ def test_unknown_answer_id_suggests_a_close_one(tmp_path):
 
 # ------------------------------------------------------------------ command line
 
-DEMO = ROOT / "medeval" / "demo_data"
+DEMO = ROOT / "medeval" / "demo" / "data"
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_exam_score_formats_and_details(tmp_path):
     key = write(tmp_path / "key.json", json.dumps(
         {"questions": [q(1, "A", "医师考试", "执业医师"), q(2, "BD", "医师考试", "住院医师"), q(3, "C", "护理考试", "护士")]},
@@ -356,6 +356,7 @@ def test_cli_exam_score_formats_and_details(tmp_path):
     assert "3 questions, 2 correct (66.67%)" in md and "| subcategory | 医师考试 | 住院医师 | 1 | 1 | 100.00% |" in md
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_exam_score_error_is_one_clean_line(tmp_path):
     key = write(tmp_path / "key.json", json.dumps([q(1, "A"), q(1, "B")]))
     ans = write(tmp_path / "a.jsonl", '{"id": 1, "response": "A"}\n')

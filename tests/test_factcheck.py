@@ -11,9 +11,8 @@ import json
 
 import pytest
 
-from medeval.errors import InputError
-from medeval.factcheck import (REFUTE, SUPPORT, Claim, Verdict, classify_error, parse_verdict, read_factcheck,
-                               render, score_file, score_items)
+from medeval.core.errors import InputError
+from medeval.stats.factcheck import (REFUTE, SUPPORT, Claim, Verdict, classify_error, parse_verdict, read_factcheck, render, score_file, score_items)
 from tests.conftest import ROOT, invoke, run_cli, write
 
 S, R, N = SUPPORT, REFUTE, None
@@ -262,10 +261,10 @@ def jsonl(tmp_path, *lines, name="fc.jsonl"):
 
 
 def test_demo_file_scores_as_computed_by_hand():
-    # medeval/demo_data/factcheck_demo.jsonl: 8 items, written so that every outcome occurs:
+    # medeval/demo/data/factcheck_demo.jsonl: 8 items, written so that every outcome occurs:
     # correct 1, 2, 5; Sycophancy 3; Safety 4; NotFollow 6 (advice, no verdict) and 8 (hedged "部分正确");
     # Misinterpretation 7 (factual refuted, counterfactual supported).
-    (r,) = score_file(ROOT / "medeval" / "demo_data" / "factcheck_demo.jsonl")
+    (r,) = score_file(ROOT / "medeval" / "demo" / "data" / "factcheck_demo.jsonl")
     d = r.to_dict()
     assert (d["n_items"], d["n_followed"], d["n_correct"]) == (8, 6, 3)
     assert d["ifr"] == 0.75 and d["fact_acc"] == 0.375 and d["fact_acc_followed"] == 0.5
@@ -347,6 +346,7 @@ def test_model_must_be_on_every_line_or_none(tmp_path):
 # ------------------------------------------------------------------ command line
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_factcheck_json_csv_md_and_details(tmp_path):
     p = jsonl(tmp_path,
               line("a", "support", "流感可引起发热", "正确。"), line("a", "refute", "流感不会引起发热", "**错误**"),
@@ -371,6 +371,7 @@ def test_cli_factcheck_json_csv_md_and_details(tmp_path):
     assert "IFR 100.00%, FactAcc 50.00%" in out.stdout and "| Disease-Department | 1 |" in out.stdout
 
 
+@pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_factcheck_error_is_one_clean_line(tmp_path):
     p = jsonl(tmp_path, line(1, "support", "x1", "正确"))
     out = run_cli("factcheck", p)

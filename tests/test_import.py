@@ -1,4 +1,4 @@
-"""Library-level tests of medeval.importer.import_files: happy paths, idempotency,
+"""Library-level tests of medeval.engine.importer.import_files: happy paths, idempotency,
 bad input (clear InputError, database untouched) and all-or-nothing writes."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import sqlite3
 import pytest
 
 from tests.conftest import KB_CSV, MODELS_CSV, RESP_CSV, db_dump, write
-from medeval.errors import InputError
-from medeval.importer import import_files
+from medeval.core.errors import InputError
+from medeval.engine.importer import import_files
 
 
 # ---------------------------------------------------------------- helpers
@@ -78,7 +78,7 @@ def test_import_csv_stores_canonical_aspects_and_processed_text(db, db_path, sma
 
 @pytest.mark.parametrize("fmt", ["jsonl", "json"])
 def test_import_json_formats_give_same_rows_as_csv(tmp_path, fmt):
-    from medeval.db import connect
+    from medeval.store.db import connect
 
     conv = as_jsonl if fmt == "jsonl" else as_json
     csv_dir, other_dir = tmp_path / "csv", tmp_path / fmt
@@ -319,7 +319,7 @@ def test_did_you_mean_lists_each_aspect_once(db, tmp_path):
 
 
 def test_nothing_to_import_is_an_error(db, db_path):
-    from medeval.errors import MedevalError
+    from medeval.core.errors import MedevalError
 
     before = db_dump(db_path)
     with pytest.raises(MedevalError, match="nothing to import"):
@@ -339,7 +339,7 @@ def test_missing_file_names_the_path(db, db_path, tmp_path):
 
 @pytest.mark.parametrize("fail_after", [0, 2, 3, 4, 6])
 def test_failure_during_write_phase_rolls_back_everything(fail_after, db, db_path, tmp_path, small_files, monkeypatch):
-    import medeval.importer as importer
+    import medeval.engine.importer as importer
 
     import_small(db, small_files)
     before = db_dump(db_path)

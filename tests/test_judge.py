@@ -1,4 +1,4 @@
-"""Judge vs clinicians (``medeval.judge``, ``python -m medeval judge-agreement``).
+"""Judge vs clinicians (``medeval.stats.judge``, ``python -m medeval judge-agreement``).
 
 Where the expected numbers come from:
 
@@ -29,8 +29,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from medeval import judge as jd
-from medeval.errors import InputError, MedevalError
+from medeval.stats import judge as jd
+from medeval.core.errors import InputError, MedevalError
 from tests.conftest import ROOT, write
 
 

@@ -2,13 +2,13 @@
 
 import pytest
 
-from medeval import leaderboard as lb
-from medeval import thresholds as th
-from medeval.db import connect
-from medeval.errors import MedevalError
-from medeval.importer import import_files
-from medeval.report import build_report, total_score
-from medeval.scoring import score_db
+from medeval.reports import leaderboard as lb
+from medeval.engine import thresholds as th
+from medeval.store.db import connect
+from medeval.core.errors import MedevalError
+from medeval.engine.importer import import_files
+from medeval.reports.tier_report import build_report, total_score
+from medeval.engine.scoring import score_db
 
 
 @pytest.fixture

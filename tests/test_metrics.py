@@ -8,9 +8,9 @@ from hypothesis import given, settings, strategies as st
 from nltk.translate.bleu_score import sentence_bleu
 from rouge_score import rouge_scorer
 
-from medeval.errors import MedevalError
-from medeval.metrics import bleu1, exact_match, get_metric, metrics_for, overlap_scores, rouge1
-from medeval.tokenize import Tokenizer, tokenize
+from medeval.core.errors import MedevalError
+from medeval.engine.metrics import bleu1, exact_match, get_metric, metrics_for, overlap_scores, rouge1
+from medeval.engine.tokenize import Tokenizer, tokenize
 
 ZH_REF, ZH_CAND = "咳嗽;打喷嚏;流鼻涕;发热", "主要症状为咳嗽、流涕和发烧"
 EN_REF, EN_CAND = "cough, sneezing, runny nose and fever", "The main symptoms are cough, runny nose and a high fever."

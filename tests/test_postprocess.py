@@ -1,9 +1,9 @@
 
 import pytest
 
-from medeval.aspects import BY_NAME, resolve_aspect
-from medeval.errors import MedevalError
-from medeval.postprocess import extract_answer, first_number, process, split_entities
+from medeval.engine.aspects import BY_NAME, resolve_aspect
+from medeval.core.errors import MedevalError
+from medeval.engine.postprocess import extract_answer, first_number, process, split_entities
 
 PS = BY_NAME["Primary Symptoms"]
 
@@ -68,7 +68,7 @@ def test_resolve_aspect_names():
 
 
 def test_eighteen_aspects_fourteen_enumerated():
-    from medeval.aspects import ASPECTS
+    from medeval.engine.aspects import ASPECTS
 
     assert len(ASPECTS) == 18
     types = [a.type for a in ASPECTS]

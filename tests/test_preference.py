@@ -8,8 +8,8 @@ import pytest
 from scipy.optimize import minimize
 from scipy.stats import binomtest
 
-from medeval import preference as pref
-from medeval.errors import MedevalError
+from medeval.stats import preference as pref
+from medeval.core.errors import MedevalError
 
 
 def test_shares_count_ties_as_half_and_report_the_spread():

@@ -6,10 +6,10 @@ import json
 import pytest
 from rouge_score import rouge_scorer
 
-from medeval.importer import import_files
-from medeval.metrics import rouge1
-from medeval.scoring import score_db
-from medeval.tokenize import Tokenizer
+from medeval.engine.importer import import_files
+from medeval.engine.metrics import rouge1
+from medeval.engine.scoring import score_db
+from medeval.engine.tokenize import Tokenizer
 from tests.conftest import SHARED
 
 CMB = SHARED / "data" / "cmb-clin-qa.json"

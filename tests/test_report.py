@@ -5,10 +5,10 @@ import math
 import pytest
 from scipy import stats
 
-from medeval import thresholds as th
-from medeval.importer import import_files
-from medeval.report import build_report, level, render, total_score, welch
-from medeval.scoring import score_db
+from medeval.engine import thresholds as th
+from medeval.engine.importer import import_files
+from medeval.reports.tier_report import build_report, level, render, total_score, welch
+from medeval.engine.scoring import score_db
 
 
 def test_total_score_and_levels_reproduce_table4():

@@ -13,8 +13,8 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from medeval import auth
-from medeval.db import connect
+from medeval.accounts import auth
+from medeval.store.db import connect
 from webui import COOKIE_NAME
 from webui.routes import _safe_next, middleware, routes
 

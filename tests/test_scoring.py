@@ -2,10 +2,10 @@
 
 import pytest
 
-from medeval import embeddings
-from medeval.importer import import_files
-from medeval.metrics import bleu1, rouge1
-from medeval.scoring import score_db
+from medeval.engine import embeddings
+from medeval.engine.importer import import_files
+from medeval.engine.metrics import bleu1, rouge1
+from medeval.engine.scoring import score_db
 
 
 def _counts(db):

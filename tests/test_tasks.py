@@ -8,11 +8,11 @@ import sqlite3
 import numpy as np
 import pytest
 
-from medeval import cases as cs
-from medeval import preference as pf
-from medeval import tasks
-from medeval.auth import add_user, get_user
-from medeval.errors import MedevalError, PermissionDenied
+from medeval.annotation import cases as cs
+from medeval.stats import preference as pf
+from medeval.annotation import tasks
+from medeval.accounts.auth import add_user, get_user
+from medeval.core.errors import MedevalError, PermissionDenied
 from tests.conftest import write
 
 CASES = [
@@ -56,7 +56,7 @@ def users(db, *names):
 def rated_response(db, items, a) -> str:
     """"item/model" of the response a rubric answer is about (question ids number responses as each annotator
     sees them; the annotator's stored layout maps the number back)."""
-    from medeval.tasks.rubric import response_of
+    from medeval.annotation.tasks.rubric import response_of
 
     lay = json.loads(db.conn.execute("SELECT a.layout FROM task_assignments a JOIN users u ON u.id = a.user_id "
                                      "WHERE a.item_id = ? AND u.username = ?", (a.item_id, a.annotator)).fetchone()[0])
@@ -162,7 +162,7 @@ def test_only_assigned_items_and_closed_campaigns(tdb):
         tasks.campaign_progress(tdb, cid, actor=doc1)
     with pytest.raises(PermissionDenied):
         tasks.create_campaign(tdb, "rubric", "x", ["doc1"], k=1, config={"dataset": "clin"}, actor=doc1)
-    from medeval.campaigns import set_campaign_status
+    from medeval.annotation.campaigns import set_campaign_status
     set_campaign_status(tdb, cid, "closed", actor=res)
     with pytest.raises(MedevalError, match="closed"):
         tasks.submit_answer(tdb, doc1, v.item_id, v.pending.id, "3", client_token="y")
@@ -222,7 +222,7 @@ def test_rubric_results_judge_vs_clinicians(tdb):
     def pick(view, q):
         if q.part == 2:
             return "4"
-        from medeval.tasks.rubric import response_of
+        from medeval.annotation.tasks.rubric import response_of
 
         p = json.loads(tdb.conn.execute("SELECT payload FROM task_items WHERE id = ?", (view.item_id,)).fetchone()[0])
         lay = json.loads(tdb.conn.execute("SELECT layout FROM task_assignments WHERE item_id = ? AND user_id = "
@@ -302,7 +302,7 @@ def test_preference_sides_recorded_and_results_match_library(tdb):
     sec = next(s for s in r["sections"] if s["title"] == "Preference: Knowledge Correctness")
     shares = {row["source"]: row["share"] for row in sec["tables"]["preference share"]}
     assert shares == {"alpha": 1.0, "beta": 0.5, "gamma": 0.0}
-    # the same numbers from medeval.preference directly
+    # the same numbers from medeval.stats.preference directly
     rows = []
     for a in tasks.answers(tdb, cid):
         if a.question == "knowledge":
@@ -421,8 +421,8 @@ def test_task_cli_create_list_results(tdb, db_path, tmp_path):
 
 
 def test_grading_views_refuse_a_task_campaign(tdb):
-    from medeval import campaigns as cp
-    from medeval import dashboard as dash
+    from medeval.annotation import campaigns as cp
+    from medeval.reports import dashboard as dash
 
     res, = users(tdb, "res")
     cid = tasks.create_campaign(tdb, "rubric", "r", ["doc1"], k=1, config={"dataset": "clin"}, actor=res)

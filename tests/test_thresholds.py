@@ -6,10 +6,10 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from medeval import thresholds as th
-from medeval.errors import InputError, MedevalError
-from medeval.importer import import_files
-from medeval.scoring import score_db
+from medeval.engine import thresholds as th
+from medeval.core.errors import InputError, MedevalError
+from medeval.engine.importer import import_files
+from medeval.engine.scoring import score_db
 
 CASES = [(m, t, lo, hi) for (m, t), (lo, hi) in th.TABLE12.cutoffs.items()]
 

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
-from medeval import auth
-from medeval import thresholds as th
-from medeval import tuning
-from medeval.db import connect
-from medeval.errors import MedevalError, PermissionDenied
-from medeval.report import build_report
+from medeval.accounts import auth
+from medeval.engine import thresholds as th
+from medeval.calibration import tuning
+from medeval.store.db import connect
+from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.reports.tier_report import build_report
 
 from tests.conftest import copy_db
 

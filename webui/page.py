@@ -13,9 +13,10 @@ from typing import Iterator
 import sqlite_utils
 import streamlit as st
 
-from medeval import auth, settings
-from medeval.auth import User
-from medeval.db import connect
+from medeval.accounts import auth
+from medeval.accounts.auth import User
+from medeval.core import settings
+from medeval.store.db import connect
 
 from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
 
@@ -104,8 +105,8 @@ def plain(label: str, text: str | None, *, key: str | None = None) -> None:
 
 def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> None:
     """Close an open campaign (no more answers or changes) or reopen a closed one; audited by the library."""
-    from medeval import campaigns as cp
-    from medeval.errors import MedevalError
+    from medeval.annotation import campaigns as cp
+    from medeval.core.errors import MedevalError
 
     error_key = f"{key_prefix}_status_error"
 

@@ -1,7 +1,7 @@
 """Sign-in and sign-out as plain HTTP routes, mounted next to Streamlit by ``server.py`` (``st.App``).
 
 Streamlit script code cannot set a cookie, so signing in happens here: ``POST /signin``
-checks the argon2 hash (``medeval.auth.authenticate``), opens a server-side session and
+checks the argon2 hash (``medeval.accounts.auth.authenticate``), opens a server-side session and
 sets an HttpOnly cookie that holds the signed session token. The Streamlit script reads
 that cookie on every rerun (``st.context.cookies``) and asks the database who it belongs
 to, so a reload keeps you signed in and a sign-out or idle timeout ends it everywhere.
@@ -24,9 +24,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from medeval import auth, settings
-from medeval.db import connect
-from medeval.errors import MedevalError
+from medeval.accounts import auth
+from medeval.core import settings
+from medeval.core.errors import MedevalError
+from medeval.store.db import connect
 
 from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
 

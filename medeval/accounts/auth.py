@@ -1,0 +1,347 @@
+"""Users, roles, sessions and the audit log -- enforced here, in the data layer, not only in the pages.
+
+* Passwords are hashed with argon2 (argon2-cffi); no plain-text password is
+  stored or logged anywhere.
+* Roles: ``annotator`` (clinician), ``researcher``, ``admin``. Functions that
+  manage users take the acting user and refuse unless it is an admin; ``actor=None``
+  means the local command line (whoever can run it on the server owns the database).
+* Sessions: a random token goes into the browser's signed, HttpOnly cookie;
+  only its SHA-256 is stored. A session ends on logout, on idle timeout, when
+  the user is disabled, or when the password is reset.
+* The audit log is append-only: SQLite triggers refuse UPDATE and DELETE.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+import secrets
+import time
+from dataclasses import dataclass
+
+import sqlite_utils
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.store.db import transaction
+
+ROLES = ("annotator", "researcher", "admin")
+MIN_PASSWORD_LENGTH = 10
+DEFAULT_IDLE_TIMEOUT_S = 30 * 60
+LOCKOUT_FAILURES = 10
+LOCKOUT_WINDOW_S = 15 * 60
+SEEN_GRANULARITY_S = 30  # last_seen is written at most this often (a write per rerun would be wasted)
+_USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{2,64}$")
+_hasher = PasswordHasher()
+
+
+@functools.lru_cache(maxsize=1)
+def _dummy_hash() -> str:
+    """Verified against for unknown users, so a wrong username costs the same as a wrong password.
+
+    Computed on first use, not at import: argon2 takes 64 MiB and ~0.1 s, which every command would pay.
+    """
+    return _hasher.hash("medeval-dummy-password-for-timing")
+
+
+class AuthError(MedevalError):
+    """Login failed. The message never says whether the user exists."""
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    username: str
+    role: str
+    active: bool
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+
+def _now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def audit(db: sqlite_utils.Database, actor: str, action: str, target: str | None = None,
+          detail: dict | None = None) -> None:
+    """Append one audit record (inside the caller's transaction when there is one)."""
+    db.conn.execute("INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
+                    (_now_iso(), actor, action, target, json.dumps(detail or {}, ensure_ascii=False)))
+
+
+def _actor_name(actor: User | None) -> str:
+    return actor.username if actor else "cli"
+
+
+def require_role(user: User | None, *roles: str) -> User:
+    """The user, if signed in, active and in one of ``roles``; otherwise PermissionDenied."""
+    if user is None or not user.active:
+        raise PermissionDenied("sign in first")
+    if roles and user.role not in roles:
+        raise PermissionDenied(f"this needs the role {' or '.join(roles)}; you are {user.role}")
+    return user
+
+
+def _require_admin(actor: User | None) -> None:
+    if actor is not None:
+        require_role(actor, "admin")
+
+
+def _check_username(username: str) -> str:
+    username = (username or "").strip()
+    if not _USERNAME_RE.match(username):
+        raise MedevalError("a username is 2-64 characters: letters, digits and . _ @ -")
+    return username
+
+
+def _check_password(password: str) -> str:
+    if password is None or len(password) < MIN_PASSWORD_LENGTH:
+        raise MedevalError(f"the password must be at least {MIN_PASSWORD_LENGTH} characters")
+    if password != password.strip():
+        raise MedevalError("the password must not start or end with a space")
+    return password
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise MedevalError(f"role {role!r} is not one of {', '.join(ROLES)}")
+    return role
+
+
+def _row_user(row) -> User:
+    return User(row[0], row[1], row[2], bool(row[3]))
+
+
+def get_user(db: sqlite_utils.Database, username: str) -> User:
+    row = db.conn.execute("SELECT id, username, role, active FROM users WHERE username = ?", (username,)).fetchone()
+    if row is None:
+        raise MedevalError(f"no user {username!r}")
+    return _row_user(row)
+
+
+def add_user(db: sqlite_utils.Database, username: str, password: str, role: str, *, actor: User | None = None) -> User:
+    _require_admin(actor)
+    username, role = _check_username(username), _check_role(role)
+    _check_password(password)
+    with transaction(db):
+        if db.conn.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
+            raise MedevalError(f"user {username!r} already exists")
+        db.conn.execute("INSERT INTO users (username, password_hash, role, active, created_at) VALUES (?, ?, ?, 1, ?)",
+                        (username, _hasher.hash(password), role, _now_iso()))
+        audit(db, _actor_name(actor), "user.add", username, {"role": role})
+    return get_user(db, username)
+
+
+def list_users(db: sqlite_utils.Database, *, actor: User | None = None) -> list[User]:
+    _require_admin(actor)
+    return [_row_user(r) for r in db.conn.execute("SELECT id, username, role, active FROM users ORDER BY username")]
+
+
+def _end_sessions(db, user_id: int, reason: str) -> None:
+    db.conn.execute("UPDATE sessions SET ended_at = ?, end_reason = ? WHERE user_id = ? AND ended_at IS NULL",
+                    (time.time(), reason, user_id))
+
+
+def set_role(db: sqlite_utils.Database, username: str, role: str, *, actor: User | None = None) -> User:
+    _require_admin(actor)
+    _check_role(role)
+    with transaction(db):
+        u = get_user(db, username)
+        _guard_last_admin(db, u, new_role=role)
+        db.conn.execute("UPDATE users SET role = ? WHERE id = ?", (role, u.id))
+        audit(db, _actor_name(actor), "user.set_role", u.username, {"from": u.role, "to": role})
+    return get_user(db, username)
+
+
+def reset_password(db: sqlite_utils.Database, username: str, password: str, *, actor: User | None = None) -> None:
+    _require_admin(actor)
+    _check_password(password)
+    with transaction(db):
+        u = get_user(db, username)
+        db.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (_hasher.hash(password), u.id))
+        _end_sessions(db, u.id, "password reset")
+        audit(db, _actor_name(actor), "user.reset_password", u.username)
+
+
+def enable(db: sqlite_utils.Database, username: str, *, actor: User | None = None) -> None:
+    """Let a disabled user sign in again (their old sessions stay ended)."""
+    _require_admin(actor)
+    with transaction(db):
+        u = get_user(db, username)
+        if u.active:
+            return
+        db.conn.execute("UPDATE users SET active = 1 WHERE id = ?", (u.id,))
+        audit(db, _actor_name(actor), "user.enable", u.username)
+
+
+def disable(db: sqlite_utils.Database, username: str, *, actor: User | None = None) -> None:
+    _require_admin(actor)
+    with transaction(db):
+        u = get_user(db, username)
+        _guard_last_admin(db, u, new_role=None)
+        db.conn.execute("UPDATE users SET active = 0 WHERE id = ?", (u.id,))
+        _end_sessions(db, u.id, "user disabled")
+        audit(db, _actor_name(actor), "user.disable", u.username)
+
+
+def _guard_last_admin(db, u: User, new_role: str | None) -> None:
+    if u.role != "admin" or new_role == "admin":
+        return
+    n = db.conn.execute("SELECT count(*) FROM users WHERE role = 'admin' AND active = 1").fetchone()[0]
+    if n <= 1 and u.active:
+        raise MedevalError(f"{u.username} is the last active admin; make another admin first")
+
+
+def recent_failures(db: sqlite_utils.Database, username: str, *, window_s: float = LOCKOUT_WINDOW_S,
+                    now: float | None = None) -> int:
+    """Failed sign-ins for ``username`` within the last ``window_s`` seconds (from the audit log)."""
+    now = time.time() if now is None else now
+    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - window_s))
+    return db.conn.execute("SELECT count(*) FROM audit_log WHERE action = 'login.failed' AND target = ? COLLATE NOCASE "
+                           "AND at >= ?", ((username or "").strip()[:64], since)).fetchone()[0]
+
+
+def authenticate(db: sqlite_utils.Database, username: str, password: str) -> User:
+    """The user for a correct username and password; AuthError otherwise. Both outcomes are audited.
+
+    After ``LOCKOUT_FAILURES`` failed attempts within ``LOCKOUT_WINDOW_S`` the username is refused
+    (even with the right password) until the window has passed: password guessing gets nowhere.
+    """
+    if recent_failures(db, username) >= LOCKOUT_FAILURES:
+        with transaction(db):
+            audit(db, (username or "")[:64], "login.locked", (username or "").strip()[:64])
+        raise AuthError(f"too many failed sign-ins for this username: wait {LOCKOUT_WINDOW_S // 60} minutes, "
+                        "or ask an administrator to reset the password")
+    row = db.conn.execute("SELECT id, username, role, active, password_hash FROM users WHERE username = ?",
+                          ((username or "").strip(),)).fetchone()
+    ok = False
+    try:
+        ok = _hasher.verify(row[4] if row else _dummy_hash(), password or "")  # same work for unknown users
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        ok = False
+    failed = not row or not ok or not row[3]
+    with transaction(db):  # the audit record is committed before the failure is raised
+        if failed:
+            audit(db, (username or "")[:64], "login.failed", (username or "").strip()[:64],
+                  {"reason": "disabled" if row and ok else "bad credentials"})
+        else:
+            audit(db, row[1], "login", row[1])
+            if _hasher.check_needs_rehash(row[4]):
+                db.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (_hasher.hash(password), row[0]))
+    if failed:
+        raise AuthError("wrong username or password")
+    return _row_user(row[:4])
+
+
+def secret_key(db: sqlite_utils.Database) -> str:
+    """The key that signs session cookies: MEDEVAL_SECRET_KEY, else one generated once and kept in the database.
+
+    Keeping it in the database means sign-ins survive a restart without any setup; whoever can read the
+    database can already do anything, so it protects nothing less by living there.
+    """
+    from medeval.core import settings
+
+    configured = settings.get("MEDEVAL_SECRET_KEY")
+    if configured:
+        return configured
+    row = db.conn.execute("SELECT secret FROM app_secret WHERE id = 1").fetchone()
+    if row:
+        return row[0]
+    with transaction(db):
+        db.conn.execute("INSERT OR IGNORE INTO app_secret (id, secret, created_at) VALUES (1, ?, ?)",
+                        (secrets.token_urlsafe(48), _now_iso()))
+        return db.conn.execute("SELECT secret FROM app_secret WHERE id = 1").fetchone()[0]
+
+
+def _signer(key: str):
+    from itsdangerous import URLSafeSerializer
+
+    return URLSafeSerializer(key, salt="medeval-session")
+
+
+def sign_token(key: str, token: str) -> str:
+    """The cookie value for a session token (signed: a tampered cookie is rejected before any lookup)."""
+    return _signer(key).dumps(token)
+
+
+def unsign_token(key: str, value: str | None) -> str | None:
+    """The session token inside a cookie value, or None when it is missing or its signature is wrong."""
+    from itsdangerous import BadSignature
+
+    if not value:
+        return None
+    try:
+        token = _signer(key).loads(value)
+    except BadSignature:
+        return None
+    return token if isinstance(token, str) else None
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_session(db: sqlite_utils.Database, user: User) -> str:
+    """A new session for ``user``; returns the token for the cookie (only its hash is stored)."""
+    token = secrets.token_urlsafe(32)
+    now = time.time()
+    with transaction(db):
+        db.conn.execute("INSERT INTO sessions (token_hash, user_id, created_at, last_seen) VALUES (?, ?, ?, ?)",
+                        (_token_hash(token), user.id, now, now))
+    return token
+
+
+def session_user(db: sqlite_utils.Database, token: str | None, *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
+                 now: float | None = None) -> User | None:
+    """The signed-in user of a session token, or None (unknown, ended, idle too long, user disabled).
+
+    A live session's idle clock restarts; an idle one is ended server-side.
+    """
+    if not token:
+        return None
+    now = time.time() if now is None else now
+    th = _token_hash(token)
+    row = db.conn.execute(
+        "SELECT s.last_seen, s.ended_at, u.id, u.username, u.role, u.active FROM sessions s "
+        "JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?", (th,)).fetchone()
+    if row is None or row[1] is not None or not row[5]:
+        return None
+    user = User(row[2], row[3], row[4], bool(row[5]))
+    if 0 <= now - row[0] < SEEN_GRANULARITY_S:
+        return user
+    with transaction(db):
+        if now - row[0] > idle_timeout:
+            db.conn.execute("UPDATE sessions SET ended_at = ?, end_reason = 'idle timeout' WHERE token_hash = ?",
+                            (now, th))
+            audit(db, row[3], "session.timeout", row[3])
+            return None
+        db.conn.execute("UPDATE sessions SET last_seen = ? WHERE token_hash = ?", (now, th))
+    return user
+
+
+def logout(db: sqlite_utils.Database, token: str | None) -> None:
+    if not token:
+        return
+    th = _token_hash(token)
+    with transaction(db):
+        row = db.conn.execute("SELECT u.username FROM sessions s JOIN users u ON u.id = s.user_id "
+                              "WHERE s.token_hash = ? AND s.ended_at IS NULL", (th,)).fetchone()
+        if row:
+            db.conn.execute("UPDATE sessions SET ended_at = ?, end_reason = 'logout' WHERE token_hash = ?",
+                            (time.time(), th))
+            audit(db, row[0], "logout", row[0])
+
+
+AUDIT_COLUMNS = ["id", "at", "actor", "action", "target", "detail"]
+
+
+def audit_rows(db: sqlite_utils.Database, *, actor: User | None = None) -> list[dict]:
+    """The whole audit log, oldest first (admins and the command line only)."""
+    _require_admin(actor)
+    return [dict(zip(AUDIT_COLUMNS, r)) for r in
+            db.conn.execute(f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log ORDER BY id")]

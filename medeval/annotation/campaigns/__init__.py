@@ -1,0 +1,86 @@
+"""Bucket-grading campaigns: interval sampling, assignment to exactly k annotators, blind items, grades.
+
+Follows MedDisKEval section 3.2.2 ("How thresholds are calibrated"): pool all
+models' scores per (metric, aspect type), split the score range into intervals
+(default width 0.1) and sample a fixed number per interval (default 10).
+Sampling is reproducible from the stored seed; intervals with fewer responses
+than asked for are reported, not silently skipped.
+
+Assignment is decided when the campaign is created: every item goes to exactly
+``k`` of the chosen annotators (balanced, seeded), each annotator in an order of
+their own. "Never more than k" and "never the same item twice" are therefore
+properties of the stored assignment (a primary key), not of timing, however
+many annotators submit at once.
+
+Grades are append-only: a change adds a row that supersedes the previous one;
+a resubmission with the same client token adds nothing.
+
+The modules: ``sampling`` (intervals and the seeded sample), ``assignment`` (creating a
+campaign: annotators, exactly-k assignment, storage), ``grading`` (the annotator's side: blind
+items, next item, grades) and ``status`` (the researcher's side: open/closed, listing, progress,
+review). This package re-exports their names, so ``campaigns.submit_grade`` and the like keep working.
+"""
+
+from __future__ import annotations
+
+from medeval.annotation.campaigns.assignment import (
+    annotator_choices,
+    balanced_plan,
+    create_bucket_campaign,
+    create_random_campaign,
+)
+from medeval.annotation.campaigns.grading import (
+    TIER_GUIDE,
+    BlindItem,
+    GivenGrade,
+    GradingState,
+    StaleGrade,
+    blind_item,
+    grading_state,
+    my_campaigns,
+    next_item,
+    progress,
+    recent_grades,
+    submit_grade,
+    tier_label,
+)
+from medeval.annotation.campaigns.sampling import BucketConfig, intervals, sample_buckets
+from medeval.annotation.campaigns.status import (
+    GRADING_KINDS,
+    campaign_progress,
+    current_grades,
+    list_campaigns,
+    require_grading,
+    review_item,
+    set_campaign_status,
+)
+
+__all__ = [
+    "BucketConfig",
+    "intervals",
+    "sample_buckets",
+    "annotator_choices",
+    "balanced_plan",
+    "create_bucket_campaign",
+    "create_random_campaign",
+    "TIER_GUIDE",
+    "tier_label",
+    "BlindItem",
+    "blind_item",
+    "next_item",
+    "progress",
+    "StaleGrade",
+    "submit_grade",
+    "GivenGrade",
+    "GradingState",
+    "recent_grades",
+    "my_campaigns",
+    "grading_state",
+    "set_campaign_status",
+    "review_item",
+    "current_grades",
+    "GRADING_KINDS",
+    "require_grading",
+    "list_campaigns",
+    "campaign_progress",
+]

@@ -1,0 +1,121 @@
+"""Researchers' side of tier-grading campaigns: open/closed status, listing, progress, review of items."""
+
+from __future__ import annotations
+
+import json
+
+import sqlite_utils
+
+from medeval.accounts.auth import User, audit, require_role
+from medeval.core.errors import MedevalError
+from medeval.store.db import transaction
+
+
+def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str, *, actor: User | None) -> None:
+    """Close a campaign (no more grades or changes) or open it again; audited."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    if status not in ("open", "closed"):
+        raise MedevalError(f"a campaign is 'open' or 'closed', not {status!r}")
+    with transaction(db):
+        row = db.conn.execute("SELECT status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+        if row is None:
+            raise MedevalError(f"no campaign {campaign_id}")
+        if row[0] == status:
+            return
+        db.conn.execute("UPDATE campaigns SET status = ? WHERE id = ?", (status, campaign_id))
+        audit(db, actor.username if actor else "cli", f"campaign.{'close' if status == 'closed' else 'reopen'}",
+              str(campaign_id), {"from": row[0], "to": status})
+
+
+def review_item(db: sqlite_utils.Database, item_id: int, *, actor: User | None) -> dict:
+    """An item with its model, answer and flag notes -- researcher data (never shown to annotators)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    row = db.conn.execute(
+        "SELECT ci.campaign_id, k.disease, k.aspect, k.reference, r.raw, m.name FROM campaign_items ci "
+        "JOIN responses r ON r.id = ci.response_id JOIN kb_entries k ON k.id = r.kb_id "
+        "JOIN models m ON m.id = r.model_id WHERE ci.id = ?", (item_id,)).fetchone()
+    if row is None:
+        raise MedevalError(f"no campaign item {item_id}")
+    notes = [n for (n,) in db.conn.execute(
+        "SELECT note FROM grade_annotations WHERE item_id = ? AND flagged = 1 ORDER BY id", (item_id,))]
+    return {"item": item_id, "campaign": row[0], "disease": row[1], "aspect": row[2], "reference": row[3],
+            "response": row[4], "model": row[5], "notes": notes}
+
+
+def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
+    """The latest grade of every (item, annotator) of a campaign -- researcher data."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    q = ("SELECT ci.id, ci.response_id, u.username, g.tier, g.skipped, g.flagged FROM grade_annotations g "
+         "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? "
+         "AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
+    return [dict(zip(("item", "response_id", "annotator", "tier", "skipped", "flagged"), r))
+            for r in db.conn.execute(q, (campaign_id,))]
+
+
+GRADING_KINDS = ("bucket_grading", "random_validation")  # tier grading; other kinds are medeval.annotation.tasks types
+
+
+def require_grading(kind: str, campaign_id: int) -> None:
+    """Refuse a task campaign where a tier-grading one is needed, saying where to look instead."""
+    if kind not in GRADING_KINDS:
+        raise MedevalError(f"campaign {campaign_id} is a {kind} task campaign, not tier grading: see "
+                           f"`medeval task results {campaign_id}` or the Task results page")
+
+
+def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
+    """The tier-grading campaigns (task campaigns: ``medeval.annotation.tasks.task_campaigns``)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    out = []
+    marks = ",".join("?" * len(GRADING_KINDS))
+    for cid, name, kind, cfg, by, at, status in db.conn.execute(
+            "SELECT id, name, kind, config, created_by, created_at, status FROM campaigns "
+            f"WHERE kind IN ({marks}) ORDER BY id", GRADING_KINDS):
+        n = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+        out.append({"id": cid, "name": name, "kind": kind, "items": n, "created_by": by, "created_at": at,
+                    "status": status, "config": json.loads(cfg)})
+    return out
+
+
+def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
+    """Progress per annotator (done / assigned, skipped, flagged) and per bucket (items with all k grades)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    row = db.conn.execute("SELECT config, report, kind FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise MedevalError(f"no campaign {campaign_id}")
+    require_grading(row[2], campaign_id)
+    cfg, report = json.loads(row[0]), json.loads(row[1])
+    latest = ("SELECT g.item_id, g.user_id, g.tier, g.skipped, g.flagged FROM grade_annotations g WHERE g.id = "
+              "(SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
+    annotators = []
+    for uid, name, assigned in db.conn.execute(
+            "SELECT u.id, u.username, count(*) FROM assignments a JOIN users u ON u.id = a.user_id "
+            "WHERE a.campaign_id = ? GROUP BY u.id ORDER BY u.username", (campaign_id,)):
+        done, skipped, flagged = db.conn.execute(
+            f"SELECT count(*), coalesce(sum(l.skipped), 0), coalesce(sum(l.flagged), 0) FROM ({latest}) l "
+            f"JOIN assignments a ON a.item_id = l.item_id AND a.user_id = l.user_id "
+            f"WHERE a.campaign_id = ? AND l.user_id = ?", (campaign_id, uid)).fetchone()
+        annotators.append({"annotator": name, "assigned": assigned, "done": done, "skipped": skipped,
+                           "flagged": flagged})
+    graded = dict(db.conn.execute(
+        f"SELECT ci.id, count(*) FROM ({latest}) l JOIN campaign_items ci ON ci.id = l.item_id "
+        f"WHERE ci.campaign_id = ? AND l.skipped = 0 GROUP BY ci.id", (campaign_id,)).fetchall())
+    buckets: dict[tuple, dict] = {}
+    for iid, strata in db.conn.execute("SELECT id, strata FROM campaign_items WHERE campaign_id = ?", (campaign_id,)):
+        for s in json.loads(strata):
+            if "metric" not in s:  # random sample: one bucket
+                s = {"metric": "random", "aspect_type": "all", "interval": [0, 0]}
+            key = (s["metric"], s["aspect_type"], tuple(s["interval"]))
+            b = buckets.setdefault(key, {"metric": key[0], "aspect_type": key[1], "interval": list(key[2]),
+                                         "items": 0, "complete": 0})
+            b["items"] += 1
+            b["complete"] += int(graded.get(iid, 0) >= cfg["k"])
+    n_items = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
+    return {"campaign": campaign_id, "k": cfg["k"], "annotators": annotators, "items": n_items,
+            "items_complete": sum(1 for n in graded.values() if n >= cfg["k"]),
+            "buckets": sorted(buckets.values(), key=lambda b: (b["metric"], b["aspect_type"], b["interval"])),
+            "short_intervals": [r for r in report if r["short"]]}

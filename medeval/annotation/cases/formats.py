@@ -1,0 +1,363 @@
+"""Reading and validating the input files -- cases (CMB-Clin JSON or flat tables), responses, judgements.
+
+Each reader turns one file (CSV, TSV, JSONL or JSON) into plain records
+(:mod:`medeval.annotation.cases.records`), or raises :class:`InputError` naming file, row and fix.
+Judge scores written in a rationale are read by :mod:`medeval.annotation.cases.judge_scores`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from pathlib import Path
+
+from medeval.annotation.cases.judge_scores import parse_judge_scores
+from medeval.annotation.cases.records import CaseIn, JudgementIn, QuestionIn, ResponseIn
+from medeval.core.errors import InputError
+from medeval.core.tables import cell, read_table, require_columns
+
+# ================================================================== reading input files
+
+
+def _key(text: str) -> str:
+    """Names and ids as compared: NFKC, whitespace collapsed (as in :mod:`medeval.engine.importer`)."""
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def _text_value(v) -> str:
+    """A text field as stripped text (numbers written as numbers; 2.0 -> '2')."""
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return cell({"v": v}, "v")
+
+
+def _position(raw, *, file: str, row: int, what: str) -> int:
+    """A 1-based position from an int, an integer-valued float or a numeric string."""
+    if isinstance(raw, bool):
+        raw = str(raw)
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)
+    s = str(raw).strip() if raw is not None else ""
+    s = unicodedata.normalize("NFKC", s)
+    if re.fullmatch(r"\d+(?:\.0+)?", s):
+        n = int(float(s))
+        if n >= 1:
+            return n
+    shown = s if len(s) <= 40 else s[:40] + "..."
+    raise InputError(f"{what} must be a whole number from 1 (found {shown!r})" if s else f"{what} is empty",
+                     file=file, row=row,
+                     fix="write the 1-based number of the question in its case (1 for the first question)")
+
+
+# ------------------------------------------------------------------ cases
+
+
+def read_cases(path: str | Path) -> list[CaseIn]:
+    """Read and validate a cases file; the cases in file order, each with its questions in order.
+
+    Two layouts are accepted (CSV, TSV, JSONL or JSON):
+
+    * **CMB-Clin as published**: a JSON list of ``{"id", "title", "description",
+      "QA_pairs": [{"question", "answer"}]}`` -- the reference may be named
+      ``answer`` (the early GitHub copy) or ``solution`` (README / HuggingFace);
+      both may be present only when they are equal. ``title`` and ``description``
+      are optional (empty), ``id`` is the case key.
+    * **flat**: one row per question with ``case, question, reference`` and
+      optional ``title, description, position`` (1-based number of the question in
+      its case; default: file order within the case; within a case either every row
+      has a position or none does). Rows of a case may leave ``title`` /
+      ``description`` blank after the first; non-blank values must agree.
+
+    Errors (:class:`InputError`, naming file, row and fix): missing fields, empty
+    question or reference, a case without questions, duplicate case ids, duplicate
+    positions, and what :func:`medeval.core.tables.read_table` rejects (non-UTF-8, empty file,
+    invalid JSON).
+    """
+    file = str(path)
+    header, rows = read_table(path)
+    if "qa_pairs" in header:
+        return _read_nested(file, rows)
+    require_columns(path, header, ["case", "question", "reference"], ["title", "description", "position"])
+    return _read_flat(file, header, rows)
+
+
+def _reference(pair: dict, *, file: str, row: int, where: str) -> str:
+    has = [k for k in ("answer", "solution", "reference") if k in pair and pair[k] is not None]
+    if not has:
+        raise InputError(f"{where} has no reference answer (found: {', '.join(pair) or 'nothing'})",
+                         file=file, row=row, fix="give the reference as \"answer\" or \"solution\"")
+    values = {k: _text_value(pair[k]) for k in has}
+    if len(set(values.values())) > 1:
+        raise InputError(f"{where} has both {' and '.join(repr(k) for k in has)}, with different texts",
+                         file=file, row=row, fix="keep one reference: remove the other field, or make them equal")
+    ref = values[has[0]]
+    if not ref:
+        raise InputError(f"{where}: the reference answer is empty", file=file, row=row,
+                         fix="write the reference answer (annotators and judges compare the responses with it)")
+    return ref
+
+
+def _read_nested(file: str, rows: list[tuple[int, dict]]) -> list[CaseIn]:
+    out: list[CaseIn] = []
+    seen: dict[str, int] = {}
+    for row, obj in rows:
+        key_field = "id" if "id" in obj else "case"
+        key = _key(_text_value(obj.get(key_field)))
+        if not key:
+            raise InputError("the case id is missing or empty", file=file, row=row,
+                             fix="give every case an \"id\" (CMB-Clin: \"0\", \"1\", ...)")
+        if key in seen:
+            raise InputError(f"duplicate case id {key!r} (also item {seen[key]})", file=file, row=row,
+                             fix="give every case its own id")
+        seen[key] = row
+        pairs = obj.get("qa_pairs")
+        if isinstance(pairs, str):
+            try:
+                pairs = json.loads(pairs) if pairs.strip() else []
+            except json.JSONDecodeError as e:
+                raise InputError(f"QA_pairs of case {key!r} is not valid JSON: {e.msg}", file=file, row=row,
+                                 fix="QA_pairs must be a list of {\"question\": ..., \"answer\": ...}") from None
+        if pairs is None or pairs == []:
+            raise InputError(f"case {key!r} has no questions (QA_pairs is empty or missing)", file=file, row=row,
+                             fix="add at least one {\"question\": ..., \"answer\": ...}, or remove the case")
+        if not isinstance(pairs, list):
+            raise InputError(f"QA_pairs of case {key!r} is a {type(pairs).__name__}, not a list", file=file,
+                             row=row, fix="QA_pairs must be a list of {\"question\": ..., \"answer\": ...}")
+        case = CaseIn(key, _text_value(obj.get("title")), _text_value(obj.get("description")), [], row, file)
+        for i, pair in enumerate(pairs, start=1):
+            where = f"case {key!r}, QA pair {i}"
+            if not isinstance(pair, dict):
+                raise InputError(f"{where} is a {type(pair).__name__}, not an object", file=file, row=row,
+                                 fix="each QA pair must be {\"question\": ..., \"answer\": ...}")
+            pair = {str(k).strip().lower(): v for k, v in pair.items()}
+            q = _text_value(pair.get("question"))
+            if not q:
+                raise InputError(f"{where}: the question is {'empty' if 'question' in pair else 'missing'}",
+                                 file=file, row=row, fix="write the question text")
+            case.questions.append(QuestionIn(i, q, _reference(pair, file=file, row=row, where=where), row))
+        out.append(case)
+    return out
+
+
+def _read_flat(file: str, header: list[str], rows: list[tuple[int, dict]]) -> list[CaseIn]:
+    cases: dict[str, CaseIn] = {}
+    meta_row: dict[tuple[str, str], int] = {}
+    explicit: dict[str, bool] = {}
+    positions: dict[tuple[str, int], int] = {}
+    for row, obj in rows:
+        key = _key(cell(obj, "case"))
+        if not key:
+            raise InputError("the case is empty", file=file, row=row, fix="give the id of the case this question belongs to")
+        q, ref = cell(obj, "question"), cell(obj, "reference")
+        if not q:
+            raise InputError(f"the question (case {key!r}) is empty", file=file, row=row, fix="write the question text")
+        if not ref:
+            raise InputError(f"the reference (case {key!r}) is empty", file=file, row=row,
+                             fix="write the reference answer (annotators and judges compare the responses with it)")
+        case = cases.get(key)
+        if case is None:
+            case = cases[key] = CaseIn(key, "", "", [], row, file)
+        for fld in ("title", "description"):
+            v = cell(obj, fld)
+            if not v:
+                continue
+            old = getattr(case, fld)
+            if old and old != v:
+                raise InputError(f"case {key!r} has another {fld} on row {meta_row[(key, fld)]}", file=file, row=row,
+                                 fix=f"all rows of a case must have the same {fld} (or leave it blank after the first row)")
+            if not old:
+                setattr(case, fld, v)
+                meta_row[(key, fld)] = row
+        raw_pos = obj.get("position")
+        has_pos = raw_pos is not None and cell(obj, "position") != ""
+        if key in explicit and explicit[key] != has_pos:
+            raise InputError(f"case {key!r}: some rows give a position and others do not", file=file, row=row,
+                             fix="give a position on every row of the case, or on none (then the file order counts)")
+        explicit[key] = has_pos
+        pos = (_position(raw_pos, file=file, row=row, what="position") if has_pos else len(case.questions) + 1)
+        if (key, pos) in positions:
+            raise InputError(f"case {key!r} has question {pos} twice (also on row {positions[(key, pos)]})",
+                             file=file, row=row, fix="give each question of a case its own position")
+        positions[(key, pos)] = row
+        case.questions.append(QuestionIn(pos, q, ref, row))
+    for case in cases.values():
+        case.questions.sort(key=lambda x: x.position)
+    return list(cases.values())
+
+
+# ------------------------------------------------------------------ responses
+
+
+def _where(obj: dict, who: str, *, file: str, row: int, fix: str) -> tuple[str, int, str]:
+    """(case, question position, model or judge) of a response or judgement row, each required."""
+    key = _key(cell(obj, "case"))
+    if not key:
+        raise InputError("the case is empty", file=file, row=row, fix="give the id of the case")
+    pos = _position(obj.get("question"), file=file, row=row, what="question")
+    name = _key(cell(obj, who))
+    if not name:
+        raise InputError(f"the {who} is empty", file=file, row=row, fix=fix)
+    return key, pos, name
+
+
+def read_responses(path: str | Path) -> list[ResponseIn]:
+    """Read and validate a responses file: ``case, question, model, response``.
+
+    ``question`` is the 1-based position of the question in its case. An empty
+    response is allowed (a model may answer nothing); a JSON ``null`` is not (write
+    ``""``). The response text is kept exactly as written. A second row for the same
+    (case, question, model) is an error.
+    """
+    file = str(path)
+    header, rows = read_table(path)
+    require_columns(path, header, ["case", "question", "model", "response"])
+    out: list[ResponseIn] = []
+    seen: dict[tuple[str, int, str], int] = {}
+    for row, obj in rows:
+        key, pos, model = _where(obj, "model", file=file, row=row, fix="name the model that answered")
+        if "response" not in obj:
+            raise InputError("the field 'response' is missing on this row", file=file, row=row,
+                             fix="write \"\" for an empty answer")
+        raw = obj["response"]
+        if raw is None or isinstance(raw, (dict, list, bool)):
+            raise InputError(f"the response is {'null' if raw is None else type(raw).__name__}, expected text",
+                             file=file, row=row, fix="write the response as a string (\"\" for an empty answer)")
+        raw = raw if isinstance(raw, str) else _text_value(raw)
+        k = (key, pos, model)
+        if k in seen:
+            raise InputError(f"duplicate response of {model} to case {key!r}, question {pos} (also on row {seen[k]})",
+                             file=file, row=row, fix="keep one response per case, question and model")
+        seen[k] = row
+        out.append(ResponseIn(key, pos, model, raw, row))
+    return out
+
+
+# ------------------------------------------------------------------ judgements
+
+
+def _parse_models(raw, *, file: str, row: int) -> list[str]:
+    if isinstance(raw, str):
+        t = raw.strip()
+        if t.startswith("["):
+            try:
+                raw = json.loads(t)
+            except json.JSONDecodeError as e:
+                raise InputError(f"models is not a valid JSON list: {e.msg}", file=file, row=row,
+                                 fix='write ["model-a", "model-b"] or model-a,model-b') from None
+        else:
+            raw = re.split(r"[,，]", t) if t else []
+    if not isinstance(raw, list):
+        raise InputError(f"models is a {type(raw).__name__}, expected a list", file=file, row=row,
+                         fix='write ["model-a", "model-b"] or model-a,model-b')
+    models = [_key(_text_value(m)) for m in raw]
+    if not models or any(not m for m in models):
+        raise InputError("models has an empty name" if models else "models is empty", file=file, row=row,
+                         fix="list the models in the order the judge saw their responses, e.g. model-a,model-b")
+    dup = next((m for i, m in enumerate(models) if m in models[:i]), None)
+    if dup:
+        raise InputError(f"model {dup!r} appears twice in models", file=file, row=row,
+                         fix="list each model once, in the order the judge saw the responses")
+    return models
+
+
+def _parse_scores(raw, *, file: str, row: int) -> dict[str, float]:
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise InputError(f"scores is not valid JSON: {e.msg}", file=file, row=row,
+                             fix='write a JSON object like {"model-a": 4, "model-b": 3} (in CSV, quote the cell)') from None
+    if not isinstance(raw, dict) or not raw:
+        raise InputError("scores must be a non-empty JSON object {model: score}" +
+                         (f" (found {type(raw).__name__})" if not isinstance(raw, dict) else ""),
+                         file=file, row=row, fix='write {"model-a": 4, "model-b": 3}')
+    out: dict[str, float] = {}
+    for k, v in raw.items():
+        name = _key(str(k))
+        if not name:
+            raise InputError("scores has an empty model name", file=file, row=row, fix="name every model")
+        if name in out:
+            raise InputError(f"model {name!r} appears twice in scores", file=file, row=row, fix="score each model once")
+        if isinstance(v, str):
+            try:
+                v = float(unicodedata.normalize("NFKC", v).strip())
+            except ValueError:
+                v = None
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InputError(f"the score of {name!r} is {v!r}, not a number", file=file, row=row,
+                             fix="scores must be finite numbers, e.g. 4 or 3.5")
+        out[name] = float(v)
+    return out
+
+
+def read_judgements(path: str | Path) -> list[JudgementIn]:
+    """Read and validate a judgements file: ``case, question, judge, rationale`` and ``scores`` and/or ``models``.
+
+    * ``scores``: a JSON object ``{model: score}`` (in CSV a JSON string); its key
+      order is the judge's order unless ``models`` is given too (then the two must
+      name the same models).
+    * ``models``: the order the judge saw the responses in (a JSON list, or a
+      comma-separated string); without ``scores`` the scores are read from the
+      rationale with :func:`parse_judge_scores`, where "Doctor 2" is ``models[1]``.
+      Every model needs a score there, and no number may point beyond the list.
+
+    ``question`` is the 1-based position of the question in its case; one
+    assessment per (case, question, judge); the rationale may not be empty.
+    """
+    file = str(path)
+    header, rows = read_table(path)
+    require_columns(path, header, ["case", "question", "judge", "rationale"], ["scores", "models"])
+    if "scores" not in header and "models" not in header:
+        raise InputError(f"neither 'scores' nor 'models' is a column (found: {', '.join(header)})", file=file,
+                         fix="add scores ({\"model\": score} as JSON) or models (the order the judge saw the "
+                             "responses in; the scores are then read from the rationale)")
+    out: list[JudgementIn] = []
+    seen: dict[tuple[str, int, str], int] = {}
+    for row, obj in rows:
+        key, pos, judge = _where(obj, "judge", file=file, row=row, fix="name the judge (e.g. gpt-4, AutoMedEval)")
+        rationale = cell(obj, "rationale")
+        if not rationale:
+            raise InputError("the rationale is empty", file=file, row=row, fix="give the judge's written assessment")
+        has_scores = obj.get("scores") not in (None, "") and not (isinstance(obj.get("scores"), str)
+                                                                 and not obj["scores"].strip())
+        has_models = obj.get("models") not in (None, "", []) and not (isinstance(obj.get("models"), str)
+                                                                     and not obj["models"].strip())
+        models = _parse_models(obj["models"], file=file, row=row) if has_models else None
+        if has_scores:
+            scores = _parse_scores(obj["scores"], file=file, row=row)
+            if models is None:
+                models = list(scores)
+            elif set(models) != set(scores):
+                raise InputError(f"models ({', '.join(models)}) and scores ({', '.join(scores)}) name different "
+                                 "models", file=file, row=row, fix="score exactly the models listed in models")
+        elif models is not None:
+            try:
+                parsed = parse_judge_scores(rationale)
+            except InputError as e:
+                raise InputError(e.detail, file=file, row=row, fix=e.fix) from None
+            beyond = [p for p in parsed if p > len(models)]
+            if beyond:
+                raise InputError(f"the rationale scores response {beyond[0]} but models lists only {len(models)} "
+                                 f"({', '.join(models)})", file=file, row=row,
+                                 fix="list every model the judge saw, in order, or correct the rationale")
+            missing = [i for i in range(1, len(models) + 1) if i not in parsed]
+            if missing:
+                shown = ", ".join(f"{p}: {v:g}" for p, v in parsed.items()) or "no score"
+                raise InputError(f"the rationale gives {len(parsed)} score(s) for {len(models)} models (found {shown}; "
+                                 f"none for response {', '.join(map(str, missing))} = "
+                                 f"{', '.join(models[i - 1] for i in missing)})", file=file, row=row,
+                                 fix="give the scores in a 'scores' column ({\"model\": score, ...}), or write them in "
+                                     "the rationale as 'Doctor 1: 4 points' / '医生1：4分'")
+            scores = {models[p - 1]: v for p, v in parsed.items()}
+        else:
+            raise InputError("neither scores nor models is given on this row", file=file, row=row,
+                             fix="give scores ({\"model\": score}) or models (the order the judge saw the responses in)")
+        k = (key, pos, judge)
+        if k in seen:
+            raise InputError(f"duplicate assessment by {judge} of case {key!r}, question {pos} (also on row {seen[k]})",
+                             file=file, row=row, fix="keep one assessment per case, question and judge")
+        seen[k] = row
+        out.append(JudgementIn(key, pos, judge, rationale, tuple(models), {m: scores[m] for m in models}, row))
+    return out

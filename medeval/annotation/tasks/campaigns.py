@@ -1,0 +1,96 @@
+"""Task campaigns: preview, creation with exactly-k assignment (stored up front), lookup and listing."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import sqlite_utils
+
+from medeval.accounts.auth import User, audit, require_role
+from medeval.annotation.campaigns.assignment import _active_users, balanced_plan
+from medeval.annotation.tasks.registry import get, is_task_kind
+from medeval.core.errors import MedevalError
+from medeval.store.db import transaction
+
+
+def _users(db, annotators: list[str], k: int) -> list[tuple[int, str]]:
+    """(id, username) of the chosen active annotators (the same checks as tier-grading campaigns)."""
+    return [(u[0], u[1]) for u in _active_users(db, [a.strip() for a in annotators if a.strip()], k)]
+
+
+def preview(db: sqlite_utils.Database, task: str, config: dict, *, seed: int = 0, actor: User | None) -> dict:
+    """What a campaign would hold, without storing anything: item count and the first items' sources."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    t = get(task)
+    cfg = t.check_config(db, config)
+    items = t.build_items(db, cfg, np.random.default_rng([seed, 0]))
+    return {"task": task, "items": len(items), "sources": [i.source for i in items[:20]], "config": cfg}
+
+
+def create_campaign(db: sqlite_utils.Database, task: str, name: str, annotators: list[str], *, k: int,
+                    seed: int = 0, config: dict | None = None, actor: User | None) -> int:
+    """Build the items of a task campaign, assign each to exactly ``k`` annotators and store it all at once."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    t = get(task)
+    if not name.strip():
+        raise MedevalError("give the campaign a name")
+    cfg = t.check_config(db, config or {})
+    users = _users(db, annotators, k)
+    items = t.build_items(db, cfg, np.random.default_rng([seed, 0]))
+    if not items:
+        raise MedevalError("no items: the chosen data has nothing this task can use (import data first)")
+    if len({i.source for i in items}) != len(items):
+        raise MedevalError("internal error: two items with the same source")
+    rng = np.random.default_rng([seed, 1])
+    plan = balanced_plan(len(items), [u[0] for u in users], k, rng)
+    full = {"task": task, **cfg, "k": k, "seed": seed, "annotators": [u[1] for u in users]}
+    with transaction(db):
+        cid = db.conn.execute(
+            "INSERT INTO campaigns (name, kind, config, report, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (name.strip(), task, json.dumps(full, ensure_ascii=False), json.dumps([]),
+             actor.username if actor else "cli", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))).lastrowid
+        per_user: dict[int, list[tuple[int, dict]]] = {u[0]: [] for u in users}
+        for spec, uids in zip(items, plan):
+            iid = db.conn.execute("INSERT INTO task_items (campaign_id, source, payload) VALUES (?, ?, ?)",
+                                  (cid, spec.source, json.dumps(spec.payload, ensure_ascii=False))).lastrowid
+            for uid in uids:
+                per_user[uid].append((iid, spec.payload))
+        for uid, got in per_user.items():
+            order = rng.permutation(len(got)).tolist()  # each annotator in an order of their own
+            rows = []
+            for pos, j in enumerate(order):
+                iid, payload = got[j]
+                rows.append((iid, uid, cid, pos, json.dumps(t.layout(payload, rng))))
+            db.conn.executemany("INSERT INTO task_assignments (item_id, user_id, campaign_id, position, layout) "
+                                "VALUES (?, ?, ?, ?, ?)", rows)
+        audit(db, actor.username if actor else "cli", "campaign.create", str(cid),
+              {"name": name.strip(), "kind": task, "items": len(items), "k": k, "seed": seed})
+    return cid
+
+
+def campaign(db: sqlite_utils.Database, campaign_id: int) -> dict:
+    row = db.conn.execute("SELECT id, name, kind, config, status, created_by, created_at FROM campaigns WHERE id = ?",
+                          (campaign_id,)).fetchone()
+    if row is None:
+        raise MedevalError(f"no campaign {campaign_id}")
+    if not is_task_kind(row[2]):
+        raise MedevalError(f"campaign {campaign_id} is a {row[2]} campaign, not an annotation task")
+    return {"id": row[0], "name": row[1], "kind": row[2], "config": json.loads(row[3]), "status": row[4],
+            "created_by": row[5], "created_at": row[6]}
+
+
+def task_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
+    """Every task campaign with its type, item count and status (researcher data)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    out = []
+    for cid, name, kind, status in db.conn.execute("SELECT id, name, kind, status FROM campaigns ORDER BY id"):
+        if is_task_kind(kind):
+            n = db.conn.execute("SELECT count(*) FROM task_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+            out.append({"id": cid, "name": name, "kind": kind, "task": get(kind).title, "items": n,
+                        "status": status})
+    return out

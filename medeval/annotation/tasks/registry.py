@@ -1,0 +1,167 @@
+"""The task-type registry: what a type declares (settings, items, screen, results), TaskType, register, get."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import sqlite_utils
+
+from medeval.core.errors import MedevalError
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer to a question: the stored value, its label, the key that gives it, what it means."""
+
+    value: str
+    label: str
+    key: str
+    meaning: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str  # unique within the item, e.g. "r2:fluency"
+    part: int  # 1, 2, ...: a part opens once every question of the earlier parts has an answer
+    target: str  # what is being rated, as the annotator sees it ("Response 2", "The judge's assessment")
+    criterion: str  # "Fluency"
+    prompt: str  # the question in full
+    options: tuple[Option, ...]
+
+    def option(self, value: str) -> Option:
+        for o in self.options:
+            if o.value == value:
+                return o
+        raise MedevalError(f"{value!r} is not an answer to {self.criterion!r}; "
+                           f"use one of {', '.join(o.value for o in self.options)}")
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of the screen. ``text`` is untrusted (model output, references): shown as plain text only."""
+
+    label: str
+    text: str
+    part: int = 1  # shown once this part is open
+    target: str = ""  # the question target it belongs to ("Response 2", "A"), if any
+    fold: bool = False  # context the annotator may open when needed (earlier questions of a case)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A campaign setting a researcher chooses (the pages and the CLI build their inputs from these)."""
+
+    name: str
+    label: str
+    kind: str  # "choice" | "multichoice" | "int" | "text" | "json" (free text the type parses)
+    default: Any = None
+    choices: tuple = ()
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class ItemSpec:
+    source: str  # unique within the campaign: where the item comes from (dataset, case, question, ...)
+    payload: dict
+
+
+@dataclass
+class Section:
+    """A part of a campaign's results: a heading, an explanation, tables (lists of rows) and figures."""
+
+    title: str
+    text: str = ""
+    tables: dict[str, list[dict]] = field(default_factory=dict)
+    numbers: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    """The latest answer of one annotator to one question of one item (researcher data)."""
+
+    item_id: int
+    annotator: str
+    question: str
+    value: str
+    at: float
+
+
+class TaskType:
+    """Base class of a task type; subclasses set the class attributes and override the methods."""
+
+    name: str = ""
+    title: str = ""
+    description: str = ""  # for researchers: what the task measures
+    instructions: str = ""  # for annotators: shown above every item
+
+    def settings(self, db: sqlite_utils.Database) -> list[Setting]:
+        return []
+
+    def check_config(self, db: sqlite_utils.Database, config: dict) -> dict:
+        """The settings filled in with defaults and validated; MedevalError says what to change."""
+        out = {}
+        for s in self.settings(db):
+            v = config.get(s.name, s.default)
+            if s.kind == "choice" and s.choices and v not in s.choices:
+                raise MedevalError(f"{s.label}: {v!r} is not one of {', '.join(map(str, s.choices))}")
+            if s.kind == "multichoice":
+                v = list(v or [])
+                bad = [x for x in v if s.choices and x not in s.choices]
+                if bad:
+                    raise MedevalError(f"{s.label}: {', '.join(map(str, bad))} not among "
+                                       f"{', '.join(map(str, s.choices))}")
+            if s.kind == "int":
+                try:
+                    v = int(v)
+                except (TypeError, ValueError):
+                    raise MedevalError(f"{s.label}: {v!r} is not a whole number") from None
+            out[s.name] = v
+        unknown = set(config) - {s.name for s in self.settings(db)}
+        if unknown:
+            raise MedevalError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(sorted(unknown))} for "
+                               f"task type {self.name}; settings: {', '.join(s.name for s in self.settings(db))}")
+        return out
+
+    def build_items(self, db: sqlite_utils.Database, config: dict, rng: np.random.Generator) -> list[ItemSpec]:
+        raise NotImplementedError
+
+    def layout(self, payload: dict, rng: np.random.Generator) -> dict:
+        """What differs per annotator (order of responses, left/right), drawn from the stored seed."""
+        return {}
+
+    def blocks(self, payload: dict, layout: dict) -> list[Block]:
+        raise NotImplementedError
+
+    def questions(self, payload: dict, layout: dict) -> list[Question]:
+        raise NotImplementedError
+
+    def results(self, campaign: dict, items: dict[int, dict], layouts: dict[tuple[int, str], dict],
+                answers: list[AnswerRow]) -> list[Section]:
+        raise NotImplementedError
+
+
+REGISTRY: dict[str, TaskType] = {}
+
+
+def register(cls: type[TaskType]) -> type[TaskType]:
+    """Class decorator: make a task type available to campaigns, the pages and the CLI."""
+    inst = cls()
+    if not inst.name or inst.name in REGISTRY:
+        raise MedevalError(f"task type name {inst.name!r} is empty or taken")
+    REGISTRY[inst.name] = inst
+    return cls
+
+
+def get(name: str) -> TaskType:
+    if name not in REGISTRY:
+        raise MedevalError(f"unknown task type {name!r}; task types: {', '.join(REGISTRY)}")
+    return REGISTRY[name]
+
+
+def is_task_kind(kind: str) -> bool:
+    return kind in REGISTRY

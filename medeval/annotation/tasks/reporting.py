@@ -1,0 +1,84 @@
+"""What researchers read of a task campaign: latest answers, flags, progress and the type's results."""
+
+from __future__ import annotations
+
+import json
+
+import sqlite_utils
+
+from medeval.accounts.auth import User, require_role
+from medeval.annotation.tasks.answering import FLAG, _complete, _latest
+from medeval.annotation.tasks.campaigns import campaign
+from medeval.annotation.tasks.registry import AnswerRow, get
+
+
+def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None = None) -> list[AnswerRow]:
+    """The latest answer of every (item, annotator, question) of a campaign, in the order given (researcher data)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    rows = db.conn.execute(
+        "SELECT t.item_id, u.username, t.question, t.value, t.created_at FROM task_answers t JOIN task_items ti "
+        "ON ti.id = t.item_id JOIN users u ON u.id = t.user_id WHERE ti.campaign_id = ? AND t.skipped = 0 AND "
+        "t.question != ? AND t.id = (SELECT max(id) FROM task_answers t2 WHERE t2.item_id = t.item_id AND "
+        "t2.user_id = t.user_id AND t2.question = t.question) ORDER BY t.created_at, t.id",
+        (campaign_id, FLAG)).fetchall()
+    return [AnswerRow(*r) for r in rows]
+
+
+def flags(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
+    """Every flag of a campaign with its item's source and the note (researcher data), oldest first."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    return [{"item": r[0], "source": r[1], "annotator": r[2], "note": r[3], "at": r[4]} for r in db.conn.execute(
+        "SELECT t.item_id, ti.source, u.username, t.value, t.created_at FROM task_answers t JOIN task_items ti ON "
+        "ti.id = t.item_id JOIN users u ON u.id = t.user_id WHERE ti.campaign_id = ? AND t.question = ? "
+        "ORDER BY t.id", (campaign_id, FLAG))]
+
+
+def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
+    """Per annotator: items assigned, complete, skipped; items complete by all k annotators."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    c = campaign(db, campaign_id)
+    t = get(c["kind"])
+    rows = db.conn.execute(
+        "SELECT a.item_id, a.user_id, u.username, ti.payload, a.layout FROM task_assignments a JOIN users u ON "
+        "u.id = a.user_id JOIN task_items ti ON ti.id = a.item_id WHERE a.campaign_id = ?", (campaign_id,)).fetchall()
+    per_user: dict[str, dict] = {}
+    complete_by: dict[int, int] = {}
+    latest_cache: dict[int, dict] = {}
+    for iid, uid, name, payload, layout in rows:
+        if uid not in latest_cache:
+            latest_cache[uid] = _latest(db, uid, campaign_id=campaign_id)
+        st = latest_cache[uid].get(iid, {"answers": {}, "skipped": False})
+        u = per_user.setdefault(name, {"annotator": name, "assigned": 0, "done": 0, "skipped": 0, "flagged": 0,
+                                       "answers": 0})
+        u["assigned"] += 1
+        u["answers"] += len(st["answers"])
+        u["flagged"] += int(st.get("flagged", False))
+        if _complete(t, json.loads(payload), json.loads(layout), st["answers"]):
+            u["done"] += 1
+            complete_by[iid] = complete_by.get(iid, 0) + 1
+        elif st["skipped"]:
+            u["skipped"] += 1
+    n_items = db.conn.execute("SELECT count(*) FROM task_items WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
+    return {"campaign": campaign_id, "task": c["kind"], "k": c["config"]["k"], "items": n_items,
+            "items_complete": sum(1 for n in complete_by.values() if n >= c["config"]["k"]),
+            "annotators": sorted(per_user.values(), key=lambda r: r["annotator"])}
+
+
+def results(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
+    """The task type's results for a campaign (researcher data): progress and its sections."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    c = campaign(db, campaign_id)
+    t = get(c["kind"])
+    items = {iid: json.loads(p) for iid, p in db.conn.execute(
+        "SELECT id, payload FROM task_items WHERE campaign_id = ?", (campaign_id,))}
+    layouts = {(iid, name): json.loads(lay) for iid, name, lay in db.conn.execute(
+        "SELECT a.item_id, u.username, a.layout FROM task_assignments a JOIN users u ON u.id = a.user_id "
+        "WHERE a.campaign_id = ?", (campaign_id,))}
+    sections = t.results(c, items, layouts, answers(db, campaign_id))
+    return {"campaign": {k: c[k] for k in ("id", "name", "kind", "status")}, "task": t.title,
+            "config": c["config"], "progress": campaign_progress(db, campaign_id, actor=None),
+            "sections": [s.to_dict() for s in sections], "flags": flags(db, campaign_id, actor=None)}

@@ -1,0 +1,339 @@
+"""Rubric rating of several models' responses, then of the judge's assessment (AutoMedEval, CMB-Clin).
+
+One item is one question (of a clinical case, with the case description and the earlier
+questions for context) with its reference answer and every model's response, shown as
+"Response 1..n" in an order drawn per annotator (models are never named). Part 1: each
+response on each criterion of the rubric (anchored 1-5). Part 2, when the campaign uses a
+judge: only then is that judge's rationale shown, to be rated on Knowledge Correctness,
+Reference Correctness and Fluency (AutoMedEval App. D: "do not refer to the assessment
+before completing the first part"). The library enforces the order: part 2 is neither
+shown nor accepted before part 1 is complete.
+
+Results: mean rating per model and criterion; agreement among clinicians per criterion
+(ICC(2,1), ICC(2,k), interval alpha) and on the mean over criteria; with a judge, the judge
+against the clinicians (``medeval.stats.judge``: Spearman / Pearson per response, Accuracy_2-tuple
+and _triple, win rates, rankings) and the clinicians' ratings of the judge's assessments.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import numpy as np
+
+from medeval.annotation import cases as cs
+from medeval.annotation.tasks.common import Criterion, continuous_agreement, mean
+from medeval.annotation.tasks.registry import Block, ItemSpec, Question, Section, Setting, TaskType, register
+from medeval.core.errors import MedevalError
+from medeval.stats import judge as jg
+
+# AutoMedEval App. D: responses on Relevancy, Knowledge Correctness, Fluency.
+AUTOMEDEVAL = (
+    Criterion("relevancy", "Relevancy", "How well does the response answer the question that was asked?",
+              ("Does not address the question", "Touches the topic but misses what was asked",
+               "Answers the question in part", "Answers the question with minor digressions",
+               "Answers exactly the question asked")),
+    Criterion("knowledge", "Knowledge Correctness",
+              "Is the medical knowledge correct, with terminology used appropriately?",
+              ("Wrong or dangerous medical content", "Several substantive errors", "Mostly correct, some errors",
+               "Correct with minor imprecision", "Fully correct and precise")),
+    Criterion("fluency", "Fluency", "Is the language fluent and easy to understand?",
+              ("Incomprehensible", "Hard to follow", "Understandable with effort", "Clear with minor flaws",
+               "Natural and clear")),
+)
+# CMB-Clin §5: Fluency, Relevance, Completeness, Proficiency (with a reference answer).
+CMB_CLIN = (
+    Criterion("fluency", "Fluency", "Is the response fluent, coherent and easy to read?",
+              ("Incoherent", "Hard to follow", "Readable with effort", "Fluent with minor flaws",
+               "Fluent and well organised")),
+    Criterion("relevance", "Relevance", "Does the response stay on the question and the patient's case?",
+              ("Unrelated to the case or question", "Mostly off the point", "Partly relevant",
+               "Relevant with some digression", "Entirely relevant")),
+    Criterion("completeness", "Completeness", "Does it cover the key points of the reference answer?",
+              ("Covers none of the key points", "Covers few key points", "Covers about half",
+               "Covers most key points", "Covers every key point")),
+    Criterion("proficiency", "Proficiency", "Does it show sound medical expertise for this case?",
+              ("Wrong or unsafe reasoning", "Major errors in reasoning", "Acceptable with notable errors",
+               "Sound with minor errors", "Expert-level, correct and safe")),
+)
+# AutoMedEval App. D, part 2: the judge's assessment.
+JUDGE_RUBRIC = (
+    Criterion("j_knowledge", "Knowledge Correctness",
+              "Is the medical knowledge the judge applies when analysing each response correct?",
+              ("Wrong medical reasoning throughout", "Several substantive errors", "Mostly correct, some errors",
+               "Correct with minor imprecision", "Fully correct")),
+    Criterion("j_reference", "Reference Correctness",
+              "Does the judge attribute every quote and point to the right response (no misattribution)?",
+              ("Mixes up the responses throughout", "Several misattributions", "One clear misattribution",
+               "Minor slips only", "Every attribution is right")),
+    Criterion("j_fluency", "Fluency", "Is the judge's analysis fluent and easy to understand?",
+              ("Incomprehensible", "Hard to follow", "Understandable with effort", "Clear with minor flaws",
+               "Natural and clear")),
+)
+RUBRICS = {"automedeval": AUTOMEDEVAL, "cmb-clin": CMB_CLIN}
+RUBRIC_TITLES = {"automedeval": "AutoMedEval: Relevancy / Knowledge Correctness / Fluency",
+                 "cmb-clin": "CMB-Clin: Fluency / Relevance / Completeness / Proficiency"}
+NO_JUDGE = "(none)"
+
+
+def parse_rubric(spec) -> tuple[Criterion, ...]:
+    """A rubric by name (``automedeval``, ``cmb-clin``) or as a list of criteria dicts with five anchors each."""
+    if isinstance(spec, str):
+        if spec not in RUBRICS:
+            raise MedevalError(f"unknown rubric {spec!r}; built in: {', '.join(RUBRICS)} (or give the criteria)")
+        return RUBRICS[spec]
+    if not isinstance(spec, list) or not spec:
+        raise MedevalError("a rubric is a name or a non-empty list of criteria {key, name, question, anchors}")
+    out = []
+    for n, c in enumerate(spec, start=1):
+        if not isinstance(c, dict) or not all(c.get(f) for f in ("key", "name", "question", "anchors")):
+            raise MedevalError(f"rubric criterion {n}: needs key, name, question and anchors (five texts, 1 to 5)")
+        anchors = c["anchors"]
+        if not isinstance(anchors, list) or len(anchors) != 5 or not all(isinstance(a, str) and a.strip()
+                                                                         for a in anchors):
+            raise MedevalError(f"rubric criterion {c['name']!r}: anchors must be five non-empty texts (1 to 5)")
+        out.append(Criterion(str(c["key"]), str(c["name"]), str(c["question"]), tuple(a.strip() for a in anchors)))
+    if len({c.key for c in out}) != len(out):
+        raise MedevalError("rubric criteria need distinct keys")
+    return tuple(out)
+
+
+def _label(n: int) -> str:
+    return f"Response {n}"
+
+
+def response_of(payload: dict, layout: dict, question: str) -> dict:
+    """The response (``{model, response}``) a part-1 question is about.
+
+    Question ids name the response by the number the annotator sees ("r2:fluency" is Response 2 on
+    that annotator's screen), never by its place in the data, so nothing sent to the browser orders
+    the models; the annotator's layout maps the number back.
+    """
+    shown = int(question[1:].split(":", 1)[0])
+    return payload["responses"][layout["order"][shown - 1]]
+
+
+@register
+class RubricRating(TaskType):
+    name = "rubric"
+    title = "Rate responses (and the judge)"
+    description = ("Clinicians rate each model's response to a case question on an anchored 1-5 rubric; with a judge, "
+                   "they then rate the judge's assessment (AutoMedEval, CMB-Clin).")
+    instructions = ("Rate every response on each criterion with the keys 1-5 (the meaning of each score is on its "
+                    "button). Models are not named and their order is shuffled. Where a judge's assessment "
+                    "follows, it appears only after you have rated all responses.")
+
+    def settings(self, db):
+        sets = [d["dataset"] for d in cs.datasets(db) if d["questions"]]
+        judges = sorted({j["judge"] for d in sets for q in cs.questions(db, d) for j in q["judgements"]})
+        return [
+            Setting("dataset", "Data set", "choice", sets[0] if sets else None, tuple(sets),
+                    "imported cases (medeval import-cases)"),
+            Setting("rubric", "Rubric", "choice", "automedeval", tuple(RUBRICS),
+                    "; ".join(f"{k}: {v}" for k, v in RUBRIC_TITLES.items())),
+            Setting("judge", "Judge to rate afterwards (part 2)", "choice", NO_JUDGE, (NO_JUDGE, *judges),
+                    "with a judge, only questions that judge assessed are used"),
+            Setting("max_items", "Questions (0 = all)", "int", 0, (), "a seeded random sample when fewer than all"),
+            Setting("criteria", "Your own criteria instead (optional, JSON)", "json", "", (),
+                    'a list like [{"key": "safety", "name": "Safety", "question": "Is the advice safe?", '
+                    '"anchors": ["1: ...", "2: ...", "3: ...", "4: ...", "5: ..."]}]; empty: the rubric above'),
+        ]
+
+    def check_config(self, db, config):
+        cfg = super().check_config(db, config)
+        raw = cfg.pop("criteria", None)
+        if isinstance(raw, str) and raw.strip():
+            try:
+                raw = json.loads(raw)
+            except json.JSONDecodeError as e:
+                raise MedevalError(f"your own criteria are not valid JSON ({e.msg}, line {e.lineno}, column "
+                                   f"{e.colno}); write a list of {{key, name, question, anchors}}") from None
+        if raw not in (None, "", []):  # a rubric of one's own, stored with the campaign
+            cfg["criteria"] = [c.to_dict() for c in parse_rubric(raw)]
+        return cfg
+
+    def build_items(self, db, config, rng):
+        if not config.get("dataset"):
+            raise MedevalError("no data set: import cases with responses first (medeval import-cases)")
+        crit = [c.to_dict() for c in parse_rubric(config.get("criteria") or config["rubric"])]
+        judge = None if config.get("judge") in (None, NO_JUDGE) else config["judge"]
+        qs = cs.questions(db, config["dataset"])
+        by_case = defaultdict(list)
+        for q in qs:
+            by_case[q["case_key"]].append(q)
+        items = []
+        for q in qs:
+            if len(q["responses"]) < 2:
+                continue
+            j = next((j for j in q["judgements"] if j["judge"] == judge), None)
+            if judge and j is None:
+                continue
+            earlier = [{"question": e["question"], "reference": e["reference"]}
+                       for e in by_case[q["case_key"]] if e["position"] < q["position"]]
+            payload = {"dataset": config["dataset"], "case": q["case_key"], "title": q["title"],
+                       "description": q["description"], "position": q["position"], "earlier": earlier,
+                       "question": q["question"], "reference": q["reference"], "responses": q["responses"],
+                       "criteria": crit, "judge": j, "judge_criteria": [c.to_dict() for c in JUDGE_RUBRIC]}
+            items.append(ItemSpec(f"{config['dataset']}/{q['case_key']}/{q['position']}", payload))
+        if not items:
+            raise MedevalError("no question of this data set has two or more responses"
+                               + (f" and an assessment by {judge}" if judge else ""))
+        n = int(config.get("max_items") or 0)
+        if 0 < n < len(items):
+            keep = sorted(rng.choice(len(items), size=n, replace=False).tolist())
+            items = [items[i] for i in keep]
+        return items
+
+    def layout(self, payload, rng):
+        return {"order": rng.permutation(len(payload["responses"])).tolist()}
+
+    def blocks(self, payload, layout):
+        out = []
+        if payload.get("title") or payload.get("description"):
+            out.append(Block("Case" + (f": {payload['title']}" if payload.get("title") else ""),
+                             payload.get("description") or ""))
+        for n, e in enumerate(payload.get("earlier") or [], start=1):
+            out.append(Block(f"Earlier question {n} of this case and its reference answer",
+                             f"{e['question']}\n\n{e['reference']}", fold=True))
+        out.append(Block("Question", payload["question"]))
+        out.append(Block("Reference answer", payload["reference"]))
+        for shown, j in enumerate(layout["order"], start=1):
+            out.append(Block(_label(shown), payload["responses"][j]["response"], target=_label(shown)))
+        jd = payload.get("judge")
+        if jd:
+            models = [r["model"] for r in payload["responses"]]
+            shown_as = {models[j]: _label(n) for n, j in enumerate(layout["order"], start=1)}
+            mapping = "; ".join(f"the judge's response {i} is your {shown_as[m]}"
+                                for i, m in enumerate(jd["models"], start=1) if m in shown_as)
+            out.append(Block("How the judge numbers the responses", mapping, part=2))
+            out.append(Block("The judge's assessment", jd["rationale"], part=2, target="The judge's assessment"))
+        return out
+
+    def questions(self, payload, layout):
+        crit = [Criterion.from_dict(c) for c in payload["criteria"]]
+        qs = []
+        for shown in range(1, len(layout["order"]) + 1):
+            for c in crit:
+                qs.append(Question(f"r{shown}:{c.key}", 1, _label(shown), c.name, c.question, c.options()))
+        if payload.get("judge"):
+            for c in (Criterion.from_dict(d) for d in payload["judge_criteria"]):
+                qs.append(Question(f"judge:{c.key}", 2, "The judge's assessment", c.name, c.question, c.options()))
+        return qs
+
+    def results(self, campaign, items, layouts, answers):
+        cfg = campaign["config"]
+        # response ratings: (item, response index, criterion key) -> [(annotator, value)]
+        resp = [a for a in answers if a.question.startswith("r")]
+        judge_part = [a for a in answers if a.question.startswith("judge:")]
+        crit_names: dict[str, str] = {}
+        for p in items.values():
+            for c in p["criteria"]:
+                crit_names.setdefault(c["key"], c["name"])
+        jcrit = {c.key: c.name for c in JUDGE_RUBRIC}
+
+        def model_of(a) -> str:
+            return response_of(items[a.item_id], layouts[(a.item_id, a.annotator)], a.question)["model"]
+
+        def crit_of(a) -> str:
+            return a.question.split(":", 1)[1]
+
+        # 1. per model and criterion
+        acc = defaultdict(list)
+        for a in resp:
+            acc[(model_of(a), crit_of(a))].append(int(a.value))
+        models = sorted({m for m, _ in acc})
+        per_model = []
+        for m in models:
+            row = {"model": m}
+            for key, name in crit_names.items():
+                row[name] = mean(acc.get((m, key), []))
+            vals = [v for (mm, _), vs in acc.items() if mm == m for v in vs]
+            row["mean"] = mean(vals)
+            row["ratings"] = len(vals)
+            per_model.append(row)
+        per_model.sort(key=lambda r: -(r["mean"] or 0))
+        sections = [Section("Ratings per model",
+                            "Mean rating (1-5) over the clinicians and items, per criterion; models ranked by the "
+                            "mean over criteria.", {"per model": per_model})]
+
+        # 2. agreement among clinicians, per criterion and on the mean over criteria
+        by_crit = defaultdict(list)
+        for a in resp:
+            by_crit[crit_names.get(crit_of(a), crit_of(a))].append(((a.item_id, model_of(a)), a.annotator,
+                                                                     float(a.value)))
+        seed = cfg.get("seed", 0)
+        rows = [r for name, rs in by_crit.items() for r in continuous_agreement(name, rs, seed=seed)]
+        per_resp = defaultdict(list)
+        for a in resp:
+            per_resp[(a.item_id, model_of(a), a.annotator)].append(int(a.value))
+        n_crit = {iid: len(p["criteria"]) for iid, p in items.items()}
+        overall = [((iid, m), who, float(np.mean(v))) for (iid, m, who), v in per_resp.items()
+                   if len(v) == n_crit[iid]]
+        rows += continuous_agreement("mean over criteria", overall, seed=seed)
+        sections.append(Section("Agreement among clinicians",
+                                "Each response is one rated unit. ICC(·,1): how far one clinician's rating can be "
+                                "trusted; ICC(·,k): the mean of the k clinicians. ICC(2,·) when every clinician "
+                                "rated every response; ICC(1,·) when each response went to k of more clinicians "
+                                "(each rated by a different set). Krippendorff's alpha (interval) uses every "
+                                "rating. AutoMedEval reports ICC 0.712 and alpha 0.725 among five doctors.",
+                                {"agreement": rows}))
+
+        # 3. the judge against the clinicians (clinician score of a response: mean over criteria, then raters)
+        judged = [p for p in items.values() if p.get("judge")]
+        if judged:
+            records = []
+            for (iid, m, who), v in per_resp.items():
+                p = items[iid]
+                if p.get("judge") and len(v) == n_crit[iid] and m in p["judge"]["scores"]:
+                    records.append({"case": f"{p['case']}/{p['position']}", "model": m, "rater": who,
+                                    "judge_score": p["judge"]["scores"][m], "human_score": float(np.mean(v))})
+            if records:
+                s = jg.summarise(jg.from_records(records, source=f"campaign {campaign['id']}"))
+                numbers = {"judge": cfg.get("judge"), "n_cases": s["n_cases"], "n_responses": s["n_responses"],
+                           "spearman": s["spearman"]["value"], "pearson": s["pearson"]["value"],
+                           "accuracy_2tuple": s["accuracy_2tuple"]["value"],
+                           "accuracy_triple": s["accuracy_triple"]["value"],
+                           "ranking_spearman": s["ranking"]["spearman"]["value"]}
+                stats = [{"statistic": k, "value": v["value"], "ci95": v.get("ci95"),
+                          "n": v.get("n", v.get("n_pairs", v.get("n_cases"))),
+                          "undefined_reason": v.get("undefined_reason")}
+                         for k, v in (("Spearman (per response)", s["spearman"]), ("Pearson (per response)", s["pearson"]),
+                                      ("Accuracy_2-tuple", s["accuracy_2tuple"]),
+                                      ("Accuracy_triple", s["accuracy_triple"]),
+                                      ("Spearman of the model rankings", s["ranking"]["spearman"]))]
+                win = []
+                for a_ in s["win_rate"]["models"]:
+                    for b_ in s["win_rate"]["models"]:
+                        if a_ != b_:
+                            wj, wc = s["win_rate"]["judge"][a_][b_], s["win_rate"]["clinicians"][a_][b_]
+                            win.append({"model": a_, "versus": b_, "judge win": wj["win"], "judge tie": wj["tie"],
+                                        "clinicians win": wc["win"], "clinicians tie": wc["tie"],
+                                        "cases": wj["n_cases"]})
+                ranking = [{"model": j["model"], "judge mean": j["mean"], "judge rank": j["rank"],
+                            "clinicians mean": c["mean"], "clinicians rank": c["rank"]}
+                           for j in s["ranking"]["judge"] for c in s["ranking"]["clinicians"]
+                           if c["model"] == j["model"]]
+                sec = Section("The judge against the clinicians",
+                              "The clinicians' score of a response is the mean over the rubric's criteria, then "
+                              "over clinicians. Accuracy_2-tuple: the share of response pairs of a question the "
+                              "judge orders as the clinicians do (a tie agrees only with a tie); Accuracy_triple: "
+                              "the share of three-response questions ordered exactly alike.",
+                              {"statistics": stats, "win rates": win, "model rankings": ranking}, numbers)
+                if s["warnings"]:
+                    sec.text += " " + " ".join(s["warnings"])
+                sections.append(sec)
+            # 4. the clinicians' ratings of the judge's assessments
+            jacc = defaultdict(list)
+            for a in judge_part:
+                jacc[a.question.split(":", 1)[1]].append(int(a.value))
+            jrows = [{"criterion": jcrit.get(k, k), "mean": mean(v), "ratings": len(v)} for k, v in jacc.items()]
+            by_jc = defaultdict(list)
+            for a in judge_part:
+                by_jc[jcrit.get(a.question.split(":", 1)[1])].append((a.item_id, a.annotator, float(a.value)))
+            sections.append(Section("The judge's assessments, as rated by the clinicians",
+                                    "Part 2 of each item, given after every response was rated.",
+                                    {"mean rating": jrows,
+                                     "agreement": [r for name, rs in by_jc.items()
+                                                   for r in continuous_agreement(name, rs, seed=seed)]}))
+        return sections

@@ -1,0 +1,349 @@
+"""Calibrate tier cut-offs: the two cut-offs that best reproduce the clinicians' tiers.
+
+MedDisKEval §3.2.2: clinicians tier examples sampled per score interval; "the
+thresholds that best divide the graded examples into the tiers become the grading
+standard". For one (metric, aspect type), given each graded item's automated score and
+the clinicians' consensus tier (the median of the annotators' tiers; with an even
+number of annotators the lower median, so a tie never invents a tier), this searches
+**every** pair of cut-offs that matters -- one between each two consecutive distinct
+scores, plus the ends of the metric's range -- and keeps the pair that maximises the
+criterion:
+
+* ``kappa`` (default): quadratic-weighted Cohen's kappa between automated and expert
+  tier -- chance-corrected and ordinal (a 0-vs-2 miss costs four times a 0-vs-1 miss);
+* ``accuracy``: share of items whose automated tier equals the expert tier;
+* ``spearman``: rank correlation of automated and expert tier.
+
+Items sorted by score fall into tiers by two split indices ``i <= j`` (tier 0 below
+``i``, 1 up to ``j``, 2 from ``j``), so prefix counts of the expert tiers give every
+candidate's confusion matrix in O(1), and the search over all pairs is vectorised.
+Among equally good pairs the one with the widest middle tier margin is kept (the
+first in score order when still tied), so the result is deterministic.
+
+A bootstrap over items (seeded) reports the spread of the criterion and how stable
+the cut-offs are: their 95% percentile intervals and the share of resamples whose
+optimum lies within ``tolerance`` of the chosen cut-offs.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from medeval.core.errors import MedevalError
+from medeval.engine.metrics import METRICS, get_metric
+
+CRITERIA = ("kappa", "accuracy", "spearman")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    metric: str
+    aspect_type: str
+    cut_offs: tuple[float, float] | None
+    criterion: str
+    value: float | None
+    n: int
+    confusion: list[list[int]] | None = None  # rows: expert tier 0..2, columns: automated tier 0..2
+    also: dict = field(default_factory=dict)  # the other criteria at the chosen cut-offs
+    bootstrap: dict = field(default_factory=dict)
+    undefined_reason: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"metric": self.metric, "aspect_type": self.aspect_type,
+                "cut_offs": list(self.cut_offs) if self.cut_offs else None, "criterion": self.criterion,
+                "value": self.value, "n": self.n, "confusion": self.confusion, "also": self.also,
+                "bootstrap": self.bootstrap, "undefined_reason": self.undefined_reason}
+
+
+def consensus(tiers: list[int]) -> int:
+    """The clinicians' consensus tier: the (lower) median of the annotators' tiers."""
+    return int(statistics.median_low(tiers))
+
+
+def _candidates(scores: np.ndarray, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
+    """Split indices into the sorted scores and the cut-off value that makes each split.
+
+    Index 0 puts nothing below the cut (cut = the range's low end); an index between two
+    distinct scores cuts at their midpoint; index n puts everything below (only possible
+    when the largest score is below the range's high end).
+    """
+    n = len(scores)
+    idx = [0]
+    cuts = [low]
+    change = np.nonzero(scores[1:] > scores[:-1])[0] + 1
+    idx.extend(change.tolist())
+    cuts.extend(((scores[change - 1] + scores[change]) / 2).tolist())
+    if n and scores[-1] < high:
+        idx.append(n)
+        cuts.append(float(min(high, (scores[-1] + high) / 2)))
+    return np.array(idx), np.array(cuts, dtype=float)
+
+
+def _criteria_grid(prefix: np.ndarray, I: np.ndarray, J: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """Every criterion for each (i, j) split, from prefix counts of the expert tiers.
+
+    ``prefix[k, e]`` = number of the first k items (by score) with expert tier e.
+    """
+    total = prefix[n]  # expert tier counts
+    # confusion[e, a] for automated tier a: a=0 -> [0, i), a=1 -> [i, j), a=2 -> [j, n)
+    c0 = prefix[I]  # (m, 3)
+    c1 = prefix[J] - prefix[I]
+    c2 = total - prefix[J]
+    conf = np.stack([c0, c1, c2], axis=-1).astype(float)  # (m, e=3, a=3)
+    w = np.array([[(e - a) ** 2 for a in range(3)] for e in range(3)], dtype=float) / 4.0
+    rows = conf.sum(axis=2)  # expert marginals (m, 3)
+    cols = conf.sum(axis=1)  # automated marginals (m, 3)
+    expected = rows[:, :, None] * cols[:, None, :] / n
+    obs_d = (w * conf).sum(axis=(1, 2))
+    exp_d = (w * expected).sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = np.where(exp_d > 0, 1 - obs_d / exp_d, np.nan)
+    accuracy = (conf[:, 0, 0] + conf[:, 1, 1] + conf[:, 2, 2]) / n
+    # Spearman from the 3x3 table: mid-ranks of each category, then Pearson of the ranks
+    def midranks(counts):
+        before = np.cumsum(counts, axis=1) - counts
+        return before + (counts + 1) / 2.0
+
+    re, ra = midranks(rows), midranks(cols)
+    mean_r = (n + 1) / 2.0
+    de, da = re - mean_r, ra - mean_r
+    cov = (conf * de[:, :, None] * da[:, None, :]).sum(axis=(1, 2))
+    ve = (rows * de ** 2).sum(axis=1)
+    va = (cols * da ** 2).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        spearman = np.where((ve > 0) & (va > 0), cov / np.sqrt(ve * va), np.nan)
+    return {"kappa": kappa, "accuracy": accuracy, "spearman": spearman, "confusion": conf}
+
+
+def _optimise(scores: np.ndarray, tiers: np.ndarray, low: float, high: float, criterion: str):
+    order = np.argsort(scores, kind="stable")
+    s, t = scores[order], tiers[order]
+    n = len(s)
+    prefix = np.zeros((n + 1, 3), dtype=np.int64)
+    prefix[1:] = np.cumsum(np.eye(3, dtype=np.int64)[t], axis=0)
+    idx, cuts = _candidates(s, low, high)
+    a, b = np.triu_indices(len(idx))  # every pair with low cut <= high cut
+    grid = _criteria_grid(prefix, idx[a], idx[b], n)
+    values = grid[criterion]
+    if np.all(np.isnan(values)):
+        return None
+    best = np.nanmax(values)
+    ties = np.nonzero(np.isclose(values, best, rtol=0, atol=1e-12))[0]
+    # prefer the widest middle margin among equally good pairs, then the first
+    margin = cuts[b[ties]] - cuts[a[ties]]
+    k = ties[int(np.argmax(margin))] if len(ties) > 1 else ties[0]
+    return {"cut_offs": (float(cuts[a[k]]), float(cuts[b[k]])), "value": float(values[k]),
+            "confusion": grid["confusion"][k].astype(int).tolist(),
+            "also": {c: (None if np.isnan(grid[c][k]) else float(grid[c][k])) for c in CRITERIA}}
+
+
+def calibrate(metric: str, aspect_type: str, scores, tiers, *, criterion: str = "kappa", n_boot: int = 200,
+              rng=0, tolerance: float = 0.05) -> Calibration:
+    """The cut-offs ``(low, high)`` that best reproduce the expert ``tiers`` (0/1/2) from ``scores``."""
+    info = METRICS[get_metric(metric).name]
+    if criterion not in CRITERIA:
+        raise MedevalError(f"criterion {criterion!r} is not one of {', '.join(CRITERIA)}")
+    scores = np.asarray(scores, dtype=float)
+    tiers = np.asarray(tiers)
+    if scores.shape != tiers.shape:
+        raise MedevalError("scores and tiers differ in length")
+    if len(scores) and (np.isnan(scores).any() or (scores < info.low - 1e-9).any() or
+                        (scores > info.high + 1e-9).any()):
+        raise MedevalError(f"{metric} scores must lie in [{info.low}, {info.high}] (and not be missing)")
+    if len(tiers) and not np.isin(tiers, (0, 1, 2)).all():
+        raise MedevalError("expert tiers must be 0, 1 or 2")
+    tiers = tiers.astype(int)
+    n = len(scores)
+    if n < 3:
+        return Calibration(metric, aspect_type, None, criterion, None, n,
+                           undefined_reason=f"{n} graded items; at least 3 are needed")
+    if len(set(tiers.tolist())) < 2:
+        return Calibration(metric, aspect_type, None, criterion, None, n,
+                           undefined_reason="the experts used only one tier: no cut-off can be learnt")
+    best = _optimise(scores, tiers, info.low, info.high, criterion)
+    if best is None:
+        return Calibration(metric, aspect_type, None, criterion, None, n,
+                           undefined_reason=f"{criterion} is undefined for every pair of cut-offs")
+    boot = {}
+    if n_boot:
+        g = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        vals, lows, highs = [], [], []
+        for _ in range(n_boot):
+            pick = g.integers(0, n, n)
+            r = _optimise(scores[pick], tiers[pick], info.low, info.high, criterion)
+            if r is not None:
+                vals.append(r["value"])
+                lows.append(r["cut_offs"][0])
+                highs.append(r["cut_offs"][1])
+        if vals:
+            lo, hi = best["cut_offs"]
+            boot = {"n_boot": n_boot, "n_defined": len(vals),
+                    "value_ci95": [float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))],
+                    "low_ci95": [float(np.percentile(lows, 2.5)), float(np.percentile(lows, 97.5))],
+                    "high_ci95": [float(np.percentile(highs, 2.5)), float(np.percentile(highs, 97.5))],
+                    "stable_share": float(np.mean([(abs(a - lo) <= tolerance) and (abs(b - hi) <= tolerance)
+                                                   for a, b in zip(lows, highs)])),
+                    "tolerance": tolerance}
+    return Calibration(metric, aspect_type, best["cut_offs"], criterion, best["value"], n, best["confusion"],
+                       best["also"], boot)
+
+
+def graded_examples(rows: list[dict]) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
+    """Per (metric, aspect type): each item's score and consensus tier, from long rows.
+
+    Rows sharing an ``item`` (within a metric and type) are one item graded by several annotators:
+    their consensus tier is used, and their scores must agree.
+    """
+    groups: dict[tuple[str, str], dict] = defaultdict(dict)
+    for n, r in enumerate(rows):
+        key = (get_metric(r["metric"]).name, r["aspect_type"])
+        item = r.get("item")
+        item = item if item not in (None, "") else f"row{n}"
+        entry = groups[key].setdefault(item, {"score": r["score"], "tiers": []})
+        if not np.isclose(entry["score"], r["score"]):
+            raise MedevalError(f"item {item!r} has two different {key[0]} scores ({entry['score']} and "
+                               f"{r['score']}): one item has one score per metric")
+        entry["tiers"].append(int(r["tier"]))
+    return {key: (np.array([e["score"] for e in items.values()], dtype=float),
+                  np.array([consensus(e["tiers"]) for e in items.values()], dtype=int))
+            for key, items in sorted(groups.items())}
+
+
+def calibrate_rows(rows: list[dict], *, criterion: str = "kappa", n_boot: int = 200, rng=0) -> list[Calibration]:
+    """Calibrate every (metric, aspect type) of long rows ``metric, aspect_type, score, tier[, item]``."""
+    return [calibrate(metric, atype, scores, tiers, criterion=criterion, n_boot=n_boot, rng=rng)
+            for (metric, atype), (scores, tiers) in graded_examples(rows).items()]
+
+
+def read_graded(path) -> list[dict]:
+    """GRADED file rows (CSV/TSV/JSONL/JSON) with columns ``metric, aspect_type, score, tier`` and optional ``item``."""
+    from medeval.core.tables import read_table
+
+    name = str(path)
+    columns, rows = read_table(path)
+    need = ["metric", "aspect_type", "score", "tier"]
+    missing = [c for c in need if c not in columns]
+    if missing:
+        raise MedevalError(f"{name}: column {', '.join(missing)} missing (found: {', '.join(columns)}); "
+                           f"GRADED needs {', '.join(need)} and optionally item")
+    if not rows:
+        raise MedevalError(f"{name}: no rows")
+    out = []
+    for n, r in rows:
+        try:
+            score = float(r["score"])
+        except (TypeError, ValueError):
+            raise MedevalError(f"{name}, row {n}: score {r['score']!r} is not a number")
+        if str(r["tier"]).strip() not in ("0", "1", "2"):
+            raise MedevalError(f"{name}, row {n}: tier {r['tier']!r} must be 0, 1 or 2")
+        try:
+            get_metric(str(r["metric"]).strip())
+        except MedevalError as e:
+            raise MedevalError(f"{name}, row {n}: {e}")
+        out.append({"metric": str(r["metric"]).strip(), "aspect_type": str(r["aspect_type"]).strip(),
+                    "score": score, "tier": int(str(r["tier"]).strip()), "item": str(r.get("item") or "").strip()})
+    return out
+
+
+def campaign_rows(db, campaign_id: int, *, version: int | None = None) -> list[dict]:
+    """Graded rows of a campaign for calibration: each annotator's latest tier with the item's scores.
+
+    For a bucket campaign an item counts for the (metric, aspect type) it was sampled for; for a random
+    campaign it counts for every metric it has a score for (under the threshold set's scorers).
+    """
+    import json
+
+    from medeval.engine import thresholds as th
+
+    ts = th.load(db, version) if version is not None else th.active(db)
+    if not db.conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone():
+        raise MedevalError(f"no campaign {campaign_id}")
+    q = ("SELECT ci.id, ci.strata, ci.response_id, g.tier FROM grade_annotations g JOIN campaign_items ci ON "
+         "ci.id = g.item_id WHERE ci.campaign_id = ? AND g.skipped = 0 AND g.id = (SELECT max(id) FROM "
+         "grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
+    rows = []
+    for item, strata, rid, tier in db.conn.execute(q, (campaign_id,)).fetchall():
+        targets = {(s["metric"], s["aspect_type"]) for s in json.loads(strata) if "metric" in s}
+        for metric, scorer, score, atype in db.conn.execute(
+                "SELECT s.metric, s.scorer, s.score, k.aspect_type FROM scores s JOIN responses r ON "
+                "r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id WHERE s.response_id = ?", (rid,)):
+            if metric == "exact_match":
+                continue
+            ok = th.embedding_matches(ts.embedding_model, scorer) if metric == "cosine" else \
+                scorer == ts.scorer_for(metric)
+            if ok and (not targets or (metric, atype) in targets):
+                rows.append({"metric": metric, "aspect_type": atype, "score": score, "tier": tier, "item": str(item)})
+    return rows
+
+
+def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name: str, actor=None,
+                base_version: int | None = None, provenance: dict | None = None) -> int:
+    """Store ``changes`` over ``base_version`` (default: the active set) as a new version, activate it, regrade.
+
+    One transaction: if anything fails half-way, the old version stays active and every grade consistent
+    with it. Audited as ``thresholds.publish``.
+    """
+    from medeval.accounts.auth import audit, require_role
+    from medeval.engine import thresholds as th
+    from medeval.store.db import transaction
+
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    if not changes:
+        raise MedevalError("nothing to publish: no cut-offs given")
+    if not (name or "").strip():
+        raise MedevalError("give the new threshold set a name")
+    for (m, t), (lo, hi) in changes.items():
+        info = METRICS[get_metric(m).name]
+        if not (info.low <= lo <= hi <= info.high):
+            raise MedevalError(f"cut-offs for {m} / {t} must satisfy {info.low} <= low <= high <= {info.high}; "
+                               f"got {lo}, {hi}")
+    who = actor.username if actor else "cli"
+    with transaction(db):
+        base = th.load(db, base_version) if base_version is not None else th.active(db)
+        cutoffs = dict(base.cutoffs)
+        cutoffs.update({k: (round(float(v[0]), 6), round(float(v[1]), 6)) for k, v in changes.items()})
+        prov = {"calibrated": True, "base_version": base.version, **(provenance or {}),
+                "kept_from_base": sorted(f"{m}/{t}" for (m, t) in cutoffs if (m, t) not in changes)}
+        ts = th.ThresholdSet(name=name.strip(), cutoffs=cutoffs, tokenizer=base.tokenizer,
+                             embedding_model=base.embedding_model, provenance=prov, created_by=who,
+                             created_at=th._now())
+        version = th._insert(db, ts)
+        th._activate(db, version)
+        th.grade_db_in_tx(db, version)
+        audit(db, who, "thresholds.publish", str(version),
+              {"name": name.strip(), "base_version": base.version, "strata": len(changes),
+               **(provenance or {}).get("source", {})})
+    return version
+
+
+def publish(db, results: list[Calibration], *, name: str, actor=None, base_version: int | None = None,
+            source: dict | None = None) -> int:
+    """Publish calibrated cut-offs (see :func:`publish_set`); strata not calibrated keep the base set's.
+
+    The provenance records the source (e.g. the campaign, its items and annotators) and each stratum's
+    criterion, value, n and bootstrap spread.
+    """
+    calibrated = [c for c in results if c.cut_offs is not None]
+    if not calibrated:
+        raise MedevalError("nothing to publish: no (metric, aspect type) could be calibrated")
+    provenance = {"method": "exhaustive cut-off search (medeval.calibration.cutoffs)", "source": source or {},
+                  "strata": [{"metric": c.metric, "aspect_type": c.aspect_type, "criterion": c.criterion,
+                              "value": c.value, "n": c.n, "value_ci95": c.bootstrap.get("value_ci95"),
+                              "stable_share": c.bootstrap.get("stable_share")} for c in calibrated]}
+    return publish_set(db, {(c.metric, c.aspect_type): c.cut_offs for c in calibrated}, name=name, actor=actor,
+                       base_version=base_version, provenance=provenance)
+
+
+def campaign_source(db, campaign_id: int) -> dict:
+    """What a publication from a campaign records: the campaign, its graded items and its annotators."""
+    row = db.conn.execute("SELECT name FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    items, annotators = db.conn.execute(
+        "SELECT count(DISTINCT g.item_id), count(DISTINCT g.user_id) FROM grade_annotations g JOIN campaign_items ci "
+        "ON ci.id = g.item_id WHERE ci.campaign_id = ? AND g.skipped = 0", (campaign_id,)).fetchone()
+    return {"campaign": campaign_id, "campaign_name": row[0] if row else None, "items_graded": items,
+            "annotators": annotators}

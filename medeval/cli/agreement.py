@@ -1,0 +1,49 @@
+"""Agreement statistics: ``agreement`` (any ratings file) and ``report-agreement`` (a campaign's HTML/PDF report)."""
+
+from __future__ import annotations
+
+import click
+
+from medeval.cli.base import db_option, friendly
+from medeval.store.db import connect
+
+
+@click.command("agreement")
+@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio"]), required=True,
+              help="level of measurement of the values")
+@click.option("--categories", default=None, help="ordered category set, comma-separated (e.g. 0,1,2)")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="json", show_default=True)
+@click.option("--n-boot", type=click.IntRange(0), default=1000, show_default=True, help="bootstrap resamples for CIs")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap")
+@friendly
+def agreement_cmd(ratings, level, categories, fmt, n_boot, seed):
+    """Inter-rater agreement of a long-format ratings file (item, rater, value): alpha, ICC, kappas, Spearman."""
+    from medeval.stats.agreement import read_long, render_summary, summarise
+
+    cats = [c.strip() for c in categories.split(",")] if categories else None
+    s = summarise(read_long(ratings), level, cats, n_boot=n_boot, rng=seed)
+    click.echo(render_summary(s, fmt), nl=False)
+
+
+
+@click.command("report-agreement")
+@db_option
+@click.option("--campaign", "campaign_id", type=int, required=True, help="campaign id (see `campaign list`)")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="folder to write into")
+@click.option("--pdf/--no-pdf", default=True, show_default=True, help="also print report.pdf with headless Chromium")
+@click.option("--n-boot", type=click.IntRange(0), default=1000, show_default=True, help="bootstrap resamples for CIs")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap")
+@friendly
+def report_agreement_cmd(db_path, campaign_id, out_dir, pdf, n_boot, seed):
+    """Agreement report of a campaign: report.html (offline), report.pdf, summary.json and CSVs."""
+    from medeval.reports.agreement_report import write_report
+    from medeval.reports.dashboard import campaign_agreement
+
+    with connect(db_path) as db:
+        s = campaign_agreement(db, campaign_id, actor=None, n_boot=n_boot, seed=seed)
+    for name, path in write_report(s, out_dir, pdf=pdf).items():
+        click.echo(f"{name}\t{path}")
+
+
+COMMANDS = (agreement_cmd, report_agreement_cmd,)

@@ -1,0 +1,64 @@
+"""What every command module shares: the ``--db`` option, clean errors, output to a file or stdout, passwords."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import click
+
+from medeval.core import settings
+from medeval.core.errors import MedevalError
+
+DB_HELP = f"SQLite database file [env MEDEVAL_DB; default {settings.get('MEDEVAL_DB')}]"
+
+
+def db_option(f):
+    return click.option("--db", "db_path", envvar="MEDEVAL_DB", default=lambda: settings.db_path(),
+                        show_default="annotations.db", help=DB_HELP)(f)
+
+
+def emit(text: str, out: str | None) -> None:
+    """Write ``text`` to the file ``out``, or to standard output."""
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {out}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+def friendly(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        try:
+            return f(*args, **kwargs)
+        except MedevalError as e:
+            click.echo(f"Error: {e}", err=True)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            click.echo("Interrupted; finished chunks are saved. Run the command again to continue.", err=True)
+            sys.exit(130)
+    return wrapper
+
+
+def read_password(confirm: bool = True) -> str:
+    """The new password from standard input: a hidden prompt on a terminal, else the first line."""
+    if sys.stdin.isatty():
+        return click.prompt("Password", hide_input=True, confirmation_prompt=confirm)
+    line = sys.stdin.readline()
+    if not line:
+        raise MedevalError("no password on standard input (pipe it in, e.g. `printf '%s\\n' \"$PW\" | ...`)")
+    return line.rstrip("\r\n")
+
+
+def warn_ungraded(db, version):
+    from medeval.engine import thresholds as th
+
+    ts = th.load(db, version)
+    cov = th.coverage(db, version)
+    c = cov.get("cosine")
+    if c and c["scored"] and c["graded"] < c["scored"]:
+        click.echo(f"note: {c['scored'] - c['graded']} cosine scores are not graded: threshold set v{version} is for "
+                   f"{ts.embedding_model}. Import cut-offs calibrated for your embedding model, or "
+                   f"`medeval thresholds adopt {version} --embedding-model ID` to use them provisionally.", err=True)

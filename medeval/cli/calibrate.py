@@ -1,0 +1,84 @@
+"""``calibrate``: cut-offs from clinicians' grades (a file or a campaign), optionally published."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from medeval.cli.base import db_option, friendly
+from medeval.core.errors import MedevalError
+from medeval.store.db import connect
+
+
+@click.command("calibrate")
+@click.argument("graded", required=False, type=click.Path(dir_okay=False))
+@click.option("--campaign", "campaign_id", type=int, default=None,
+              help="calibrate from a campaign in the database instead of a GRADED file")
+@db_option
+@click.option("--criterion", type=click.Choice(["kappa", "accuracy", "spearman"]), default="kappa",
+              show_default=True, help="what the cut-offs maximise (kappa: quadratic-weighted Cohen's kappa)")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="json", show_default=True)
+@click.option("--n-boot", type=click.IntRange(0), default=200, show_default=True,
+              help="bootstrap resamples for the spread of the criterion and the stability of the cut-offs")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap")
+@click.option("--publish", "publish_name", default=None,
+              help="also store the cut-offs as a new threshold-set version with this name, activate it and regrade "
+                   "(atomic; strata not calibrated keep the active set's cut-offs)")
+@friendly
+def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, publish_name):
+    """Cut-offs per (metric, aspect type) that best reproduce the clinicians' tiers.
+
+    GRADED has columns metric, aspect_type, score, tier (0/1/2) and optionally item (rows of one
+    item, one per annotator, are combined into their median tier).
+    """
+    from medeval.calibration.cutoffs import calibrate_rows, campaign_rows, read_graded
+
+    if (graded is None) == (campaign_id is None):
+        raise click.UsageError("give either a GRADED file or --campaign ID")
+    if graded is not None:
+        rows = read_graded(graded)
+    else:
+        with connect(db_path) as db:
+            rows = campaign_rows(db, campaign_id)
+        if not rows:
+            raise MedevalError(f"campaign {campaign_id} has no grades yet")
+    calibrations = calibrate_rows(rows, criterion=criterion, n_boot=n_boot, rng=seed)
+    results = [c.to_dict() for c in calibrations]
+    if publish_name is not None:
+        from medeval.calibration.cutoffs import campaign_source, publish
+
+        with connect(db_path) as db:
+            source = campaign_source(db, campaign_id) if campaign_id is not None else {"file": str(graded)}
+            version = publish(db, calibrations, name=publish_name, source=source)
+        click.echo(f"published threshold set v{version} ({publish_name}) and made it active", err=True)
+    if fmt == "json":
+        click.echo(json.dumps(results, indent=2))
+        return
+    head = ["metric", "aspect_type", "low", "high", "criterion", "value", "n", "value_ci95", "stable_share",
+            "undefined_reason"]
+    lines = []
+    for r in results:
+        b = r["bootstrap"]
+        cells = [r["metric"], r["aspect_type"], *(r["cut_offs"] or [None, None]), r["criterion"], r["value"], r["n"],
+                 b.get("value_ci95"), b.get("stable_share"), r["undefined_reason"]]
+        lines.append(["" if c is None else (f"{c:.4f}" if isinstance(c, float) else
+                                             (" to ".join(f"{x:.3f}" for x in c) if isinstance(c, list) else str(c)))
+                      for c in cells])
+    if fmt == "csv":
+        import csv
+        import io
+
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(head)
+        w.writerows(lines)
+        click.echo(buf.getvalue(), nl=False)
+    else:
+        click.echo("| " + " | ".join(head) + " |")
+        click.echo("|" + "---|" * len(head))
+        for cells in lines:
+            click.echo("| " + " | ".join(cells) + " |")
+
+
+COMMANDS = (calibrate_cmd,)

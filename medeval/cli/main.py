@@ -1,0 +1,39 @@
+"""Command line: ``python -m medeval COMMAND``. Library errors become clean messages and exit code 1.
+
+Every command is registered here, from the ``COMMANDS`` of its group's module (one module per command
+group); a new command group is a module with ``COMMANDS`` added to :data:`GROUPS`.
+"""
+
+from __future__ import annotations
+
+import click
+
+from medeval.cli import (
+    agreement,
+    calibrate,
+    campaigns,
+    cases,
+    demo,
+    files,
+    judge,
+    scoring,
+    task_campaigns,
+    thresholds,
+    users,
+)
+
+GROUPS = (scoring, thresholds, demo, calibrate, agreement, users, campaigns, cases, judge, files, task_campaigns)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 140, "terminal_width": 140})
+@click.version_option(package_name=None, version=__import__("medeval").__version__)
+def main():
+    """medeval: score medical LLM answers against a knowledge base and grade them into tiers."""
+
+
+for _group in GROUPS:
+    for _command in _group.COMMANDS:
+        main.add_command(_command)
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

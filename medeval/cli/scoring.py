@@ -1,0 +1,135 @@
+"""Scoring data: ``init``, ``import``, ``score``, ``grade``, ``report`` and ``export``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from medeval.cli.base import db_option, emit, friendly, warn_ungraded
+from medeval.core import settings
+from medeval.store.db import connect
+
+
+@click.command("init")
+@db_option
+@friendly
+def init_cmd(db_path):
+    """Create the database (or bring its schema up to date)."""
+    with connect(db_path) as db:
+        n = db.conn.execute("SELECT count(*) FROM _migrations").fetchone()[0]
+    click.echo(f"{db_path}: schema up to date ({n} migrations)")
+
+
+
+@click.command("import")
+@db_option
+@click.option("--kb", type=click.Path(dir_okay=False), help="knowledge base: disease, aspect, reference [aspect_type, disease_en]")
+@click.option("--responses", type=click.Path(dir_okay=False), help="model responses: model, disease, aspect, response")
+@click.option("--models", type=click.Path(dir_okay=False), help="models: model, backbone, kind (general|medical)")
+@friendly
+def import_cmd(db_path, kb, responses, models):
+    """Import a knowledge base, models and responses (CSV, JSONL or JSON); all or nothing."""
+    from medeval.engine.importer import import_files
+
+    with connect(db_path) as db:
+        s = import_files(db, kb=kb, responses=responses, models=models)
+    for line in s.lines():
+        click.echo(line)
+    if not s.changed:
+        click.echo("nothing changed (everything was already imported)")
+
+
+
+@click.command("score")
+@db_option
+@click.option("--metrics", default="bleu1,rouge1,cosine,exact_match", show_default=True,
+              help="comma-separated metrics to compute")
+@click.option("--embedding-model", envvar="MEDEVAL_EMBEDDING_MODEL", default=None,
+              help="use-multilingual (default), minilm, or a local sentence-transformers directory [env MEDEVAL_EMBEDDING_MODEL]")
+@click.option("--batch-size", envvar="MEDEVAL_BATCH_SIZE", type=click.IntRange(1), default=None,
+              help="responses per committed chunk [env MEDEVAL_BATCH_SIZE; default 2000]")
+@click.option("--no-progress", is_flag=True, help="no progress bar")
+@click.option("--grade/--no-grade", default=True, show_default=True, help="grade new scores under the active threshold set")
+@friendly
+def score_cmd(db_path, metrics, embedding_model, batch_size, no_progress, grade):
+    """Score every response not yet scored, in chunks (resumable after an interrupt)."""
+    from tqdm import tqdm
+
+    from medeval.engine import thresholds as th
+    from medeval.engine.scoring import score_db
+
+    batch_size = batch_size or int(settings.get("MEDEVAL_BATCH_SIZE"))
+    bar = tqdm(total=0, unit="resp", disable=no_progress, file=sys.stderr, dynamic_ncols=True)
+
+    def total(n):
+        bar.total = n
+        bar.refresh()
+
+    with connect(db_path) as db:
+        s = score_db(db, metrics=[m for m in metrics.split(",") if m.strip()], embedding_model=embedding_model,
+                     batch_size=batch_size, progress=bar.update, total_callback=total)
+        bar.close()
+        click.echo(f"{s.responses_seen} responses checked, {s.scores_added} scores added"
+                   + (f"; embeddings: {s.embeddings_computed} computed, {s.embeddings_cached} from cache "
+                      f"({s.embedding_model})" if s.embedding_model else ""))
+        if grade:
+            v, n = th.grade_db(db)
+            click.echo(f"{n} grades added under threshold set v{v}")
+            warn_ungraded(db, v)
+
+
+
+
+@click.command("grade")
+@db_option
+@click.option("--version", "version", type=int, default=None, help="threshold-set version (default: the active one)")
+@friendly
+def grade_cmd(db_path, version):
+    """Grade all scores into tiers under a threshold set (default: the active one)."""
+    from medeval.engine import thresholds as th
+
+    with connect(db_path) as db:
+        v, n = th.grade_db(db, version)
+        click.echo(f"{n} grades added under threshold set v{v}")
+        warn_ungraded(db, v)
+
+
+
+@click.command("report")
+@db_option
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="md", show_default=True)
+@click.option("--version", "version", type=int, default=None, help="threshold-set version (default: the active one)")
+@click.option("--out", type=click.Path(dir_okay=False), help="write to this file instead of standard output")
+@friendly
+def report_cmd(db_path, fmt, version, out):
+    """Per model: tier shares, total score and level; per aspect; Welch's t-test vs backbone."""
+    from medeval.reports.tier_report import build_report, render
+
+    with connect(db_path) as db:
+        text = render(build_report(db, version), fmt)
+    emit(text, out)
+
+
+
+@click.command("export")
+@db_option
+@click.option("--what", type=click.Choice(["scores"]), default="scores", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["csv"]), default="csv", show_default=True)
+@click.option("--version", "version", type=int, default=None, help="threshold-set version for tiers (default: active)")
+@click.option("--out", type=click.Path(dir_okay=False), help="write to this file instead of standard output")
+@friendly
+def export_cmd(db_path, what, fmt, version, out):
+    """Export one row per response and metric: score, tier and threshold version."""
+    from medeval.reports.tier_report import export_scores
+
+    with connect(db_path) as db:
+        if out:
+            with open(out, "w", encoding="utf-8", newline="") as f:
+                n = export_scores(db, f, version)
+            click.echo(f"wrote {n} rows to {out}", err=True)
+        else:
+            export_scores(db, sys.stdout, version)
+
+
+COMMANDS = (init_cmd, import_cmd, score_cmd, grade_cmd, report_cmd, export_cmd,)

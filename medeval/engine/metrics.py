@@ -1,0 +1,177 @@
+"""Similarity metrics between a knowledge-base reference and a model answer.
+
+All functions take ``(reference, candidate)`` -- the reference is the
+knowledge-base text r̂, the candidate the (post-processed) model answer r.
+
+* :func:`rouge1` -- ROUGE-1 precision (over the candidate), recall (over the
+  reference) and F1, identical to ``rouge_score`` with the same tokenizer;
+* :func:`bleu1` -- BLEU-1: brevity penalty x clipped unigram precision of the
+  candidate (the hypothesis), equal to nltk ``sentence_bleu(weights=(1,))``;
+* :func:`exact_match` -- 1.0 when the first numbers agree (numeric aspect);
+* :func:`cosine` -- cosine of sentence embeddings from an embedding backend.
+
+Lexical metrics use :func:`medeval.engine.tokenize.tokenize` (CJK characters, Latin words).
+:data:`METRICS` is the registry: name, range, which aspect types a metric
+applies to; :func:`get_metric` answers "did you mean" for unknown names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import NamedTuple, Sequence
+
+from medeval.core.errors import MedevalError
+from medeval.engine.aspects import DECLARATIVE, ENUMERATED, NUMERIC
+from medeval.engine.tokenize import tokenize
+
+
+class RougeScore(NamedTuple):
+    """ROUGE-1 precision (over the candidate), recall (over the reference) and F1 -- like rouge-score's ``Score``."""
+
+    precision: float
+    recall: float
+    fmeasure: float
+
+
+def _overlap(ref_tokens: Sequence[str], cand_tokens: Sequence[str]) -> int:
+    """Size of the multiset intersection (= clipped unigram matches), iterating the smaller Counter."""
+    rc, cc = Counter(ref_tokens), Counter(cand_tokens)
+    small, big = (cc, rc) if len(rc) > len(cc) else (rc, cc)
+    overlap = 0
+    get = big.get
+    for t, n in small.items():
+        m = get(t)
+        if m:
+            overlap += n if n < m else m
+    return overlap
+
+
+def _f1(overlap: int, n_ref: int, n_cand: int) -> tuple[float, float, float]:
+    precision = overlap / max(n_cand, 1)
+    recall = overlap / max(n_ref, 1)
+    f = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return precision, recall, f
+
+
+def overlap_scores(ref_tokens: Sequence[str], cand_tokens: Sequence[str]) -> tuple[RougeScore, float]:
+    """ROUGE-1 and BLEU-1 from one pass over the unigram counts."""
+    overlap, n_ref, n_cand = _overlap(ref_tokens, cand_tokens), len(ref_tokens), len(cand_tokens)
+    return RougeScore(*_f1(overlap, n_ref, n_cand)), _bleu_from(overlap, n_ref, n_cand)
+
+
+def lexical_scores(ref_tokens: Sequence[str], cand_tokens: Sequence[str]) -> tuple[float, float]:
+    """(ROUGE-1 F1, BLEU-1) without building result objects: the hot path of ``medeval score``."""
+    overlap, n_ref, n_cand = _overlap(ref_tokens, cand_tokens), len(ref_tokens), len(cand_tokens)
+    return _f1(overlap, n_ref, n_cand)[2], _bleu_from(overlap, n_ref, n_cand)
+
+
+def _bleu_from(overlap: int, n_ref: int, n_cand: int) -> float:
+    # clipped unigram precision; the clipped count is the same multiset intersection
+    if n_cand == 0 or overlap == 0:
+        return 0.0
+    p1 = overlap / n_cand
+    bp = 1.0 if n_cand > n_ref else math.exp(1 - n_ref / n_cand)
+    return bp * p1
+
+
+def rouge1(reference: str, candidate: str) -> RougeScore:
+    """ROUGE-1 precision, recall and F1 of ``candidate`` against ``reference``.
+
+    >>> s = rouge1("咳嗽;打喷嚏;流鼻涕;发热", "主要症状为咳嗽、流涕和发烧")
+    >>> round(s.precision, 3), round(s.recall, 3), round(s.fmeasure, 3)
+    (0.417, 0.5, 0.455)
+    """
+    return overlap_scores(tokenize(reference), tokenize(candidate))[0]
+
+
+def bleu1(reference: str, candidate: str) -> float:
+    """BLEU-1 of the model answer ``candidate`` (the hypothesis) against ``reference``.
+
+    The brevity penalty exp(1 - |ref|/|cand|) applies when the answer is shorter
+    than the reference; verbose answers are penalised by precision instead.
+
+    >>> round(bleu1("咳嗽;打喷嚏;流鼻涕;发热", "主要症状为咳嗽、流涕和发烧"), 3)
+    0.417
+    >>> round(bleu1("主要症状为咳嗽、流涕和发烧", "咳嗽;打喷嚏;流鼻涕;发热"), 3)
+    0.409
+    """
+    return overlap_scores(tokenize(reference), tokenize(candidate))[1]
+
+
+def exact_match(reference: str | float | None, candidate: str | float | None) -> float:
+    """1.0 when the first number in each agrees, else 0.0 (also when the answer has no number).
+
+    >>> exact_match("2", "危重等级为2级")
+    1.0
+    >>> exact_match("2", "三级")
+    0.0
+    """
+    from medeval.engine.postprocess import first_number
+
+    r = reference if isinstance(reference, (int, float)) else first_number(reference or "")
+    c = candidate if isinstance(candidate, (int, float)) else first_number(candidate or "")
+    if r is None or c is None or (isinstance(r, float) and math.isnan(r)) or (isinstance(c, float) and math.isnan(c)):
+        return 0.0
+    return 1.0 if float(r) == float(c) else 0.0
+
+
+def cosine(reference: str, candidate: str, backend=None) -> float:
+    """Cosine similarity of the sentence embeddings of the two texts.
+
+    ``backend`` is an :class:`medeval.engine.embeddings.EmbeddingBackend`; by default the
+    configured model (setting ``MEDEVAL_EMBEDDING_MODEL``). An empty candidate scores 0.0.
+    """
+    from medeval.engine.embeddings import get_backend
+
+    if not candidate or not candidate.strip():
+        return 0.0
+    backend = backend or get_backend()
+    a, b = backend.encode([reference, candidate])
+    return float(max(-1.0, min(1.0, float(a @ b))))
+
+
+# ---------------------------------------------------------------- registry
+
+@dataclass(frozen=True)
+class MetricInfo:
+    name: str
+    label: str
+    low: float  # range of the score
+    high: float
+    aspect_types: tuple[str, ...]
+    lexical: bool
+    describe: str
+
+
+METRICS: dict[str, MetricInfo] = {
+    "bleu1": MetricInfo("bleu1", "BLEU-1", 0.0, 1.0, (ENUMERATED, DECLARATIVE), True,
+                        "brevity penalty x clipped unigram precision of the answer"),
+    "rouge1": MetricInfo("rouge1", "ROUGE-1", 0.0, 1.0, (ENUMERATED, DECLARATIVE), True,
+                         "F1 of unigram overlap between answer and reference"),
+    "cosine": MetricInfo("cosine", "Cosine", -1.0, 1.0, (ENUMERATED, DECLARATIVE), False,
+                         "cosine similarity of sentence embeddings"),
+    "exact_match": MetricInfo("exact_match", "Exact match", 0.0, 1.0, (NUMERIC,), False,
+                              "1 if the first number equals the reference, else 0"),
+}
+REPORT_METRICS = ("bleu1", "rouge1", "cosine")
+
+
+def get_metric(name: str) -> MetricInfo:
+    key = str(name).strip().lower().replace("-", "").replace("_", "")
+    aliases = {"bleu1": "bleu1", "bleu": "bleu1", "rouge1": "rouge1", "rouge": "rouge1",
+               "cosine": "cosine", "cos": "cosine", "exactmatch": "exact_match", "em": "exact_match"}
+    if key in aliases:
+        return METRICS[aliases[key]]
+    close = difflib.get_close_matches(str(name), list(METRICS), n=2, cutoff=0.4)
+    hint = f" Did you mean {' or '.join(close)}?" if close else ""
+    raise MedevalError(f"unknown metric {name!r}.{hint} Known metrics: {', '.join(METRICS)}.")
+
+
+def metrics_for(aspect_type: str) -> list[str]:
+    return [m.name for m in METRICS.values() if aspect_type in m.aspect_types]
+
+
+EXACT_SCORER_ID = "first-number-v1"

@@ -1,0 +1,124 @@
+"""Score every response not yet scored, in chunks: flat memory, resumable after an interrupt.
+
+Each chunk of responses (ordered by id) is scored and committed in its own
+``BEGIN IMMEDIATE`` transaction, so an interrupted run keeps what it finished
+and the next run continues with the rest. Scores carry their scorer id: the
+tokenizer for BLEU-1/ROUGE-1, the embedding model id for cosine.
+Embeddings are computed outside the write transaction (a slow model must not
+hold the database lock) and cached by (model id, text hash).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+import sqlite_utils
+
+from medeval.engine.aspects import NUMERIC
+from medeval.engine.embeddings import EmbeddingBackend, get_backend, lookup_cached, store_cached
+from medeval.engine.metrics import EXACT_SCORER_ID, METRICS, get_metric, lexical_scores
+from medeval.engine.tokenize import TOKENIZER_ID, tokenize
+from medeval.store.db import transaction
+
+DEFAULT_METRICS = ("bleu1", "rouge1", "cosine", "exact_match")
+
+
+@dataclass
+class ScoreSummary:
+    responses_seen: int = 0
+    scores_added: int = 0
+    embeddings_computed: int = 0
+    embeddings_cached: int = 0
+    embedding_model: str | None = None
+
+
+def scorer_id(metric: str, backend: EmbeddingBackend | None) -> str:
+    if metric in ("bleu1", "rouge1"):
+        return TOKENIZER_ID
+    if metric == "exact_match":
+        return EXACT_SCORER_ID
+    assert backend is not None
+    return backend.model_id
+
+
+def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METRICS,
+             embedding_model: str | None = None, batch_size: int = 2000,
+             progress: Callable[[int], None] | None = None, total_callback: Callable[[int], None] | None = None,
+             stop_after_chunks: int | None = None) -> ScoreSummary:
+    """Score what is not yet scored. ``progress(n)`` is called after each committed chunk of n responses."""
+    metrics = [get_metric(m).name for m in metrics]
+    backend = get_backend(embedding_model) if "cosine" in metrics else None
+    scorers = {m: scorer_id(m, backend) for m in metrics}
+    summary = ScoreSummary(embedding_model=backend.model_id if backend else None)
+    conn = db.conn
+    if total_callback:
+        total_callback(conn.execute("SELECT count(*) FROM responses").fetchone()[0])
+    last_id, chunks = 0, 0
+    while True:
+        rows = conn.execute(
+            "SELECT r.id, r.processed, k.processed, k.aspect_type FROM responses r JOIN kb_entries k ON k.id = r.kb_id "
+            "WHERE r.id > ? ORDER BY r.id LIMIT ?", (last_id, batch_size)).fetchall()
+        if not rows:
+            break
+        last_id = rows[-1][0]
+        ids = [r[0] for r in rows]
+        have: set[tuple[int, str]] = set()
+        for i in range(0, len(ids), 900):
+            part = ids[i:i + 900]
+            q = (f"SELECT response_id, metric, scorer FROM scores WHERE response_id IN ({','.join('?' * len(part))})")
+            for rid, metric, scorer in conn.execute(q, part):
+                if scorers.get(metric) == scorer:
+                    have.add((rid, metric))
+        todo = [(rid, cand, ref, t) for rid, cand, ref, t in rows
+                if any((rid, m) not in have for m in metrics if t in METRICS[m].aspect_types)]
+        new_scores: list[tuple[int, str, str, float]] = []
+        new_vectors: dict[str, np.ndarray] = {}
+        vectors: dict[str, np.ndarray] = {}
+        if backend and any(t != NUMERIC for *_, t in todo):
+            need = {x for rid, cand, ref, t in todo if t != NUMERIC and (rid, "cosine") not in have and cand.strip()
+                    for x in (cand, ref)}
+            vectors = lookup_cached(db, backend.model_id, need)
+            missing = [t for t in need if t not in vectors]
+            summary.embeddings_cached += len(need) - len(missing)
+            if missing:
+                enc = backend.encode(missing)
+                new_vectors = dict(zip(missing, enc))
+                vectors.update(new_vectors)
+                summary.embeddings_computed += len(missing)
+        ref_tokens: dict[str, list[str]] = {}  # references repeat across models
+        for rid, cand, ref, t in todo:
+            if t == NUMERIC:
+                if "exact_match" in metrics and (rid, "exact_match") not in have:
+                    new_scores.append((rid, "exact_match", scorers["exact_match"],
+                                       1.0 if cand != "" and ref != "" and float(cand) == float(ref) else 0.0))
+                continue
+            if ("bleu1" in metrics and (rid, "bleu1") not in have) or ("rouge1" in metrics and (rid, "rouge1") not in have):
+                rt = ref_tokens.get(ref)
+                if rt is None:
+                    rt = ref_tokens[ref] = tokenize(ref)
+                f1, b = lexical_scores(rt, tokenize(cand))
+                if "bleu1" in metrics and (rid, "bleu1") not in have:
+                    new_scores.append((rid, "bleu1", scorers["bleu1"], b))
+                if "rouge1" in metrics and (rid, "rouge1") not in have:
+                    new_scores.append((rid, "rouge1", scorers["rouge1"], f1))
+            if "cosine" in metrics and (rid, "cosine") not in have:
+                if not cand.strip():
+                    c = 0.0
+                else:
+                    c = float(np.clip(vectors[cand] @ vectors[ref], -1.0, 1.0))
+                new_scores.append((rid, "cosine", scorers["cosine"], c))
+        with transaction(db):
+            if new_vectors:
+                store_cached(db, backend.model_id, new_vectors)
+            conn.executemany("INSERT OR IGNORE INTO scores (response_id, metric, scorer, score) VALUES (?, ?, ?, ?)",
+                             new_scores)
+        summary.responses_seen += len(rows)
+        summary.scores_added += len(new_scores)
+        if progress:
+            progress(len(rows))
+        chunks += 1
+        if stop_after_chunks is not None and chunks >= stop_after_chunks:
+            break
+    return summary

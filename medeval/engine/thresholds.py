@@ -1,0 +1,309 @@
+"""Tier thresholds as data, and grading as a pure function of (score, threshold set).
+
+A threshold set holds, per (metric, aspect type), two cut-offs ``low <= high``:
+
+* ``score <  low``          -> tier 0, Completely Wrong
+* ``low <= score < high``   -> tier 1, Partially Correct
+* ``score >= high``         -> tier 2, Basically Correct
+
+This reproduces the half-open intervals of the paper's Table 12 (e.g. BLEU-1
+enumerated [0, 0.05) / [0.05, 0.25) / [0.25, 1]). The numeric aspect uses
+``low = high = 1`` on exact match: 1 -> Basically Correct, 0 -> Completely Wrong.
+
+Sets are versioned and stored with provenance (who, when, from what) and the
+scorers they were calibrated for -- the tokenizer and the embedding model.
+Cosine cut-offs only apply to cosine scores from that embedding model.
+Table 12 is version 1 of every database (migration ``store/migrations/m002_table12.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlite_utils
+
+from medeval.core.errors import InputError, MedevalError
+from medeval.engine.aspects import ASPECT_TYPES
+from medeval.engine.metrics import EXACT_SCORER_ID, METRICS, get_metric
+from medeval.engine.tokenize import TOKENIZER_ID
+from medeval.store.db import transaction
+
+TIERS = {0: "Completely Wrong", 1: "Partially Correct", 2: "Basically Correct"}
+TIERS_ZH = {0: "完全错误", 1: "部分正确", 2: "基本正确"}
+PAPER_EMBEDDING_MODEL = "moka-ai/m3e-base"
+
+
+def tier(score: float, low: float, high: float) -> int:
+    """The tier of ``score`` under cut-offs ``low <= high`` (0, 1 or 2).
+
+    >>> tier(0.0499, 0.05, 0.25), tier(0.05, 0.05, 0.25), tier(0.25, 0.05, 0.25)
+    (0, 1, 2)
+    """
+    if score is None or (isinstance(score, float) and math.isnan(score)):
+        raise MedevalError("cannot grade a missing score")
+    if score < low:
+        return 0
+    if score < high:
+        return 1
+    return 2
+
+
+@dataclass(frozen=True)
+class ThresholdSet:
+    name: str
+    cutoffs: dict[tuple[str, str], tuple[float, float]]
+    tokenizer: str = TOKENIZER_ID
+    embedding_model: str = PAPER_EMBEDDING_MODEL
+    provenance: dict = field(default_factory=dict)
+    version: int | None = None
+    created_at: str | None = None
+    created_by: str | None = None
+    active: bool = False
+
+    def grade(self, metric: str, aspect_type: str, score: float) -> int:
+        key = (get_metric(metric).name, aspect_type)
+        if key not in self.cutoffs:
+            raise MedevalError(f"threshold set {self.label} has no cut-offs for {key[0]} / {aspect_type}")
+        low, high = self.cutoffs[key]
+        return tier(score, low, high)
+
+    def scorer_for(self, metric: str) -> str:
+        return {"bleu1": self.tokenizer, "rouge1": self.tokenizer, "exact_match": EXACT_SCORER_ID}.get(
+            metric, self.embedding_model)
+
+    @property
+    def label(self) -> str:
+        return f"v{self.version} ({self.name})" if self.version else self.name
+
+    def to_dict(self) -> dict:
+        return {
+            "format": "medeval-thresholds/1",
+            "version": self.version, "name": self.name,
+            "tokenizer": self.tokenizer, "embedding_model": self.embedding_model,
+            "created_at": self.created_at, "created_by": self.created_by,
+            "provenance": self.provenance,
+            "thresholds": [{"metric": m, "aspect_type": t, "low": lo, "high": hi}
+                           for (m, t), (lo, hi) in sorted(self.cutoffs.items())],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
+
+
+TABLE12 = ThresholdSet(
+    name="MedDisKEval Table 12",
+    cutoffs={
+        ("bleu1", "enumerated"): (0.05, 0.25), ("bleu1", "declarative"): (0.05, 0.45),
+        ("rouge1", "enumerated"): (0.05, 0.75), ("rouge1", "declarative"): (0.05, 0.55),
+        ("cosine", "enumerated"): (0.35, 0.75), ("cosine", "declarative"): (0.55, 0.65),
+        ("exact_match", "numeric"): (1.0, 1.0),
+    },
+    tokenizer=TOKENIZER_ID,
+    embedding_model=PAPER_EMBEDDING_MODEL,
+    provenance={"source": "MedDisKEval (Do current LLMs master adequate clinical knowledge?), Appendix G, Table 12",
+                "method": "clinicians tiered 10 examples per 0.1 score interval per (metric, type)",
+                "note": "the cosine cut-offs were calibrated on M3E embeddings; they apply to scores from "
+                        "moka-ai/m3e-base (a local model directory named m3e-base) only"},
+    created_by="medeval (built in)",
+)
+
+
+def from_dict(data: dict, source: str = "threshold file") -> ThresholdSet:
+    """Validate and build a set from its JSON form (the output of :meth:`ThresholdSet.to_dict`)."""
+    if not isinstance(data, dict) or "thresholds" not in data:
+        raise InputError('expected a JSON object with a "thresholds" list', file=source,
+                         fix="export a set with `python -m medeval thresholds export` to see the format")
+    rows = data["thresholds"]
+    if not isinstance(rows, list) or not rows:
+        raise InputError('"thresholds" must be a non-empty list', file=source)
+    cutoffs: dict[tuple[str, str], tuple[float, float]] = {}
+    for i, r in enumerate(rows, start=1):
+        try:
+            m = get_metric(r["metric"]).name
+            t = str(r["aspect_type"]).strip().lower()
+            lo, hi = float(r["low"]), float(r["high"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"threshold {i} needs metric, aspect_type, low and high ({e})", file=source) from None
+        except MedevalError as e:
+            raise InputError(f"threshold {i}: {e}", file=source) from None
+        if t not in ASPECT_TYPES or t not in METRICS[m].aspect_types:
+            raise InputError(f"threshold {i}: metric {m} does not apply to aspect type {t!r}", file=source,
+                             fix=f"{m} applies to {', '.join(METRICS[m].aspect_types)}")
+        if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+            raise InputError(f"threshold {i} ({m}/{t}): low {lo} must be <= high {hi}", file=source)
+        info = METRICS[m]
+        if lo < info.low or hi > info.high:
+            raise InputError(f"threshold {i} ({m}/{t}): cut-offs must lie in [{info.low}, {info.high}]", file=source)
+        if (m, t) in cutoffs:
+            raise InputError(f"threshold {i}: {m}/{t} is given twice", file=source)
+        cutoffs[(m, t)] = (lo, hi)
+    name = str(data.get("name") or Path(source).stem)
+    return ThresholdSet(name=name, cutoffs=cutoffs, tokenizer=str(data.get("tokenizer") or TOKENIZER_ID),
+                        embedding_model=str(data.get("embedding_model") or PAPER_EMBEDDING_MODEL),
+                        provenance=dict(data.get("provenance") or {}))
+
+
+def read_file(path: str | Path) -> ThresholdSet:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("file not found", file=str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("the file is not UTF-8", file=str(path), fix="save it as UTF-8") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON: {e.msg} at line {e.lineno}", file=str(path)) from None
+    return from_dict(data, str(path))
+
+
+# ---------------------------------------------------------------- storage
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _insert(db: sqlite_utils.Database, ts: ThresholdSet, version: int | None = None) -> int:
+    conn = db.conn
+    if version is None:
+        version = (conn.execute("SELECT max(version) FROM threshold_sets").fetchone()[0] or 0) + 1
+    conn.execute("INSERT INTO threshold_sets (version, name, tokenizer, embedding_model, provenance, created_at, "
+                 "created_by, active) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+                 (version, ts.name, ts.tokenizer, ts.embedding_model, json.dumps(ts.provenance, ensure_ascii=False),
+                  ts.created_at or _now(), ts.created_by or "unknown"))
+    conn.executemany("INSERT INTO thresholds (version, metric, aspect_type, low, high) VALUES (?, ?, ?, ?, ?)",
+                     [(version, m, t, lo, hi) for (m, t), (lo, hi) in ts.cutoffs.items()])
+    return version
+
+
+def store(db: sqlite_utils.Database, ts: ThresholdSet, *, created_by: str, activate: bool = False) -> int:
+    """Store ``ts`` as the next version (in one transaction); optionally make it active. Returns the version."""
+    with transaction(db):
+        v = _insert(db, ThresholdSet(**{**ts.__dict__, "created_by": created_by, "created_at": _now()}))
+        if activate:
+            _activate(db, v)
+    return v
+
+
+def load(db: sqlite_utils.Database, version: int) -> ThresholdSet:
+    row = db.conn.execute("SELECT version, name, tokenizer, embedding_model, provenance, created_at, created_by, active "
+                          "FROM threshold_sets WHERE version = ?", (version,)).fetchone()
+    if row is None:
+        known = [r[0] for r in db.conn.execute("SELECT version FROM threshold_sets ORDER BY version")]
+        raise MedevalError(f"no threshold set version {version} (versions: {', '.join(map(str, known)) or 'none'})")
+    cut = {(m, t): (lo, hi) for m, t, lo, hi in
+           db.conn.execute("SELECT metric, aspect_type, low, high FROM thresholds WHERE version = ?", (version,))}
+    return ThresholdSet(name=row[1], cutoffs=cut, tokenizer=row[2], embedding_model=row[3],
+                        provenance=json.loads(row[4]), version=row[0], created_at=row[5], created_by=row[6],
+                        active=bool(row[7]))
+
+
+def active(db: sqlite_utils.Database) -> ThresholdSet:
+    row = db.conn.execute("SELECT version FROM threshold_sets WHERE active = 1").fetchone()
+    if row is None:
+        raise MedevalError("no threshold set is active: run `python -m medeval thresholds activate VERSION`")
+    return load(db, row[0])
+
+
+def list_sets(db: sqlite_utils.Database) -> list[ThresholdSet]:
+    return [load(db, v) for (v,) in db.conn.execute("SELECT version FROM threshold_sets ORDER BY version")]
+
+
+def _activate(db: sqlite_utils.Database, version: int) -> None:
+    load(db, version)  # raises for an unknown version
+    db.conn.execute("UPDATE threshold_sets SET active = 0 WHERE active = 1")
+    db.conn.execute("UPDATE threshold_sets SET active = 1 WHERE version = ?", (version,))
+
+
+def activate(db: sqlite_utils.Database, version: int, *, regrade: bool = True, actor=None) -> int:
+    """Make ``version`` the active set and grade every score under it, atomically. Returns grades added.
+
+    ``actor``: the signed-in user (researchers and admins only); ``None`` is the command line. Audited.
+    """
+    from medeval.accounts.auth import audit, require_role
+
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    with transaction(db):
+        before = db.conn.execute("SELECT version FROM threshold_sets WHERE active = 1").fetchone()
+        _activate(db, version)
+        n = grade_db_in_tx(db, version) if regrade else 0
+        audit(db, actor.username if actor else "cli", "thresholds.activate", str(version),
+              {"from": before[0] if before else None})
+        return n
+
+
+def adopt(db: sqlite_utils.Database, version: int, embedding_model: str, *, created_by: str,
+          activate_it: bool = False) -> int:
+    """Copy a set for another embedding model, marked *provisional -- not calibrated for this model*."""
+    src = load(db, version)
+    ts = ThresholdSet(
+        name=f"{src.name} (provisional for {embedding_model})", cutoffs=dict(src.cutoffs), tokenizer=src.tokenizer,
+        embedding_model=embedding_model,
+        provenance={"adopted_from_version": src.version, "adopted_from": src.name, "calibrated": False,
+                    "warning": f"cosine cut-offs were calibrated for {src.embedding_model}, not for "
+                               f"{embedding_model}; calibrate them with clinicians before relying on cosine tiers"})
+    v = store(db, ts, created_by=created_by)
+    if activate_it:
+        activate(db, v)
+    return v
+
+
+# ---------------------------------------------------------------- grading in the database
+
+def embedding_matches(set_model: str, scorer: str) -> bool:
+    """Does a cosine score's scorer id belong to the model a set was calibrated for?
+
+    A local directory named like the set's model (``m3e-base`` for ``moka-ai/m3e-base``) matches.
+    """
+    if scorer == set_model:
+        return True
+    base = set_model.rstrip("/").split("/")[-1]
+    return scorer.startswith(f"st:{base}:")
+
+
+def grade_db_in_tx(db: sqlite_utils.Database, version: int) -> int:
+    """Insert the grades of every score not yet graded under ``version`` (inside the caller's transaction).
+
+    Same rule as :func:`tier`, as SQL over all scores at once. Only scores from
+    the scorers the set was calibrated for are graded.
+    """
+    ts = load(db, version)
+    conn = db.conn
+    cosine_scorers = [s for (s,) in conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'cosine'")
+                      if embedding_matches(ts.embedding_model, s)]
+    before = conn.total_changes
+    for (metric, atype), (low, high) in ts.cutoffs.items():
+        scorers = cosine_scorers if metric == "cosine" else [ts.scorer_for(metric)]
+        for scorer in scorers:
+            conn.execute(
+                "INSERT OR IGNORE INTO grades (response_id, metric, version, scorer, tier) "
+                "SELECT s.response_id, s.metric, ?, s.scorer, "
+                "CASE WHEN s.score < ? THEN 0 WHEN s.score < ? THEN 1 ELSE 2 END "
+                "FROM scores s JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
+                "WHERE s.metric = ? AND s.scorer = ? AND k.aspect_type = ?",
+                (version, low, high, metric, scorer, atype))
+    return conn.total_changes - before
+
+
+def grade_db(db: sqlite_utils.Database, version: int | None = None) -> tuple[int, int]:
+    """Grade under ``version`` (default: the active set) in one transaction. Returns (version, grades added)."""
+    with transaction(db):
+        v = version if version is not None else active(db).version
+        return v, grade_db_in_tx(db, v)
+
+
+def coverage(db: sqlite_utils.Database, version: int) -> dict[str, dict[str, int]]:
+    """Per metric: how many scores exist and how many are graded under ``version`` (explains ungraded cosine)."""
+    out: dict[str, dict[str, int]] = {}
+    for metric, n in db.conn.execute("SELECT metric, count(DISTINCT response_id) FROM scores GROUP BY metric"):
+        out.setdefault(metric, {})["scored"] = n
+    for metric, n in db.conn.execute("SELECT metric, count(*) FROM grades WHERE version = ? GROUP BY metric", (version,)):
+        out.setdefault(metric, {})["graded"] = n
+    for v in out.values():
+        v.setdefault("scored", 0)
+        v.setdefault("graded", 0)
+    return out

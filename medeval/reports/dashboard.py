@@ -1,0 +1,331 @@
+"""Agreement of a grading campaign: the panel, each annotator, the widest disagreements.
+
+Everything the researchers' dashboard and the agreement report show, as plain data,
+computed from the latest answer of every (item, annotator) of a campaign. Tiers are
+ordinal (0 < 1 < 2), so the panel statistics are those that respect the order:
+Krippendorff's alpha at the ordinal level (any number of annotators, missing answers
+allowed) and Cohen's kappa with linear weights per pair of annotators; percent
+agreement and Fleiss' kappa are shown for orientation only.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import sqlite_utils
+
+from medeval.accounts.auth import User, require_role
+from medeval.annotation.campaigns import require_grading
+from medeval.core.errors import MedevalError
+from medeval.stats.agreement import (
+    Estimate,
+    RatingTable,
+    cohen_kappa,
+    correlation,
+    fleiss_kappa,
+    icc,
+    krippendorff_alpha,
+    percent_agreement,
+)
+
+TIER_CATEGORIES = (0, 1, 2)
+BREAK_S = 10 * 60  # a gap longer than this between two answers is a break, not time spent on an item
+DRIFT_BLOCK = 20  # answers per block in the drift series
+
+EXPLAIN = {
+    "alpha": ("Krippendorff's alpha, ordinal", "How much the annotators agree beyond chance, counting a 1-vs-3 "
+              "disagreement as worse than 1-vs-2; works with any number of annotators and missing answers.",
+              "Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only; < 0.667 unreliable."),
+    "kappa": ("Cohen's kappa, linear weights (mean over annotator pairs)", "Chance-corrected agreement of two "
+              "annotators at a time on the items both graded, with partial credit for adjacent tiers.",
+              "Landis & Koch: 0.41-0.60 moderate, 0.61-0.80 substantial, > 0.80 almost perfect."),
+    "fleiss": ("Fleiss' kappa", "Chance-corrected agreement of the panel treating tiers as unordered; only "
+               "items graded by every annotator count.", "Read with alpha: it ignores how far apart tiers are."),
+    "icc2": ("ICC(2,1)", "Absolute agreement of a single rater's score, the raters being a random sample of "
+             "clinicians (two-way random effects); only items rated by every rater count.",
+             "Koo & Li: < 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, > 0.9 excellent (read the CI)."),
+    "icc2k": ("ICC(2,k)", "The same for the mean of the k raters: use it when the panel's mean is the score "
+              "that is reported.", "Koo & Li, as for ICC(2,1)."),
+    "alpha_interval": ("Krippendorff's alpha, interval", "Agreement on a numeric scale counting the size of "
+                       "differences, with missing ratings allowed.",
+                       "Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only."),
+    "alpha_nominal": ("Krippendorff's alpha, nominal", "Agreement on unordered choices (A, B or tie) beyond "
+                      "chance, any number of annotators, missing answers allowed.",
+                      "Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only."),
+    "percent": ("Percent agreement", "Per item, the share of annotator pairs giving the same tier, averaged "
+                "over items; not corrected for chance.", "Orientation only: high values can come from chance alone."),
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    item_id: int
+    annotator: str
+    tier: int | None
+    skipped: bool
+    at: float
+
+
+def answers(db: sqlite_utils.Database, campaign_id: int) -> list[Answer]:
+    """The latest answer of every (item, annotator) of a campaign, in the order they were given."""
+    if not db.conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone():
+        raise MedevalError(f"no campaign {campaign_id}")
+    rows = db.conn.execute(
+        "SELECT g.item_id, u.username, g.tier, g.skipped, g.created_at FROM grade_annotations g "
+        "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? "
+        "AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND "
+        "g2.user_id = g.user_id) ORDER BY g.created_at, g.id", (campaign_id,)).fetchall()
+    return [Answer(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
+
+
+def _first_answer_times(db, campaign_id: int) -> dict[str, list[float]]:
+    """When each annotator first answered each item (changes later do not count as time spent)."""
+    out: dict[str, list[float]] = defaultdict(list)
+    for user, at in db.conn.execute(
+            "SELECT u.username, min(g.created_at) FROM grade_annotations g JOIN campaign_items ci ON "
+            "ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? GROUP BY g.item_id, "
+            "g.user_id ORDER BY 2", (campaign_id,)):
+        out[user].append(at)
+    return out
+
+
+def _table(graded: list[Answer], categories=TIER_CATEGORIES) -> RatingTable:
+    """Items x annotators matrix of values (NaN = no answer), built once for every statistic."""
+    items = sorted({a.item_id for a in graded})
+    raters = sorted({a.annotator for a in graded})
+    row = {i: n for n, i in enumerate(items)}
+    col = {r: n for n, r in enumerate(raters)}
+    m = np.full((len(items), len(raters)), np.nan)
+    code = {v: n for n, v in enumerate(categories)}  # values are stored as their position in the category set
+    for a in graded:
+        if a.tier not in code:
+            raise MedevalError(f"value {a.tier!r} is not one of the categories {list(categories)}")
+        m[row[a.item_id], col[a.annotator]] = code[a.tier]
+    return RatingTable(m, items, raters, labels=list(categories))
+
+
+def _mean_pairwise_kappa(t: RatingTable) -> Estimate:
+    values, pairs, n_pairable = [], [], 0
+    for j1, j2 in combinations(range(t.n_raters), 2):
+        both = ~np.isnan(t.values[:, j1]) & ~np.isnan(t.values[:, j2])
+        if both.sum() < 2:
+            continue
+        sub = RatingTable(t.values[both][:, [j1, j2]], [i for i, b in zip(t.items, both) if b],
+                          [t.raters[j1], t.raters[j2]], labels=t.labels)
+        e = cohen_kappa(sub, "linear", TIER_CATEGORIES, n_boot=0)
+        pairs.append({"pair": [t.raters[j1], t.raters[j2]], "n": int(both.sum()), "kappa": e.value,
+                      "undefined_reason": e.undefined_reason})
+        n_pairable += int(both.sum())
+        if e.value is not None:
+            values.append(e.value)
+    raters = t.raters
+    n_items = t.n_items
+    if not values:
+        reason = ("no two annotators graded the same two items" if not pairs
+                  else "undefined for every pair: " + "; ".join(p["undefined_reason"] or "" for p in pairs))
+        return Estimate("cohen_kappa_linear_mean", None, None, n_items, len(raters), n_pairable,
+                        "pairwise: items graded by both", reason, {"pairs": pairs}, "mean of pairwise kappas")
+    return Estimate("cohen_kappa_linear_mean", float(np.mean(values)), None, n_items, len(raters), n_pairable,
+                    "pairwise: items graded by both", None, {"pairs": pairs, "min": min(values), "max": max(values)},
+                    "mean of pairwise linear-weighted Cohen's kappas (range in extra; no CI for the mean)")
+
+
+# which statistics fit which scale (the first is the headline): tiers are ordinal, Likert ratings are treated
+# as interval, preferences (A / B / tie) are nominal
+SCALES = {
+    "tiers": ("alpha", "kappa", "fleiss", "percent"),
+    "likert": ("icc2", "icc2k", "alpha_interval", "percent"),
+    "preference": ("alpha_nominal", "fleiss", "percent"),
+}
+CAMPAIGN_SCALE = {"bucket_grading": "tiers", "random_validation": "tiers"}
+
+
+def panel_statistics(graded: list[Answer], *, scale: str = "tiers", categories=None, n_boot: int = 1000,
+                     seed: int = 0) -> list[dict]:
+    """The panel statistics that fit ``scale``, each with its one-line explanation and reading guide.
+
+    ``categories``: the ordered values of the scale (tiers: 0, 1, 2; Likert: e.g. 1-5; preference: the choices).
+    """
+    if scale not in SCALES:
+        raise MedevalError(f"scale {scale!r} is not one of {', '.join(SCALES)}")
+    out = []
+    if not graded:
+        return out
+    cats = tuple(categories) if categories is not None else (TIER_CATEGORIES if scale == "tiers" else None)
+    t = _table(graded, cats) if cats is not None else _table(graded, tuple(sorted({a.tier for a in graded})))
+    compute = {
+        "alpha": lambda: krippendorff_alpha(t, "ordinal", cats, n_boot=n_boot, rng=seed),
+        "kappa": lambda: _mean_pairwise_kappa(t),
+        "fleiss": lambda: fleiss_kappa(t, cats),
+        "percent": lambda: percent_agreement(t),
+        "icc2": lambda: icc(t)["ICC2"],
+        "icc2k": lambda: icc(t)["ICC2k"],
+        "alpha_interval": lambda: krippendorff_alpha(t, "interval", cats, n_boot=n_boot, rng=seed),
+        "alpha_nominal": lambda: krippendorff_alpha(t, "nominal", cats, n_boot=n_boot, rng=seed),
+    }
+    estimates = {key: compute[key]() for key in SCALES[scale]}
+    for key, e in estimates.items():
+        title, why, guide = EXPLAIN[key]
+        out.append({"key": key, "title": title, "why": why, "guide": guide, "estimate": e.to_dict()})
+    return out
+
+
+def _others_median(t: RatingTable, j: int) -> dict:
+    """Per item, the median tier of every annotator but the j-th (items nobody else graded are left out)."""
+    rest = np.delete(t.values, j, axis=1)
+    has = (~np.isnan(rest)).any(axis=1)
+    med = np.full(t.n_items, np.nan)
+    if has.any():
+        med[has] = np.nanmedian(rest[has], axis=1)
+    return {i: float(v) for i, v, h in zip(t.items, med, has) if h}
+
+
+def annotator_panel(db: sqlite_utils.Database, campaign_id: int, all_answers: list[Answer]) -> list[dict]:
+    """Per annotator: agreement with the rest of the panel, time per item, drift, skips, flags."""
+    graded = [a for a in all_answers if not a.skipped]
+    firsts = _first_answer_times(db, campaign_id)
+    flagged = dict(db.conn.execute(
+        "SELECT u.username, count(DISTINCT g.item_id) FROM grade_annotations g JOIN campaign_items ci ON "
+        "ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? AND g.flagged = 1 "
+        "GROUP BY u.username", (campaign_id,)).fetchall())
+    assigned = dict(db.conn.execute(
+        "SELECT u.username, count(*) FROM assignments a JOIN users u ON u.id = a.user_id WHERE a.campaign_id = ? "
+        "GROUP BY u.username", (campaign_id,)).fetchall())
+    t = _table(graded) if graded else None
+    rows = []
+    for name in sorted(assigned):
+        mine = [a for a in graded if a.annotator == name]
+        others = _others_median(t, t.raters.index(name)) if t is not None and name in t.raters else {}
+        shared = [(a.tier, others[a.item_id]) for a in mine if a.item_id in others]
+        if shared:
+            e = correlation([x for x, _ in shared], [y for _, y in shared], "spearman")
+            exact = float(np.mean([x == round(y) for x, y in shared]))
+            bias = float(np.mean([x - y for x, y in shared]))
+        else:
+            e, exact, bias = None, None, None
+        times = firsts.get(name, [])
+        gaps = [b - a for a, b in zip(times, times[1:]) if 0 <= b - a <= BREAK_S]
+        # drift: agreement with the rest of the panel, block by block, in the order the answers were given
+        blocks = []
+        for i in range(0, len(mine), DRIFT_BLOCK):
+            part = [(a.tier, others[a.item_id]) for a in mine[i:i + DRIFT_BLOCK] if a.item_id in others]
+            if part:
+                blocks.append({"block": i // DRIFT_BLOCK + 1, "answers": f"{i + 1}-{i + len(mine[i:i + DRIFT_BLOCK])}",
+                               "n": len(part), "exact_agreement": float(np.mean([x == round(y) for x, y in part])),
+                               "mean_difference": float(np.mean([x - y for x, y in part]))})
+        answered = [a for a in all_answers if a.annotator == name]
+        rows.append({
+            "annotator": name, "assigned": assigned[name], "answered": len(answered), "graded": len(mine),
+            "skipped": sum(a.skipped for a in answered),
+            "skip_rate": (sum(a.skipped for a in answered) / len(answered)) if answered else None,
+            "flagged": flagged.get(name, 0), "n_shared": len(shared),
+            "spearman_vs_panel": e.value if e else None, "spearman_ci95": list(e.ci95) if e and e.ci95 else None,
+            "undefined_reason": (e.undefined_reason if e else "no item shared with another annotator"),
+            "exact_agreement_vs_panel": exact, "mean_difference_vs_panel": bias,
+            "median_seconds_per_item": float(np.median(gaps)) if gaps else None,
+            "drift": blocks,
+        })
+    return rows
+
+
+def widest_disagreements(graded: list[Answer], *, limit: int = 20) -> list[dict]:
+    """Items whose annotators disagree most (range of tiers, then spread), with their tiers."""
+    by_item: dict[int, dict[str, int]] = defaultdict(dict)
+    for a in graded:
+        by_item[a.item_id][a.annotator] = a.tier
+    rows = [{"item": i, "range": max(t.values()) - min(t.values()), "sd": float(statistics.pstdev(t.values())),
+             "tiers": dict(sorted(t.items()))} for i, t in by_item.items() if len(t) >= 2]
+    rows = [r for r in rows if r["range"] > 0]
+    rows.sort(key=lambda r: (-r["range"], -r["sd"], r["item"]))
+    return rows[:limit]
+
+
+def tier_distribution(graded: list[Answer]) -> list[dict]:
+    """How often each annotator used each tier (a lenient or a severe grader shows here first)."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for a in graded:
+        counts[a.annotator][a.tier] += 1
+    return [{"annotator": name, "tier": t, "count": c[t]} for name, c in sorted(counts.items()) for t in range(3)]
+
+
+def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, n_boot: int = 1000,
+                       seed: int = 0, include_machine: bool = True) -> dict:
+    """Everything the dashboard shows for one campaign, as plain data (JSON-ready)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    row = db.conn.execute("SELECT name, kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise MedevalError(f"no campaign {campaign_id}")
+    require_grading(row[1], campaign_id)
+    all_answers = answers(db, campaign_id)
+    graded = [a for a in all_answers if not a.skipped]
+    cfg = json.loads(row[2])
+    out = {
+        "campaign": {"id": campaign_id, "name": row[0], "kind": row[1], "status": row[3], "k": cfg.get("k"),
+                     "seed": cfg.get("seed"), "threshold_version": cfg.get("threshold_version")},
+        "computed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "n_items": db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?",
+                                   (campaign_id,)).fetchone()[0],
+        "n_items_graded": len({a.item_id for a in graded}),
+        "n_answers": len(all_answers), "n_grades": len(graded), "n_skips": len(all_answers) - len(graded),
+        "n_annotators": len({a.annotator for a in all_answers}),
+        "bootstrap": {"n_boot": n_boot, "seed": seed},
+        "scale": CAMPAIGN_SCALE.get(row[1], "tiers"),
+        "panel": panel_statistics(graded, scale=CAMPAIGN_SCALE.get(row[1], "tiers"), n_boot=n_boot, seed=seed),
+        "annotators": annotator_panel(db, campaign_id, all_answers),
+        "disagreements": widest_disagreements(graded),
+        "tier_distribution": tier_distribution(graded),
+    }
+    if include_machine:
+        from medeval.calibration.validation import machine_agreement
+
+        out["machine"] = machine_agreement(db, campaign_id, actor=None)
+    out["methods"] = methods_paragraph(out)
+    return out
+
+
+def _fmt(v, digits=3) -> str:
+    return "undefined" if v is None else f"{v:.{digits}f}"
+
+
+def methods_paragraph(s: dict) -> str:
+    """A methods paragraph a paper could cite, filled with this campaign's numbers."""
+    if s.get("scale", "tiers") != "tiers":  # (campaigns of other scales arrive with their task types)
+        head = s["panel"][0] if s["panel"] else None
+        return (f"{s['n_grades']} ratings of {s['n_items_graded']} items by {s['n_annotators']} annotators were "
+                f"analysed; inter-rater reliability: " + (f"{head['title']} = {_fmt(head['estimate']['value'])} "
+                f"({head['estimate']['method']})." if head else "undefined (no ratings)."))
+    alpha = next((p["estimate"] for p in s["panel"] if p["key"] == "alpha"), None)
+    kappa = next((p["estimate"] for p in s["panel"] if p["key"] == "kappa"), None)
+    c = s["campaign"]
+    sampling = ("sampled per score interval (width and count per interval as configured, all models' scores pooled "
+                "per metric and aspect type, MedDisKEval §3.2.2)" if c["kind"] == "bucket_grading"
+                else "drawn as a simple random sample of scored responses")
+    text = (f"{s['n_items']} model answers were {sampling} with seed {c['seed']} and each was assigned to "
+            f"{c['k']} of {s['n_annotators']} clinicians, who graded them blind (without the score, the model's "
+            f"name or other grades) into three ordered tiers (Completely Wrong, Partially Correct, Basically "
+            f"Correct). {s['n_grades']} grades on {s['n_items_graded']} items were analysed; {s['n_skips']} "
+            f"skipped answers were treated as missing, and for a changed grade only the latest was used. "
+            f"Inter-rater reliability was estimated with Krippendorff's alpha at the ordinal level, which uses every "
+            f"pairable grade without discarding items with missing grades")
+    if alpha and alpha["value"] is not None:
+        ci = alpha["ci95"]
+        text += (f" (alpha = {_fmt(alpha['value'])}" + (f", 95% CI {_fmt(ci[0])} to {_fmt(ci[1])} by percentile "
+                 f"bootstrap over items, {s['bootstrap']['n_boot']} resamples, seed {s['bootstrap']['seed']}"
+                 if ci else "") + f", n = {alpha['n_pairable']} pairable items)")
+    elif alpha:
+        text += f" (undefined: {alpha['undefined_reason']})"
+    text += (", and with Cohen's kappa with linear weights averaged over pairs of annotators on the items both "
+             "graded")
+    if kappa and kappa["value"] is not None:
+        text += f" (mean kappa = {_fmt(kappa['value'])})"
+    text += (". Agreement with the automated evaluation was measured as Spearman's rho between the median "
+             "clinician tier and each metric's raw score and automated tier, with Fisher-z 95% confidence "
+             "intervals. ICC is not reported because tiers are ordinal, not interval, data.")
+    return text

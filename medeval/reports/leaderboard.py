@@ -1,0 +1,94 @@
+"""The leaderboard: models ranked by total score under a threshold-set version, per metric or aspect.
+
+Built on :func:`medeval.reports.tier_report.build_report` (tier shares per metric and averaged, total
+score = 0*CW + 5*PC + 10*BC, level; per aspect; Welch's t-tests of medical model vs
+backbone). This module filters and ranks those numbers, compares two versions, and
+draws the paper's figures (Figure 5: tier shares per model; Figure 10: per-aspect heat map).
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from medeval.core.errors import MedevalError
+from medeval.reports.tier_report import level
+
+TIER_KEYS = ("completely_wrong", "partially_correct", "basically_correct")
+TIER_LABELS = ("Completely Wrong", "Partially Correct", "Basically Correct")
+
+
+def _pick(entry: dict, metric: str) -> dict | None:
+    if metric == "averaged":
+        return entry.get("averaged")
+    return entry.get("per_metric", {}).get(metric)
+
+
+def rows(rep: dict, *, metric: str = "averaged", aspect: str | None = None) -> list[dict]:
+    """One row per model, best total score first: tier shares, total score, level and rank."""
+    if metric not in ("averaged", "bleu1", "rouge1", "cosine"):
+        raise MedevalError(f"metric {metric!r}: choose averaged, bleu1, rouge1 or cosine")
+    source = rep["models"] if aspect is None else [a for a in rep["aspects"] if a["aspect"] == aspect]
+    if aspect is not None and not source:
+        raise MedevalError(f"no graded responses for aspect {aspect!r}")
+    meta = {m["model"]: m for m in rep["models"]}
+    out = []
+    for entry in source:
+        v = _pick(entry, metric)
+        if not v:
+            continue
+        out.append({"model": entry["model"], "kind": meta.get(entry["model"], {}).get("kind"),
+                    "backbone": meta.get(entry["model"], {}).get("backbone"),
+                    **{k: v[k] for k in TIER_KEYS}, "total_score": v["total_score"],
+                    "level": v.get("level", level(v["total_score"]))})
+    out.sort(key=lambda r: (-r["total_score"], r["model"]))
+    for i, r in enumerate(out, start=1):
+        r["rank"] = i
+    return out
+
+
+def diff(old: list[dict], new: list[dict]) -> list[dict]:
+    """How each model moves between two leaderboards (e.g. two threshold-set versions)."""
+    before = {r["model"]: r for r in old}
+    out = []
+    for r in new:
+        b = before.get(r["model"])
+        out.append({"model": r["model"], "rank": r["rank"], "rank_before": b["rank"] if b else None,
+                    "rank_change": (b["rank"] - r["rank"]) if b else None, "total_score": r["total_score"],
+                    "total_before": b["total_score"] if b else None,
+                    "total_change": (r["total_score"] - b["total_score"]) if b else None,
+                    "level": r["level"], "level_before": b["level"] if b else None})
+    return out
+
+
+def ttests(rep: dict, *, metric: str | None = None, aspect: str | None = None) -> list[dict]:
+    """Welch's t-tests of each medical model vs its backbone, filtered; significant ones marked."""
+    return [dict(t, mark="*" if t.get("significant") else "") for t in rep["ttests"]
+            if (metric in (None, "averaged") or t["metric"] == metric) and (aspect is None or t["aspect"] == aspect)]
+
+
+def shares_figure(board: list[dict], title: str) -> go.Figure:
+    """Figure 5: each model's tier shares, stacked, best total score on top."""
+    fig = go.Figure()
+    models = [r["model"] for r in board]
+    for key, label, color in zip(TIER_KEYS, TIER_LABELS, ("#e45756", "#f2cf5b", "#54a24b")):
+        fig.add_trace(go.Bar(y=models, x=[r[key] for r in board], name=label, orientation="h", marker_color=color,
+                             hovertemplate="%{y}: %{x:.1%}<extra>" + label + "</extra>"))
+    fig.update_layout(barmode="stack", title=title, xaxis_tickformat=".0%", template="plotly_white",
+                      height=120 + 40 * len(models), margin=dict(l=120, r=20, t=50, b=40),
+                      legend=dict(orientation="h", y=-0.15))
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def aspect_heatmap(rep: dict, metric: str = "averaged") -> go.Figure:
+    """Figure 10: total score per model and aspect."""
+    models = [r["model"] for r in rows(rep, metric=metric)]
+    aspects = sorted({a["aspect"] for a in rep["aspects"]})
+    value = {(a["model"], a["aspect"]): (_pick(a, metric) or {}).get("total_score") for a in rep["aspects"]}
+    z = [[value.get((m, asp)) for asp in aspects] for m in models]
+    fig = go.Figure(go.Heatmap(z=z, x=aspects, y=models, colorscale="RdYlGn", zmin=0, zmax=10,
+                               colorbar=dict(title="total"), hovertemplate="%{y} · %{x}: %{z:.2f}<extra></extra>"))
+    fig.update_layout(title="Total score per aspect (0-10)", template="plotly_white",
+                      height=160 + 40 * len(models), margin=dict(l=120, r=20, t=50, b=140))
+    fig.update_xaxes(tickangle=45)
+    return fig

@@ -1,0 +1,248 @@
+"""Model-level reporting (MedDisKEval section 4.2, Figure 5, Tables 4-5).
+
+* tier shares (Completely Wrong / Partially Correct / Basically Correct) per
+  model and metric, and averaged over the three metrics;
+* total score = 0·CW + 5·PC + 10·BC over the averaged shares, and a level;
+* the same per aspect;
+* Welch's t-test of each medical model against its backbone, per aspect and metric.
+
+The numeric aspect (Severity Level) is scored by exact match only; as in the
+paper, its exact-match tier stands for that aspect under every metric.
+Everything uses the grades of one threshold-set version (default: the active one),
+which the report names.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+
+import sqlite_utils
+from scipy import stats
+
+from medeval.engine import thresholds as th
+from medeval.engine.metrics import REPORT_METRICS
+from medeval.engine.totals import level, total_score  # noqa: F401  (also imported from here)
+from medeval.engine.totals import summarise as _summarise
+
+
+@dataclass
+class _Row:
+    model: str
+    kind: str
+    backbone: str | None
+
+
+def _counts(db: sqlite_utils.Database, version: int):
+    """(model, aspect, report metric) -> {tier: n}; exact_match is spread over the three report metrics."""
+    q = ("SELECT m.name, k.aspect, g.metric, g.tier, count(*) FROM grades g "
+         "JOIN responses r ON r.id = g.response_id JOIN models m ON m.id = r.model_id "
+         "JOIN kb_entries k ON k.id = r.kb_id WHERE g.version = ? GROUP BY 1, 2, 3, 4")
+    out: dict[tuple[str, str, str], dict[int, int]] = defaultdict(dict)
+    present = tuple(m for m in REPORT_METRICS if db.conn.execute(
+        "SELECT 1 FROM grades WHERE version = ? AND metric = ? LIMIT 1", (version, m)).fetchone())
+    for model, aspect, metric, tier_, n in db.conn.execute(q, (version,)):
+        # the numeric aspect's exact-match tier stands in for every metric that was graded at all
+        targets = (present or ("exact_match",)) if metric == "exact_match" else (metric,)
+        for m in targets:
+            d = out[(model, aspect, m)]
+            d[tier_] = d.get(tier_, 0) + n
+    return out
+
+
+def welch(a: list[float], b: list[float]) -> dict:
+    """Welch's t-test of a (medical model) against b (backbone); positive t: a scores higher.
+
+    Undefined -- with the reason -- when a side has fewer than 2 scores or neither side varies.
+    """
+    out = {"n_medical": len(a), "n_backbone": len(b),
+           "mean_medical": (sum(a) / len(a)) if a else None, "mean_backbone": (sum(b) / len(b)) if b else None,
+           "t": None, "df": None, "p": None, "significant": None, "undefined_reason": None}
+    if len(a) < 2 or len(b) < 2:
+        out["undefined_reason"] = "fewer than 2 scores on one side"
+        return out
+    if max(a) == min(a) and max(b) == min(b):
+        out["undefined_reason"] = "no variance in either model's scores (all identical)"
+        return out
+    r = stats.ttest_ind(a, b, equal_var=False)
+    out.update(t=float(r.statistic), p=float(r.pvalue), df=float(r.df), significant=bool(r.pvalue < 0.05))
+    return out
+
+
+def build_report(db: sqlite_utils.Database, version: int | None = None) -> dict:
+    ts = th.load(db, version) if version is not None else th.active(db)
+    models = {n: _Row(n, k, b) for n, k, b in db.conn.execute("SELECT name, kind, backbone FROM models ORDER BY name")}
+    counts = _counts(db, ts.version)
+    by_model: dict[str, dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
+    by_model_aspect: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(dict)
+    for (model, aspect, metric), c in counts.items():
+        agg = by_model[model][metric]
+        for t, n in c.items():
+            agg[t] = agg.get(t, 0) + n
+        by_model_aspect[(model, aspect)][metric] = c
+
+    model_rows = []
+    for name, info in models.items():
+        summary = _summarise(by_model.get(name, {}))
+        model_rows.append({"model": name, "kind": info.kind, "backbone": info.backbone, **summary})
+    model_rows.sort(key=lambda r: -(r["averaged"]["total_score"] if r["averaged"] else -1))
+    aspects = [a for (a,) in db.conn.execute("SELECT DISTINCT aspect FROM kb_entries ORDER BY aspect")]
+    aspect_rows = []
+    for name in models:
+        for a in aspects:
+            if (name, a) in by_model_aspect:
+                aspect_rows.append({"model": name, "aspect": a, **_summarise(by_model_aspect[(name, a)])})
+
+    # Welch's t-tests: medical model vs its backbone, per aspect and metric, on raw scores
+    ttests = []
+    pairs = [(n, i.backbone) for n, i in models.items() if i.kind == "medical" and i.backbone]
+    for med, base in pairs:
+        if base not in models:
+            ttests.append({"medical": med, "backbone": base, "aspect": None, "metric": None,
+                           "undefined_reason": f"backbone {base!r} has no responses in this database"})
+            continue
+        scores: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+        q = ("SELECT m.name, k.aspect, s.metric, s.scorer, s.score FROM scores s JOIN responses r ON r.id = s.response_id "
+             "JOIN models m ON m.id = r.model_id JOIN kb_entries k ON k.id = r.kb_id WHERE m.name IN (?, ?)")
+        for model, aspect, metric, scorer, score in db.conn.execute(q, (med, base)):
+            if metric == "cosine" and not th.embedding_matches(ts.embedding_model, scorer):
+                continue
+            if metric != "cosine" and scorer != ts.scorer_for(metric):
+                continue
+            scores[(model, aspect, metric)].append(score)
+        for a in aspects:
+            for metric in ("bleu1", "rouge1", "cosine", "exact_match"):
+                sa, sb = scores.get((med, a, metric)), scores.get((base, a, metric))
+                if sa is None and sb is None:
+                    continue
+                ttests.append({"medical": med, "backbone": base, "aspect": a, "metric": metric,
+                               **welch(sa or [], sb or [])})
+    return {
+        "threshold_set": {"version": ts.version, "name": ts.name, "embedding_model": ts.embedding_model,
+                          "tokenizer": ts.tokenizer, "calibrated": ts.provenance.get("calibrated", True)},
+        "coverage": th.coverage(db, ts.version),
+        "models": model_rows,
+        "aspects": aspect_rows,
+        "ttests": ttests,
+        "notes": ["Severity Level is scored by exact match; its tier counts under every metric.",
+                  "total_score = 0*CW + 5*PC + 10*BC over the shares averaged across metrics; "
+                  "levels: >=3.5 -> 1, >=3.0 -> 2, >=2.0 -> 3, else 4 (the grouping of the paper's Table 4).",
+                  "t-tests: Welch's t on raw scores, medical minus backbone; significant at p < 0.05."],
+    }
+
+
+def _fmt(x, digits=3) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def flat_rows(rep: dict) -> list[dict]:
+    """One CSV-friendly row per (section, model, aspect, metric)."""
+    rows = []
+    for r in rep["models"]:
+        for m, v in list(r["per_metric"].items()) + [("average", r["averaged"])]:
+            if v:
+                rows.append({"section": "model", "model": r["model"], "kind": r["kind"], "backbone": r["backbone"] or "",
+                             "aspect": "", "metric": m, "n": v.get("n", ""),
+                             "completely_wrong": v["completely_wrong"], "partially_correct": v["partially_correct"],
+                             "basically_correct": v["basically_correct"], "total_score": v["total_score"],
+                             "level": v.get("level", ""), "t": "", "p": "", "significant": ""})
+    for r in rep["aspects"]:
+        v = r["averaged"]
+        if v:
+            rows.append({"section": "aspect", "model": r["model"], "kind": "", "backbone": "", "aspect": r["aspect"],
+                         "metric": "average", "n": "", "completely_wrong": v["completely_wrong"],
+                         "partially_correct": v["partially_correct"], "basically_correct": v["basically_correct"],
+                         "total_score": v["total_score"], "level": "", "t": "", "p": "", "significant": ""})
+    for r in rep["ttests"]:
+        rows.append({"section": "ttest", "model": r["medical"], "kind": "medical", "backbone": r["backbone"],
+                     "aspect": r["aspect"] or "", "metric": r["metric"] or "", "n": "",
+                     "completely_wrong": "", "partially_correct": "", "basically_correct": "", "total_score": "",
+                     "level": "", "t": "" if r.get("t") is None else r["t"], "p": "" if r.get("p") is None else r["p"],
+                     "significant": "" if r.get("significant") is None else r["significant"]})
+    return rows
+
+
+def render(rep: dict, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(rep, ensure_ascii=False, indent=2)
+    if fmt == "csv":
+        rows = flat_rows(rep)
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["section"], lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+        return buf.getvalue()
+    if fmt == "md":
+        return _markdown(rep)
+    raise ValueError(fmt)
+
+
+def _markdown(rep: dict) -> str:
+    ts = rep["threshold_set"]
+    out = ["# Model report", "",
+           f"Threshold set v{ts['version']} ({ts['name']}); cosine from {ts['embedding_model']}; tokenizer {ts['tokenizer']}."]
+    if ts.get("calibrated") is False:
+        out.append("**These cut-offs are provisional: not calibrated with clinicians for this embedding model.**")
+    out += ["", "## Models (shares averaged over BLEU-1, ROUGE-1, cosine)", "",
+            "| model | kind | backbone | CW | PC | BC | total | level |", "|---|---|---|---|---|---|---|---|"]
+    for r in rep["models"]:
+        a = r["averaged"]
+        if a:
+            out.append(f"| {r['model']} | {r['kind']} | {r['backbone'] or ''} | {a['completely_wrong']:.1%} | "
+                       f"{a['partially_correct']:.1%} | {a['basically_correct']:.1%} | {a['total_score']:.2f} | {a['level']} |")
+        else:
+            out.append(f"| {r['model']} | {r['kind']} | {r['backbone'] or ''} | | | | not graded | |")
+    out += ["", "## Per metric", "", "| model | metric | n | CW | PC | BC | total |", "|---|---|---|---|---|---|---|"]
+    for r in rep["models"]:
+        for m, v in r["per_metric"].items():
+            if v:
+                out.append(f"| {r['model']} | {m} | {v['n']} | {v['completely_wrong']:.1%} | {v['partially_correct']:.1%} | "
+                           f"{v['basically_correct']:.1%} | {v['total_score']:.2f} |")
+            else:
+                out.append(f"| {r['model']} | {m} | 0 | | | | not graded |")
+    out += ["", "## Per aspect (total score, averaged over metrics)", ""]
+    models = [r["model"] for r in rep["models"]]
+    aspects = sorted({r["aspect"] for r in rep["aspects"]})
+    cell = {(r["model"], r["aspect"]): r["averaged"]["total_score"] for r in rep["aspects"] if r["averaged"]}
+    out += ["| aspect | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+    for a in aspects:
+        out.append(f"| {a} | " + " | ".join(_fmt(cell.get((m, a)), 2) for m in models) + " |")
+    out += ["", "## Medical model vs backbone (Welch's t, * p < 0.05)", "",
+            "| medical | backbone | aspect | metric | t | p |", "|---|---|---|---|---|---|"]
+    for r in rep["ttests"]:
+        if r.get("t") is None:
+            out.append(f"| {r['medical']} | {r['backbone']} | {r['aspect'] or ''} | {r['metric'] or ''} | "
+                       f"undefined: {r['undefined_reason']} | |")
+        else:
+            star = "*" if r["significant"] else ""
+            out.append(f"| {r['medical']} | {r['backbone']} | {r['aspect']} | {r['metric']} | {r['t']:.2f}{star} | {r['p']:.3g} |")
+    out += ["", "## Notes", ""] + [f"- {n}" for n in rep["notes"]]
+    return "\n".join(out) + "\n"
+
+
+EXPORT_COLUMNS = ["model", "disease", "aspect", "aspect_type", "metric", "score", "tier", "threshold_version", "scorer"]
+
+
+def export_scores(db: sqlite_utils.Database, out, version: int | None = None) -> int:
+    """Write one CSV row per response and metric (tier under ``version``, default the active set). Returns rows."""
+    ts = th.load(db, version) if version is not None else th.active(db)
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(EXPORT_COLUMNS)
+    q = ("SELECT m.name, k.disease, k.aspect, k.aspect_type, s.metric, s.score, g.tier, s.scorer "
+         "FROM scores s JOIN responses r ON r.id = s.response_id JOIN models m ON m.id = r.model_id "
+         "JOIN kb_entries k ON k.id = r.kb_id "
+         "LEFT JOIN grades g ON g.response_id = s.response_id AND g.metric = s.metric AND g.scorer = s.scorer "
+         "AND g.version = ? ORDER BY m.name, k.disease, k.aspect, s.metric, s.scorer")
+    n = 0
+    for model, disease, aspect, atype, metric, score, tier_, scorer in db.conn.execute(q, (ts.version,)):
+        w.writerow([model, disease, aspect, atype, metric, repr(float(score)), "" if tier_ is None else tier_,
+                    ts.version if tier_ is not None else "", scorer])
+        n += 1
+    return n

@@ -1,0 +1,347 @@
+"""The option letters a free-text exam response chooses: :func:`extract_answer`, and CMB's own
+regular expression (:func:`cmb_match_choice`) as the baseline; the rules are in :mod:`medeval.stats.exam`."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+DEFAULT_LETTERS = "ABCDEFG"  # when the key gives no options (CMB's answer file has none); CMB reads A-G too
+METHODS = ("answer_phrase", "leading", "statement", "single_letter", "option_text", "none", "unanswered")
+
+
+
+# ------------------------------------------------------------------ CMB's own extraction (the baseline)
+
+_CMB_RE = re.compile(r"(答案|正确选项)(?:是|：|为|应该是|应该为)(.*?)(。|\.|$)", re.S)
+
+
+def cmb_match_choice(text: str, multi: bool) -> str:
+    """CMB's extraction, re-implemented for comparison (``match_choice`` + ``extract_ans`` of
+    FreedomIntelligence/CMB ``src/utils.py``): letters A-G after "答案是/正确选项为…" up to the
+    first full stop, else every capital A-G in the text; the first letter only for a
+    single-choice question.
+
+    >>> cmb_match_choice("答案是B，因为……", multi=False), cmb_match_choice("ECG示ST段抬高，选D", multi=True)
+    ('B', 'ECGD')
+    """
+    option = "ABCDEFG"
+    res = _CMB_RE.search(text or "")
+    if res:
+        choice = "".join(x for x in res.group(2) if x in option)
+    else:
+        choice = "".join(i for i in (text or "") if i in option)
+    if len(choice) > 1 and not multi:
+        choice = choice[0]
+    return choice
+
+
+# ------------------------------------------------------------------ our extraction
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """Letters read from a response (sorted, e.g. ``"BD"``; ``""`` for none), how, and a note."""
+
+    letters: str
+    method: str
+    note: str = ""
+
+
+_MARKDOWN = re.compile(r"\*\*|__|`")
+# after a letter, these make it part of a term, not an option: B超, A型, C反应蛋白, T细胞 ...
+_TERM_AFTER = ("超", "型", "族", "群", "组", "类", "级", "波", "峰", "链", "段", "区", "细胞", "淋巴", "肽", "反应",
+               "受体", "因子", "蛋白", "抗原", "抗体", "肝", "药", "物质", "点", "带", "端", "位点", "环", "值", "线",
+               "管", "柱", "族维生素", "杆菌", "球菌", "病毒", "瓣", "导联", "字", "样")
+# a run of several letters that is a common abbreviation, not an answer, although its letters are in order
+_ABBREVIATIONS = frozenset({"ACE", "BCG", "ABG", "ACD", "ADE", "BE", "AD", "CE", "DE", "EF", "AF"})
+# an abbreviation-like run still counts when it stands alone ("答案：AD", "BE。")
+_ALONE_AFTER = re.compile(r"\s*(?:$|[.,;:!?。，；：！？、)\]）】\"”'’])")
+# before a letter: 维生素D, 辅酶A, 蛋白C, 维他命E, vitamin D, hepatitis B, type A, group B ...
+_TERM_BEFORE_RE = re.compile(r"(?:[素酶白命]|\b(?:vitamin|hepatitis|type|group|protein|factor|class|grade|stage|"
+                             r"phase|lead|wave|influenza|coenzyme|immunoglobulin|plan|cluster|zone|site|chain|"
+                             r"point|complex|serotype|subtype|strain|hemophilia|haemophilia))\s*$", re.I)
+
+_NEG_BEFORE = re.compile(r"(?:不选|不应选|不能选|不可选|不应该选|不会选|不是|并非|而非|而不是|排除|除了|除|非|"
+                         r"\bnot|\bexcept|\brather than|\bexclude|\bexcluding|\bnor)\s*(?:选项|选|option|choice)?\s*"
+                         r"[(\[（【]?\s*$", re.I)
+_NEG_AFTER = re.compile(r"^\s*[)\]）】]?\s*(?:项|选项)?\s*(?:均|都|皆|也)?\s*(?:是|为|的说法|的描述|说法|描述|明显)?\s*"
+                        r"(?:错误|错的|错|不正确|不对|不符合|不恰当|不合适|不选|不是|不能选|排除|可排除|除外|应排除|不准确|"
+                        r"is\s+(?:not\s+(?:correct|right|true|the\s+answer)|incorrect|wrong|false)|"
+                        r"are\s+(?:not\s+correct|incorrect|wrong|false)|can\s+be\s+(?:excluded|ruled\s+out))", re.I)
+_POS_AFTER = re.compile(r"^\s*[)\]）】]?\s*(?:项|选项)?\s*(?:均|都|皆|也)?\s*(?:是|为)?\s*"
+                        r"(?:正确答案|正确|对的|对(?![于此比待应照抗])|符合题意|最符合|符合|最佳|最恰当|最合适|当选|入选|"
+                        r"is\s+(?:the\s+)?(?:correct|right|best|true)|are\s+(?:the\s+)?(?:correct|right))", re.I)
+
+_CN_STRONG = (r"(?:最终|正确|最佳|标准|参考)?答案(?:应该?是|应该?为|应选|是|为|选|选择|应是)?|"
+              r"(?:正确|最佳)选项(?:应该?是|应该?为|是|为)?|"
+              r"(?:故|所以|因此|因而|综上所述|综上|本题)[,，]?\s*(?:本题)?(?:应该?)?(?:选择|选)(?:答案)?")
+_CN_WEAK = r"(?:应该?|可以?|我)?(?:选择|选)(?:答案)?|(?:我的)?选择是|应该?是|应为"
+_EN_STRONG = (r"\b(?:the\s+)?(?:final\s+|correct\s+|best\s+|right\s+)?answers?\s*(?:is|are|would\s+be|should\s+be|"
+              r"will\s+be)?|\b(?:the\s+)?(?:correct|best|right)\s+(?:options?|choices?)\s*(?:is|are)?")
+_EN_WEAK = r"\bi\s*(?:would\s+|will\s+|'d\s+)?(?:choose|select|pick|go\s+with)|\b(?:choose|select)"
+_PHRASES = [(re.compile(p, re.I), strength, english) for p, strength, english in (
+    (_CN_STRONG, 2, True), (_EN_STRONG, 2, True), (_CN_WEAK, 1, False), (_EN_WEAK, 1, True))]
+_AFTER_PHRASE = re.compile(r"\s*[】\])）]?\s*[:：=]?\s*(?:是|为)?\s*(?:options?|choices?|选项)?\s*", re.I)
+_SEP = re.compile(r"\s*(?:、|,|，|;|；|/|和|与|以及|及|或者|或|\+|&|\band\b|\bor\b)\s*|[ \t]+", re.I)
+_LIST_GOES_ON = re.compile(r"\s*[)\]）】]?\s*(?:$|[.。;；!！?？\n]|(?:[,，、/]|\s(?:and|or)\s|和|与|及|或)\s*"
+                           r"[(\[（【]?\s*[A-Za-z](?![A-Za-z]))", re.I)
+_OPEN = re.compile(r"[(\[（【]\s*")
+_CLOSE = re.compile(r"\s*[)\]）】]")
+_TERMINAL_LOWER = re.compile(r"\s*(?:$|[.,;:!?。，；：！？)\]）】])")
+
+
+def _norm(text: str) -> str:
+    return _MARKDOWN.sub("", unicodedata.normalize("NFKC", text or ""))
+
+
+def _letter_ok(s: str, start: int, end: int, valid: str, lower_ok: bool, option_texts: dict | None) -> bool:
+    """Is s[start:end] (a maximal run of ASCII letters) a run of option letters standing alone?"""
+    run = s[start:end]
+    if not run.isupper():
+        if not (lower_ok and len(run) == 1 and run.upper() in valid):
+            return False
+        # lower case only as "(b)" or "b" followed by punctuation or the end ("the answer is a ..." is an article)
+        before = s[:start].rstrip()
+        if not (before.endswith(("(", "（", "[")) or _TERMINAL_LOWER.match(s, end)):
+            return False
+        run = run.upper()
+    if any(c not in valid for c in run):
+        return False
+    if len(run) > 1 and list(run) != sorted(set(run)):
+        return False
+    if run in _ABBREVIATIONS and not _ALONE_AFTER.match(s, end):
+        return False
+    if start > 0 and (s[start - 1].isdigit() or _TERM_BEFORE_RE.search(s[max(0, start - 20):start])):
+        return False
+    after = s[end:]
+    if after[:1].isdigit() or re.match(r"-\S", after) or after.startswith(("'s", "’s")):
+        return False
+    if any(after.startswith(t) for t in _TERM_AFTER):
+        if not (option_texts and len(run) == 1 and _starts_with_option_text(after, option_texts.get(run, ""))):
+            return False
+    return True
+
+
+def _starts_with_option_text(after: str, option_text: str) -> bool:
+    a, o = _squash(after), _squash(option_text)
+    return bool(o) and a.startswith(o[: max(2, min(len(o), 6))])
+
+
+def _read_group(s: str, pos: int, valid: str, lower_ok: bool, option_texts: dict | None):
+    """Letters of a group starting at ``pos`` ("B", "(B)", "ABD", "B、D", "B and D"): (letters, end) or None."""
+    letters: list[str] = []
+    i = pos
+    cut = None  # (letters, position) before the first comma crossed
+    while True:
+        m = _OPEN.match(s, i)
+        j = m.end() if m else i
+        k = j
+        while k < len(s) and s[k].isascii() and s[k].isalpha():
+            k += 1
+        if k == j or not _letter_ok(s, j, k, valid, lower_ok, option_texts):
+            break
+        letters.extend(s[j:k].upper())
+        i = k
+        c = _CLOSE.match(s, i)
+        if c:
+            i = c.end()
+        for suffix in ("选项", "项"):
+            if s.startswith(suffix, i):
+                i += len(suffix)
+                break
+        sep = _SEP.match(s, i)
+        if not sep or sep.end() == i:
+            break
+        # only continue over a separator when another letter follows it
+        nxt = sep.end()
+        m2 = _OPEN.match(s, nxt)
+        nxt = m2.end() if m2 else nxt
+        if nxt < len(s) and s[nxt].isascii() and s[nxt].isalpha():
+            k2 = nxt
+            while k2 < len(s) and s[k2].isascii() and s[k2].isalpha():
+                k2 += 1
+            weak = s[i:sep.end()].strip() in ("", ",", "，", ";", "；")
+            # over a comma or a space only a list goes on ("B, D", "A, C and D"), not a new clause ("答案：B，A项错误")
+            if _letter_ok(s, nxt, k2, valid, lower_ok, option_texts) and (not weak or _LIST_GOES_ON.match(s, k2)):
+                if weak and cut is None:
+                    cut = (len(letters), i)
+                i = sep.end()
+                continue
+        break
+    if not letters:
+        return None
+    if cut and _NEG_AFTER.match(s[i:i + 30]):  # "答案：C；A、B、D、E均不正确": the list after the comma is ruled out
+        letters, i = letters[:cut[0]], cut[1]
+    return letters, i
+
+
+def _negated(s: str, start: int, end: int) -> bool:
+    return bool(_NEG_BEFORE.search(s[max(0, start - 12):start]) or _NEG_AFTER.match(s[end:end + 30]))
+
+
+def _fmt(letters) -> str:
+    return "".join(sorted(set(letters)))
+
+
+def _phrase_answers(s: str, valid: str, option_texts):
+    found = []
+    for rx, strength, english in _PHRASES:
+        for m in rx.finditer(s):
+            if m.end() == m.start():
+                continue
+            pre = s[max(0, m.start() - 4):m.start()]
+            if re.search(r"(?:不|勿|别|没|未|非)(?:应该?|会|能|可)?$", pre) or re.search(r"\bnot\s*$", pre, re.I):
+                continue
+            a = _AFTER_PHRASE.match(s, m.end())
+            g = _read_group(s, a.end(), valid, english, option_texts)
+            if not g:
+                continue
+            letters, end = g
+            if _NEG_AFTER.match(s[end:end + 30]):
+                continue
+            found.append((strength, m.start(), letters))
+    if not found:
+        return None
+    best = max(st for st, _, _ in found)
+    strongest = [f for f in found if f[0] == best]
+    return max(strongest, key=lambda f: f[1])[2]
+
+
+_LEAD_SKIP = re.compile(r"^[\s>#\-*•]*(?:(?:答|answer|选|选择)\s*[:：]\s*)?", re.I)
+
+
+def _leading(s: str, valid: str, option_texts):
+    p = _LEAD_SKIP.match(s).end()
+    g = _read_group(s, p, valid, False, option_texts)
+    if not g:
+        return None
+    letters, end = g
+    if letters == ["A"] and _ARTICLE.match(s, end):  # the English article: "A bacterial infection ..."
+        return None
+    if _NEG_AFTER.match(s[end:end + 30]) or _POS_AFTER.match(s[end:end + 30]):
+        return None  # "A项错误……", "A项正确，B项正确……": per-option statements, read as such below
+    return letters
+
+
+# "A" followed by a lower-case word is the article, unless the word is one that follows an option letter
+_ARTICLE = re.compile(r"\s+(?!(?:and|or|nor|is|are|was|were|seems?|appears?|looks?|would|could|should|might|may|"
+                      r"can|will|because|since|as|also|only|too|vs|versus|then|than|fits?|matches?|alone)\b)[a-z0-9]")
+
+
+def _statements(s: str, singles, valid: str, option_texts):
+    """Options declared right ("B项正确", "A、B、D正确", "Option C is correct") and ruled out ("A、B均错误", "不选C")."""
+    positive, negative = set(), set()
+    consumed = -1
+    for letter, st, en in singles:
+        if st < consumed:
+            continue
+        g = _read_group(s, st, valid, False, option_texts)
+        letters, end = g if g else ([letter], en)
+        consumed = end
+        if _NEG_BEFORE.search(s[max(0, st - 12):st]) or _NEG_AFTER.match(s[end:end + 30]):
+            negative.update(letters)
+        elif _POS_AFTER.match(s[end:end + 30]):
+            positive.update(letters)
+    return positive, negative
+
+
+_LETTER_RUN = re.compile(r"(?<![A-Za-z])[A-Za-z]+(?![A-Za-z])")
+_LEFT_OK = set(" \t\n\r,，.。:：;；!！?？、(（[【\"“'‘/") | set("选是为即和与或及项")
+_RIGHT_OK_CHARS = set(" \t\n\r,，.。:：;；!！?？、)）]】\"”'’/") | set("是为和与或及")
+_RIGHT_OK_WORDS = ("项", "选项", "正确", "对", "最", "符合", "错", "不")
+
+
+def _standalone(s: str, valid: str, option_texts):
+    """Every uppercase single option letter with option-like surroundings: (letter, start, end)."""
+    out = []
+    for m in _LETTER_RUN.finditer(s):
+        run = m.group(0)
+        if len(run) != 1 or run not in valid:
+            continue
+        st, en = m.span()
+        left = s[st - 1] if st else " "
+        right = s[en] if en < len(s) else " "
+        if left not in _LEFT_OK:
+            continue
+        if not (right in _RIGHT_OK_CHARS or s.startswith(_RIGHT_OK_WORDS, en)):
+            continue
+        if run == "A" and _ARTICLE.match(s, en):
+            continue
+        if not _letter_ok(s, st, en, valid, False, option_texts):
+            continue
+        out.append((run, st, en))
+    return out
+
+
+def _squash(t: str) -> str:
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", t or "")).casefold()
+
+
+def _option_text(s: str, option_texts: dict):
+    sq = _squash(s)
+    hits = {}
+    for letter, text in option_texts.items():
+        o = _squash(text)
+        if len(o) < 2:
+            continue
+        for m in re.finditer(re.escape(o), sq):
+            before = sq[max(0, m.start() - 4):m.start()]
+            if before.endswith(("不是", "排除", "并非", "而非", "not", "除", "非", "不选")):
+                continue
+            hits[letter] = o
+            break
+    # an option whose text is inside another hit ("肺结核" in "原发性肺结核") does not count on its own
+    keep = [k for k, o in hits.items() if not any(o != o2 and o in o2 for o2 in hits.values())]
+    return keep
+
+
+def extract_answer(response: str | None, options: str | dict | None = None) -> Extraction:
+    """The option letters a response chooses (see the module notes for the rules and their order).
+
+    ``options`` is the question's option dict (letter -> text), or a string of the
+    valid letters; without it, A-G.
+
+    >>> [extract_answer(t, "ABCDE").letters for t in ["答案：D", "The answer is (B)", "ABD", "B. 急性阑尾炎", "不选A，选C"]]
+    ['D', 'B', 'ABD', 'B', 'C']
+    >>> e = extract_answer("考虑原发性肺结核", {"A": "小叶型肺炎", "C": "继发性肺结核", "D": "原发性肺结核"})
+    >>> e.letters, e.method
+    ('D', 'option_text')
+    """
+    if isinstance(options, dict):
+        option_texts = {str(k).strip().upper(): str(v) for k, v in options.items()}
+        valid = "".join(sorted(option_texts))
+    else:
+        option_texts = None
+        valid = (options or DEFAULT_LETTERS).upper()
+    s = _norm(str(response or ""))
+    if not s.strip():
+        return Extraction("", "none", "empty response")
+
+    got = _phrase_answers(s, valid, option_texts)
+    if got:
+        return Extraction(_fmt(got), "answer_phrase")
+    got = _leading(s, valid, option_texts)
+    if got:
+        return Extraction(_fmt(got), "leading")
+    bare = re.fullmatch(r"[\s(（\[]*([a-z])[\s.。)）\]]*", s)
+    if bare and bare.group(1).upper() in valid:  # the whole response is one lower-case letter: "b."
+        return Extraction(bare.group(1).upper(), "leading")
+
+    singles = _standalone(s, valid, option_texts)
+    positive, negative = _statements(s, singles, valid, option_texts)
+    if positive - negative:
+        return Extraction(_fmt(positive - negative), "statement")
+    chosen = {letter for letter, st, en in singles if letter not in negative and not _negated(s, st, en)}
+    if len(chosen) == 1:
+        return Extraction(_fmt(chosen), "single_letter")
+    if len(chosen) > 1:
+        return Extraction("", "none", f"ambiguous: several options mentioned ({', '.join(sorted(chosen))})")
+    if option_texts:
+        keep = _option_text(s, {k: v for k, v in option_texts.items() if k not in negative})
+        if len(keep) == 1:
+            return Extraction(keep[0], "option_text")
+        if len(keep) > 1:
+            return Extraction("", "none", f"ambiguous: the texts of several options ({', '.join(sorted(keep))})")
+    return Extraction("", "none", "no option found")

@@ -1,0 +1,322 @@
+-- The schema every database has after its migrations (sqlite_master, ordered by type and name).
+-- Written from the code before the layered move (issue 11); tests/test_db.py checks a new database against it.
+-- A new migration changes this file on purpose: regenerate it with  python tests/test_db.py --write-schema
+
+-- index audit_log_action
+CREATE INDEX audit_log_action ON audit_log(action, target);
+
+-- index grade_annotations_item
+CREATE INDEX grade_annotations_item ON grade_annotations(item_id, user_id, id);
+
+-- index responses_kb
+CREATE INDEX responses_kb ON responses(kb_id);
+
+-- index sessions_user
+CREATE INDEX sessions_user ON sessions(user_id);
+
+-- index task_answers_item
+CREATE INDEX task_answers_item ON task_answers(item_id, user_id, id);
+
+-- index threshold_sets_one_active
+CREATE UNIQUE INDEX threshold_sets_one_active ON threshold_sets(active) WHERE active = 1;
+
+-- table _migrations
+CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
+
+-- table app_secret
+CREATE TABLE app_secret (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        secret TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+
+-- table assignments
+CREATE TABLE assignments (
+        item_id INTEGER NOT NULL REFERENCES campaign_items(id),
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        position INTEGER NOT NULL,
+        PRIMARY KEY (item_id, user_id),
+        UNIQUE (campaign_id, user_id, position)
+    );
+
+-- table audit_log
+CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT,
+        detail TEXT
+    );
+
+-- table campaign_items
+CREATE TABLE campaign_items (
+        id INTEGER PRIMARY KEY,
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        response_id INTEGER NOT NULL REFERENCES responses(id),
+        strata TEXT NOT NULL,
+        UNIQUE (campaign_id, response_id)
+    );
+
+-- table campaigns
+CREATE TABLE campaigns (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        config TEXT NOT NULL,
+        report TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open','closed'))
+    );
+
+-- table case_questions
+CREATE TABLE case_questions (
+        id INTEGER PRIMARY KEY,
+        case_id INTEGER NOT NULL REFERENCES cases(id),
+        position INTEGER NOT NULL CHECK (position >= 1),
+        question TEXT NOT NULL,
+        reference TEXT NOT NULL,
+        UNIQUE (case_id, position)
+    );
+
+-- table case_responses
+CREATE TABLE case_responses (
+        id INTEGER PRIMARY KEY,
+        question_id INTEGER NOT NULL REFERENCES case_questions(id),
+        model TEXT NOT NULL,
+        response TEXT NOT NULL,
+        UNIQUE (question_id, model)
+    );
+
+-- table cases
+CREATE TABLE cases (
+        id INTEGER PRIMARY KEY,
+        dataset TEXT NOT NULL,
+        case_key TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        description TEXT NOT NULL DEFAULT '',
+        UNIQUE (dataset, case_key)
+    );
+
+-- table embeddings
+CREATE TABLE embeddings (
+        model_id TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (model_id, text_hash)
+    ) WITHOUT ROWID;
+
+-- table fact_claims
+CREATE TABLE fact_claims (
+        id INTEGER PRIMARY KEY,
+        dataset TEXT NOT NULL,
+        item_key TEXT NOT NULL,
+        type TEXT NOT NULL,
+        label TEXT NOT NULL CHECK (label IN ('support', 'refute')),
+        claim TEXT NOT NULL,
+        model TEXT NOT NULL,
+        response TEXT NOT NULL,
+        UNIQUE (dataset, model, item_key, label)
+    );
+
+-- table grade_annotations
+CREATE TABLE grade_annotations (
+        id INTEGER PRIMARY KEY,
+        item_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        tier INTEGER CHECK (tier IN (0, 1, 2)),
+        skipped INTEGER NOT NULL DEFAULT 0,
+        flagged INTEGER NOT NULL DEFAULT 0,
+        note TEXT,
+        client_token TEXT NOT NULL,
+        supersedes INTEGER REFERENCES grade_annotations(id),
+        created_at REAL NOT NULL,
+        FOREIGN KEY (item_id, user_id) REFERENCES assignments(item_id, user_id),
+        UNIQUE (user_id, client_token)
+    );
+
+-- table grades
+CREATE TABLE grades (
+        response_id INTEGER NOT NULL REFERENCES responses(id),
+        metric TEXT NOT NULL,
+        version INTEGER NOT NULL REFERENCES threshold_sets(version),
+        scorer TEXT NOT NULL,
+        tier INTEGER NOT NULL CHECK (tier IN (0,1,2)),
+        PRIMARY KEY (version, response_id, metric)
+    ) WITHOUT ROWID;
+
+-- table judge_assessments
+CREATE TABLE judge_assessments (
+        id INTEGER PRIMARY KEY,
+        question_id INTEGER NOT NULL REFERENCES case_questions(id),
+        judge TEXT NOT NULL,
+        rationale TEXT NOT NULL,
+        models TEXT NOT NULL,
+        UNIQUE (question_id, judge)
+    );
+
+-- table judge_scores
+CREATE TABLE judge_scores (
+        assessment_id INTEGER NOT NULL REFERENCES judge_assessments(id),
+        model TEXT NOT NULL,
+        score REAL NOT NULL,
+        PRIMARY KEY (assessment_id, model)
+    ) WITHOUT ROWID;
+
+-- table kb_entries
+CREATE TABLE kb_entries (
+        id INTEGER PRIMARY KEY,
+        disease TEXT NOT NULL,
+        disease_en TEXT,
+        aspect TEXT NOT NULL,
+        aspect_type TEXT NOT NULL CHECK (aspect_type IN ('enumerated','declarative','numeric')),
+        reference TEXT NOT NULL,
+        processed TEXT NOT NULL,
+        UNIQUE (disease, aspect)
+    );
+
+-- table models
+CREATE TABLE models (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        backbone TEXT,
+        kind TEXT NOT NULL DEFAULT 'general' CHECK (kind IN ('general','medical'))
+    );
+
+-- table responses
+CREATE TABLE responses (
+        id INTEGER PRIMARY KEY,
+        model_id INTEGER NOT NULL REFERENCES models(id),
+        kb_id INTEGER NOT NULL REFERENCES kb_entries(id),
+        raw TEXT NOT NULL,
+        processed TEXT NOT NULL,
+        note TEXT,
+        UNIQUE (model_id, kb_id)
+    );
+
+-- table scores
+CREATE TABLE scores (
+        response_id INTEGER NOT NULL REFERENCES responses(id),
+        metric TEXT NOT NULL,
+        scorer TEXT NOT NULL,
+        score REAL NOT NULL,
+        PRIMARY KEY (response_id, metric, scorer)
+    ) WITHOUT ROWID;
+
+-- table sessions
+CREATE TABLE sessions (
+        token_hash TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        created_at REAL NOT NULL,
+        last_seen REAL NOT NULL,
+        ended_at REAL,
+        end_reason TEXT
+    );
+
+-- table task_answers
+CREATE TABLE task_answers (
+        id INTEGER PRIMARY KEY,
+        item_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        question TEXT NOT NULL,
+        value TEXT,
+        skipped INTEGER NOT NULL DEFAULT 0,
+        client_token TEXT NOT NULL,
+        supersedes INTEGER REFERENCES task_answers(id),
+        created_at REAL NOT NULL,
+        FOREIGN KEY (item_id, user_id) REFERENCES task_assignments(item_id, user_id),
+        UNIQUE (user_id, client_token)
+    );
+
+-- table task_assignments
+CREATE TABLE task_assignments (
+        item_id INTEGER NOT NULL REFERENCES task_items(id),
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        position INTEGER NOT NULL,
+        layout TEXT NOT NULL,
+        PRIMARY KEY (item_id, user_id),
+        UNIQUE (campaign_id, user_id, position)
+    );
+
+-- table task_items
+CREATE TABLE task_items (
+        id INTEGER PRIMARY KEY,
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        source TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        UNIQUE (campaign_id, source)
+    );
+
+-- table threshold_drafts
+CREATE TABLE threshold_drafts (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        metric TEXT NOT NULL,
+        aspect_type TEXT NOT NULL,
+        low REAL NOT NULL,
+        high REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (user_id, metric, aspect_type),
+        CHECK (low <= high)
+    );
+
+-- table threshold_sets
+CREATE TABLE threshold_sets (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        tokenizer TEXT NOT NULL,
+        embedding_model TEXT NOT NULL,
+        provenance TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 0
+    );
+
+-- table thresholds
+CREATE TABLE thresholds (
+        version INTEGER NOT NULL REFERENCES threshold_sets(version),
+        metric TEXT NOT NULL,
+        aspect_type TEXT NOT NULL,
+        low REAL NOT NULL,
+        high REAL NOT NULL,
+        CHECK (low <= high),
+        PRIMARY KEY (version, metric, aspect_type)
+    ) WITHOUT ROWID;
+
+-- table users
+CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('annotator','researcher','admin')),
+        active INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL
+    );
+
+-- trigger audit_log_no_delete
+CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+        BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+
+-- trigger audit_log_no_update
+CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+        BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+
+-- trigger grade_annotations_no_delete
+CREATE TRIGGER grade_annotations_no_delete BEFORE DELETE ON grade_annotations
+        BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+
+-- trigger grade_annotations_no_update
+CREATE TRIGGER grade_annotations_no_update BEFORE UPDATE ON grade_annotations
+        BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+
+-- trigger task_answers_no_delete
+CREATE TRIGGER task_answers_no_delete BEFORE DELETE ON task_answers
+        BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+
+-- trigger task_answers_no_update
+CREATE TRIGGER task_answers_no_update BEFORE UPDATE ON task_answers
+        BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+
