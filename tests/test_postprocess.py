@@ -73,3 +73,53 @@ def test_eighteen_aspects_fourteen_enumerated():
     assert len(ASPECTS) == 18
     types = [a.type for a in ASPECTS]
     assert (types.count("enumerated"), types.count("declarative"), types.count("numeric")) == (14, 3, 1)
+
+
+def _extract_answer_uncompiled(response, disease, aspect):
+    """The pattern search exactly as first written (patterns rebuilt per call), to compare the fast path with."""
+    import re
+    import unicodedata
+
+    from medeval.engine.postprocess import _aspect_names
+
+    def norm(t):
+        return unicodedata.normalize("NFKC", t or "")
+
+    text = norm(response).strip()
+    if not text:
+        return "", False
+    d = re.escape(norm(disease).strip())
+    names = "|".join(re.escape(norm(n)) for n in _aspect_names(aspect))
+    for p in (rf"{d}\s*的\s*(?:常见|主要)?\s*(?:{names})\s*(?:为|是|包括|有|主要有|主要包括|一般为|通常为)\s*[:：]?\s*(.+)",
+              rf"(?i)(?:the\s+)?(?:common\s+|main\s+)?(?:{names})\s+(?:of|for)\s+{d}\s+(?:is|are|includes?|include)\s*:?\s*(.+)"):
+        m = re.search(p, text, flags=re.S)
+        if m and m.group(1).strip():
+            return m.group(1).strip(), True
+    return (response or "").strip(), False
+
+
+def test_compiled_patterns_and_the_substring_shortcut_change_no_answer():
+    # the import compiles each (disease, aspect)'s patterns once and skips the search when the disease
+    # is not in the answer; over varied answers (restating the disease or not, other case, full-width,
+    # English and Chinese, other diseases) the result is the same as the original search
+    import random
+
+    from medeval.engine.aspects import ASPECTS
+
+    rng = random.Random(7)
+    diseases = ["感冒", "社区获得性肺炎", "Asthma", "COPD", "2型糖尿病", "ＨＩＶ感染", "Crohn's disease (CD)"]
+    fillers = ["咳嗽、发热", "cough and fever", "", "  ", "无", "阿莫西林；头孢", "见上文"]
+    matched = 0
+    for _ in range(3000):
+        disease, aspect = rng.choice(diseases), rng.choice(ASPECTS)
+        said = rng.choice([disease, disease.upper(), disease.lower(), rng.choice(diseases), ""])
+        name = rng.choice([aspect.name, aspect.name_zh, aspect.name.lower(), *aspect.aliases] or [aspect.name])
+        shape = rng.choice([f"{said}的{name}为：{{}}", f"{said} 的 主要{name}包括{{}}", f"The {name} of {said} are: {{}}",
+                            f"main {name} for {said} include {{}}", "{}", f"关于{said}：{{}}",
+                            f"{said}很常见。{said}的{name}为：{{}}", f"{said}{said}的 {name} 是 {{}}",
+                            f"THE COMMON {name.upper()} FOR {said} IS: {{0}} {said}的{name}有{{0}}"])
+        response = shape.format(rng.choice(fillers))
+        got = extract_answer(response, disease, aspect)
+        assert got == _extract_answer_uncompiled(response, disease, aspect), (response, disease, aspect.name)
+        matched += got[1]
+    assert 500 < matched < 2500  # both outcomes are well represented

@@ -15,6 +15,7 @@ next to the processed one.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -47,19 +48,60 @@ def _aspect_names(aspect: Aspect) -> list[str]:
     return sorted({n for n in names if n}, key=len, reverse=True)
 
 
+_ZH_VERBS = "为|是|包括|有|主要有|主要包括|一般为|通常为"
+_EN_VERBS = "is|are|includes?|include"
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_alternation(aspect: Aspect) -> str:
+    return "|".join(re.escape(_norm(n)) for n in _aspect_names(aspect))
+
+
+@functools.lru_cache(maxsize=1024)
+def _zh_after_disease(alt: str) -> re.Pattern:
+    """"<disease>的<aspect>为/包括 …" from just after the disease name: one pattern per aspect, any disease."""
+    return re.compile(rf"\s*的\s*(?:常见|主要)?\s*(?:{alt})\s*(?:{_ZH_VERBS})\s*[:：]?\s*(.+)", re.S)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _en_pattern(disease: str, alt: str) -> re.Pattern:
+    """"<aspect> of <disease> is/include …" (any case): compiled once per (disease, aspect) that needs it."""
+    return re.compile(rf"(?:the\s+)?(?:common\s+|main\s+)?(?:{alt})\s+(?:of|for)\s+{re.escape(disease)}\s+"
+                      rf"(?:{_EN_VERBS})\s*:?\s*(.+)", re.S | re.I)
+
+
 def extract_answer(response: str, disease: str, aspect: Aspect) -> tuple[str, bool]:
-    """Return (answer part, matched?) for the prompt patterns; the whole response when none matches."""
+    """Return (answer part, matched?) for the prompt patterns; the whole response when none matches.
+
+    The first pattern that finds a match decides (a match whose answer part is blank falls through to
+    the next pattern). Written for speed at knowledge-base scale -- thousands of (disease, aspect)
+    pairs, where ``re``'s 512-pattern cache overflowed and every response recompiled its patterns --
+    and equal, answer for answer, to searching the two patterns built for each call
+    (``tests/test_postprocess.py`` compares them):
+
+    * the Chinese pattern begins with the disease name, so its leftmost match is the first place the
+      name occurs from which the rest of the pattern (compiled once per aspect) matches;
+    * the English pattern contains the name (any case), "of"/"for" and a verb, so it is compiled and
+      searched only when the answer contains all of them.
+    """
     text = _norm(response).strip()
     if not text:
         return "", False
-    d = re.escape(_norm(disease).strip())
-    names = "|".join(re.escape(_norm(n)) for n in _aspect_names(aspect))
-    patterns = [
-        rf"{d}\s*的\s*(?:常见|主要)?\s*(?:{names})\s*(?:为|是|包括|有|主要有|主要包括|一般为|通常为)\s*[:：]?\s*(.+)",
-        rf"(?i)(?:the\s+)?(?:common\s+|main\s+)?(?:{names})\s+(?:of|for)\s+{d}\s+(?:is|are|includes?|include)\s*:?\s*(.+)",
-    ]
-    for p in patterns:
-        m = re.search(p, text, flags=re.S)
+    d = _norm(disease).strip()
+    folded = text.casefold()
+    if d not in text and d.casefold() not in folded:  # both patterns need the disease name
+        return (response or "").strip(), False
+    alt = _names_alternation(aspect)
+    rest, i = _zh_after_disease(alt), text.find(d)
+    while i != -1:
+        m = rest.match(text, i + len(d))
+        if m:
+            if m.group(1).strip():
+                return m.group(1).strip(), True
+            break  # the leftmost match decides, as a search would
+        i = text.find(d, i + 1)
+    if ("of" in folded or "for" in folded) and any(v in folded for v in ("is", "are", "include")):
+        m = _en_pattern(d, alt).search(text)
         if m and m.group(1).strip():
             return m.group(1).strip(), True
     return (response or "").strip(), False
