@@ -28,7 +28,7 @@ try:
     user = ui.current_user()
 except MedevalError as e:
     st.title("medeval")
-    st.error(str(e))
+    st.error(ui.md_escape(str(e)))
     st.stop()
 st.session_state["user"] = user
 
@@ -80,6 +80,6 @@ if user is not None:
 nav = st.navigation(pages)
 if user is not None:
     with st.sidebar:
-        st.markdown(f"Signed in as **{user.username}** · {user.role}".replace("_", r"\_"))
+        st.markdown(f"Signed in as **{ui.md_escape(user.username)}** · {user.role}")  # a name is plain text
         ui.signout_link()
 nav.run()

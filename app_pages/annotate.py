@@ -25,15 +25,14 @@ if not mine:
             "creating a task campaign.")
     st.stop()
 
+by_id = {c["id"]: c for c in mine}
 unfinished = [c for c in mine if c["status"] == "open" and c["done"] < c["total"]]
-default = mine.index(unfinished[0]) if unfinished else 0
-if len(mine) > 1:
-    choice = st.selectbox("Task", range(len(mine)), index=default, key="task_campaign",
-                          format_func=lambda i: f"{mine[i]['name']} · {mine[i]['task']} — {mine[i]['done']} of "
-                          f"{mine[i]['total']} done" + (" (closed)" if mine[i]["status"] == "closed" else ""))
-else:
-    choice = 0
-cid = mine[choice]["id"]
+# The task stays the one chosen (by id, also in the URL as ?task=<id>): answering changes the labels' counts,
+# which must never move the page -- and the next key press -- to another task.
+cid = ui.sticky_choice("Task", list(by_id), key="task_campaign", param="task",
+                       default=(unfinished or mine)[0]["id"],
+                       format_func=lambda i: f"{by_id[i]['name']} · {by_id[i]['task']} — {by_id[i]['done']} of "
+                       f"{by_id[i]['total']} done" + (" (closed)" if by_id[i]["status"] == "closed" else ""))
 revisit_key = f"task_revisit_{cid}"
 
 
@@ -70,9 +69,9 @@ def _flagging(value: bool) -> None:
 with ui.db() as d:
     s = tasks.task_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
 
-st.subheader(f"{s.campaign_name} · {s.title}", anchor=False)
+st.subheader(ui.md_escape(f"{s.campaign_name} · {s.title}"), anchor=False)  # a researcher's name: plain text
 if error := st.session_state.get("task_error"):
-    st.error(error, icon=":material/error:")
+    st.error(ui.md_escape(error), icon=":material/error:")
 elif saved := st.session_state.get("task_saved"):
     st.success(ui.md_escape(saved), icon=":material/check_circle:")
 else:
@@ -98,7 +97,7 @@ if s.item is None:
 item = s.item
 st.progress(s.done / s.total, text=(f"Revisiting a skipped item — {s.skipped} skipped" if item.revisiting
                                     else f"Item {s.position} of {s.total}"))
-st.caption(s.instructions)
+st.caption(ui.md_escape(s.instructions))
 if item.parts > 1:
     st.caption(f"Part {item.open_part} of {item.parts}"
                + (" — the next part opens when every question here has an answer" if item.open_part < item.parts
@@ -187,7 +186,7 @@ if flagging:
                 with ui.db() as d:
                     tasks.flag_item(d, user, item.item_id, note, client_token=f"{item.item_id}:{item.revision}:flag")
             except (MedevalError, sqlite3.Error) as e:
-                st.error(f"Not saved: {e}. Your note is still here; save it again.")
+                st.error(ui.md_escape(f"Not saved: {e}. Your note is still here; save it again."))
             else:
                 st.session_state["task_saved"] = "Flag saved: a researcher will see your note"
                 st.session_state["task_flagging"] = False

@@ -1,8 +1,5 @@
 """Campaigns: progress per annotator and per bucket, short intervals, close / reopen, grades export."""
 
-import csv
-import io
-
 import streamlit as st
 
 from medeval.annotation import campaigns as cp
@@ -57,12 +54,8 @@ if prog["short_intervals"]:
                        "interval": str(r.get("interval", "")), "available": r["available"], "sampled": r["sampled"]}
                       for r in prog["short_intervals"]], hide_index=True, key="short_table")
 
-buf = io.StringIO()
-w = csv.DictWriter(buf, fieldnames=["item", "response_id", "annotator", "tier", "skipped", "flagged"])
-w.writeheader()
-w.writerows(grades)
 c1, c2 = st.columns(2)
-c1.download_button("Download current grades (CSV)", buf.getvalue(), file_name=f"campaign-{cid}-grades.csv",
+c1.download_button("Download current grades (CSV)", cp.grades_csv(grades), file_name=f"campaign-{cid}-grades.csv",
                    mime="text/csv", key="grades_csv", width="stretch")
 ui.open_close_button(c2, camp, user, key_prefix="campaign")
 

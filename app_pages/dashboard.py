@@ -30,7 +30,7 @@ try:
     with ui.db() as d:
         s = dash.campaign_agreement(d, cid, actor=user)
 except MedevalError as e:
-    st.error(str(e))
+    st.error(ui.md_escape(str(e)))
     st.stop()
 
 st.caption(f"{s['n_items_graded']} of {s['n_items']} items graded · {s['n_grades']} grades, {s['n_skips']} skips · "
@@ -49,7 +49,7 @@ for col, p in zip(cols, s["panel"]):
     if e["ci95"]:
         col.caption(f"95% CI {e['ci95'][0]:.3f} to {e['ci95'][1]:.3f}")
     elif e["undefined_reason"]:
-        col.caption(e["undefined_reason"])
+        col.caption(ui.md_escape(e["undefined_reason"]))
 with st.expander("How to read these"):
     for p in s["panel"]:
         st.markdown(f"**{p['title']}.** {p['why']} *{p['guide']}*")
@@ -79,7 +79,7 @@ if not s["disagreements"]:
     st.caption("No item has two different tiers.")
 for r in s["disagreements"][:10]:
     tiers = ", ".join(f"{who}: {cp.tier_label(t)}" for who, t in r["tiers"].items())
-    with st.expander(f"Item {r['item']} · range {r['range']} · {tiers}"):
+    with st.expander(ui.md_escape(f"Item {r['item']} · range {r['range']} · {tiers}")):  # usernames: plain
         with ui.db() as d:
             item = cp.review_item(d, r["item"], actor=user)
         ui.plain("Disease · aspect", f"{item['disease']} · {item['aspect']}", key=f"dis_{r['item']}_d")
@@ -93,7 +93,7 @@ if s.get("machine"):
     st.subheader("Clinicians vs the machine", anchor=False)
     with ui.db() as d:
         _ts = th.active(d)
-    st.caption(f"Automated tiers under the active threshold set v{_ts.version} ({_ts.name}). "
+    st.caption(f"Automated tiers under the active threshold set v{_ts.version} ({ui.md_escape(_ts.name)}). "
                "Spearman between the median clinician tier and each metric's raw score and automated tier "
                "(MedDisKEval Table 2; the paper reports > 0.7 on a random sample of 150). Draw such a sample as a "
                "random validation campaign.")

@@ -30,15 +30,14 @@ if not mine:
     st.info("No grading work is assigned to you yet. A researcher assigns items when creating a campaign.")
     st.stop()
 
+by_id = {c["id"]: c for c in mine}
 unfinished = [c for c in mine if c["status"] == "open" and c["done"] < c["total"]]
-default = mine.index(unfinished[0]) if unfinished else 0
-if len(mine) > 1:
-    choice = st.selectbox("Campaign", range(len(mine)), index=default, key="grade_campaign",
-                          format_func=lambda i: f"{mine[i]['name']} — {mine[i]['done']} of {mine[i]['total']} done"
-                          + (" (closed)" if mine[i]["status"] == "closed" else ""))
-else:
-    choice = 0
-cid = mine[choice]["id"]
+# The campaign stays the one chosen (by id, also in the URL as ?campaign=<id>): a grade changes the labels'
+# counts, which must never move the page -- and the next key press -- to another campaign.
+cid = ui.sticky_choice("Campaign", list(by_id), key="grade_campaign", param="campaign",
+                       default=(unfinished or mine)[0]["id"],
+                       format_func=lambda i: f"{by_id[i]['name']} — {by_id[i]['done']} of {by_id[i]['total']} done"
+                       + (" (closed)" if by_id[i]["status"] == "closed" else ""))
 revisit_key = f"revisit_skipped_{cid}"
 
 
@@ -93,7 +92,7 @@ if st.session_state.get(revisit_key) and s.item is None:
 
 st.subheader(ui.md_escape(s.campaign_name), anchor=False)
 if error := st.session_state.get("grade_error"):
-    st.error(error, icon=":material/error:")
+    st.error(ui.md_escape(error), icon=":material/error:")
 elif saved := st.session_state.get("saved"):
     st.success(saved, icon=":material/check_circle:")
 else:
@@ -148,7 +147,7 @@ ui.plain("Disease", item.disease, key="item_disease")
 st.caption("Aspect")
 st.text(f"{item.aspect} · {item.aspect_zh}")
 if item.definition:
-    st.caption(item.definition)
+    st.caption(ui.md_escape(item.definition))
 ui.plain("Reference answer", item.reference, key="item_reference")
 ui.plain("Model's answer", item.response, key="item_response")
 

@@ -1,8 +1,7 @@
 """Leaderboard (researchers): models by total score under a threshold-set version; per aspect; medical model vs
 backbone; how the ranking moves between two versions; CSV and chart export."""
 
-import csv
-import io
+import html
 
 import streamlit as st
 
@@ -29,7 +28,7 @@ try:
     with ui.db() as d:
         rep = build_report(d, version)
 except MedevalError as e:
-    st.error(str(e))
+    st.error(ui.md_escape(str(e)))
     st.stop()
 aspects = sorted({a["aspect"] for a in rep["aspects"]})
 aspect = c3.selectbox("Aspect", [None, *aspects], format_func=lambda a: "All aspects" if a is None else a,
@@ -48,7 +47,7 @@ if version != active:
     st.info(f"You are looking at v{version}; the engine uses v{active}.")
     st.button(f"Make v{version} the active set (regrades every score)", key="lb_activate", on_click=_activate)
 if err := st.session_state.pop("lb_error", None):
-    st.error(err)
+    st.error(ui.md_escape(err))
 if not rep["threshold_set"].get("calibrated", True):
     st.warning("This threshold set is provisional: its cosine cut-offs were not calibrated for this embedding "
                "model. Calibrate them from a grading campaign before relying on cosine tiers.")
@@ -68,7 +67,8 @@ st.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backb
              hide_index=True, width="stretch")
 st.caption("Total score = 0 × CW + 5 × PC + 10 × BC on the shares (averaged over the metrics unless one is chosen); "
            "levels ≥ 3.5 → 1, ≥ 3.0 → 2, ≥ 2.0 → 3, else 4 (the paper's Table 4).")
-title = f"Tier shares, {metric}" + (f", {aspect}" if aspect else "") + f" (threshold set v{version})"
+# a chart title is Plotly's pseudo-HTML (<a>, <b> ...): an imported aspect name goes in escaped, shown as written
+title = f"Tier shares, {metric}" + (f", {html.escape(aspect)}" if aspect else "") + f" (threshold set v{version})"
 shares = lb.shares_figure(board, title)
 st.plotly_chart(shares, key="lb_shares", config={"displayModeBar": False})
 if aspect is None:
@@ -95,12 +95,8 @@ if others:
 else:
     st.caption("Only one threshold-set version exists.")
 
-buf = io.StringIO()
-w = csv.DictWriter(buf, fieldnames=list(board[0]))
-w.writeheader()
-w.writerows(board)
 e1, e2 = st.columns(2)
-e1.download_button("Leaderboard (CSV)", buf.getvalue(), file_name=f"leaderboard-v{version}-{metric}.csv",
+e1.download_button("Leaderboard (CSV)", lb.to_csv(board), file_name=f"leaderboard-v{version}-{metric}.csv",
                    mime="text/csv", key="lb_csv", width="stretch")
 e2.download_button("Chart (HTML, offline)", lambda: shares.to_html(include_plotlyjs=True, full_html=True),
                    file_name=f"leaderboard-v{version}-{metric}.html", mime="text/html", key="lb_chart",

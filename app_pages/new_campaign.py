@@ -66,7 +66,7 @@ if kind == "bucket_grading":
         with ui.db() as d:
             chosen, report = cp.sample_buckets(d, cfg)
     except MedevalError as e:
-        st.error(str(e))
+        st.error(ui.md_escape(str(e)))
         st.stop()
     short = [r for r in report if r["short"]]
     st.write(f"{len(chosen)} distinct responses sampled from {len(report)} intervals; "
@@ -97,7 +97,7 @@ if st.button("Create campaign", type="primary", disabled=bool(_problems()), key=
                                                 actor=user)
     except MedevalError as e:
         st.session_state.pop("created_signature", None)
-        st.error(str(e))
+        st.error(ui.md_escape(str(e)))
     else:
         st.success(f"Campaign #{cid} created. Its annotators see it on their Grade page now.")
         del st.session_state["new_campaign_seed"]

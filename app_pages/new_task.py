@@ -47,8 +47,13 @@ for s in settings:
     elif s.kind == "multichoice":
         config[s.name] = st.multiselect(s.label, list(s.choices), default=list(s.default or []),
                                         help=s.help or None, key=key)
-    elif s.kind == "int":
-        config[s.name] = int(st.number_input(s.label, min_value=0, value=int(s.default or 0), step=1,
+    elif s.kind == "int":  # bounded as the library bounds it (Setting.low/high), so a refused value is not offered
+        low = int(s.low) if s.low is not None else None
+        high = int(s.high) if s.high is not None else None
+        value = int(s.default or 0)
+        value = max(value, low) if low is not None else value
+        value = min(value, high) if high is not None else value
+        config[s.name] = int(st.number_input(s.label, min_value=low, max_value=high, value=value, step=1,
                                              help=s.help or None, key=key))
     elif s.kind == "json":
         config[s.name] = st.text_area(s.label, value=s.default or "", help=s.help or None, key=key, height=120)
@@ -70,7 +75,7 @@ try:
     with ui.db() as d:
         pv = tasks.preview(d, task, config, seed=seed, actor=user)
 except MedevalError as e:
-    st.error(str(e))
+    st.error(ui.md_escape(str(e)))
     st.stop()
 st.write(f"{pv['items']} items; each goes to {k} annotators: about {pv['items'] * k // max(1, len(annotators))} "
          "per annotator.")
@@ -95,7 +100,7 @@ if st.button("Create campaign", type="primary", disabled=bool(problems), key="cr
             cid = tasks.create_campaign(d, task, name, annotators, k=k, seed=seed, config=config, actor=user)
     except MedevalError as e:
         st.session_state.pop("created_task_signature", None)
-        st.error(str(e))
+        st.error(ui.md_escape(str(e)))
     else:
         st.success(f"Campaign #{cid} created. Its annotators see it on their Rate & compare page now.")
         del st.session_state["new_task_seed"]

@@ -1,8 +1,6 @@
 """Task results (researchers): progress and the results of any ``medeval.annotation.tasks`` campaign, as the task type
 declares them (tables and figures per section); JSON and CSV downloads; close / reopen."""
 
-import csv
-import io
 import json
 
 import streamlit as st
@@ -29,7 +27,7 @@ try:
         r = tasks.results(d, cid, actor=user)
         rows = tasks.answers(d, cid, actor=user)
 except MedevalError as e:
-    st.error(str(e))
+    st.error(ui.md_escape(str(e)))
     st.stop()
 
 def _cell(v):
@@ -54,9 +52,9 @@ if not rows:
     st.info("No answers yet: the results appear as soon as annotators start.")
 
 for n, sec in enumerate(r["sections"]):
-    st.subheader(sec["title"], anchor=False)
+    st.subheader(ui.md_escape(sec["title"]), anchor=False)  # may carry a rubric's names
     if sec["text"]:
-        st.caption(sec["text"])
+        st.caption(ui.md_escape(sec["text"]))
     for name, table in sec["tables"].items():
         if not table:
             continue
@@ -70,14 +68,10 @@ if r["flags"]:
     st.dataframe([{"source": f["source"], "annotator": f["annotator"], "note": f["note"]} for f in r["flags"]],
                  hide_index=True, width="stretch", key="task_flags")
 
-buf = io.StringIO()
-w = csv.writer(buf)
-w.writerow(["item", "annotator", "question", "value", "at"])
-w.writerows([(a.item_id, a.annotator, a.question, a.value, a.at) for a in rows])
 c1, c2, c3 = st.columns(3)
 c1.download_button("Results (JSON)", json.dumps(r, ensure_ascii=False, indent=2, default=str),
                    file_name=f"task-{cid}-results.json", mime="application/json", key="task_json", width="stretch")
-c2.download_button("Answers (CSV)", buf.getvalue(), file_name=f"task-{cid}-answers.csv", mime="text/csv",
+c2.download_button("Answers (CSV)", tasks.answers_csv(rows), file_name=f"task-{cid}-answers.csv", mime="text/csv",
                    key="task_csv", width="stretch")
 ui.open_close_button(c3, camp, user, key_prefix="task")
 

@@ -165,7 +165,7 @@ else:
                                     provenance={"method": "tuned by hand on the tuning page", "source": source})
                 tuning.discard_draft(d, user)
         except MedevalError as e:
-            st.error(str(e))
+            st.error(ui.md_escape(str(e)))
         else:
             st.success(f"Published v{v} and made it active; every score was regraded under it.")
             for k in [k for k in st.session_state if str(k).startswith("cut_")]:

@@ -1,11 +1,12 @@
-"""Users & audit (admins): add users, change roles, reset passwords, disable / enable; read and export the audit log."""
+"""Users & audit (admins): add users, change roles, reset passwords, unlock, disable / enable; read and export the
+audit log."""
 
-import csv
-import io
+import time
 
 import streamlit as st
 
 from medeval.accounts import auth
+from medeval.core.csvsafe import csv_text
 from medeval.core.errors import MedevalError
 from webui import page as ui
 
@@ -28,8 +29,9 @@ if msg := st.session_state.pop("users_msg", None):
 
 with ui.db() as d:
     users = auth.list_users(d, actor=user)
-st.dataframe([{"username": u.username, "role": u.role, "active": u.active} for u in users], hide_index=True,
-             width="stretch", key="users_table")
+    locked = auth.locked_users(d, actor=user)  # username -> when its lock-out ends
+st.dataframe([{"username": u.username, "role": u.role, "active": u.active, "locked out": u.username in locked}
+              for u in users], hide_index=True, width="stretch", key="users_table")
 
 tab_add, tab_edit, tab_audit = st.tabs(["Add a user", "Change a user", "Audit log"])
 
@@ -54,7 +56,14 @@ with tab_edit:
     names = [u.username for u in users]
     target = st.selectbox("User", names, key="edit_user")
     t = next(u for u in users if u.username == target)
-    st.caption(f"{t.username}: {t.role}, {'active' if t.active else 'disabled'}")
+    lock_note = ""
+    if t.username in locked:
+        lock_note = (", locked out after failed sign-ins from several addresses until "
+                     + time.strftime("%H:%M", time.localtime(locked[t.username])))
+    st.caption(ui.md_escape(f"{t.username}: {t.role}, {'active' if t.active else 'disabled'}{lock_note}"))
+    if t.username in locked:
+        st.button("Unlock (the user can sign in again at once)", key="unlock_user", on_click=_run,
+                  args=(auth.unlock, t.username), kwargs={"done": f"{t.username} unlocked."})
     c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
     role = c1.selectbox("Role", auth.ROLES, index=auth.ROLES.index(t.role), key="edit_role")
     c2.button("Set role", key="set_role", disabled=role == t.role, on_click=_run,
@@ -76,9 +85,5 @@ with tab_audit:
         rows = auth.audit_rows(d, actor=user)
     st.caption(f"{len(rows)} records, oldest first; the log is append-only (the database refuses changes).")
     st.dataframe(rows[-500:][::-1], hide_index=True, width="stretch", key="audit_table")
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=auth.AUDIT_COLUMNS)
-    w.writeheader()
-    w.writerows(rows)
-    st.download_button("Download the whole audit log (CSV)", buf.getvalue(), file_name="medeval-audit.csv",
+    st.download_button("Download the whole audit log (CSV)", csv_text(rows, header=auth.AUDIT_COLUMNS), file_name="medeval-audit.csv",
                        mime="text/csv", key="audit_csv")

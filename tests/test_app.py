@@ -5,11 +5,14 @@ the database) and hands the token to the app the way ``webui.page`` reads it in 
 What only a browser shows (cookies, keyboard shortcuts, reloads) is in test_browser.py.
 """
 
+import ast
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from medeval.accounts import auth
 from medeval.annotation import campaigns as cp
+from medeval.core import settings
 from medeval.store.db import connect
 from medeval.engine.importer import import_files
 from medeval.engine.scoring import score_db
@@ -55,6 +58,30 @@ def _texts(at) -> str:
     parts = [e.value for kind in ("title", "subheader", "markdown", "caption", "text", "info", "success", "warning",
                                    "error") for e in getattr(at, kind)]
     return "\n".join(str(p) for p in parts)
+
+
+def _label(sb, value):
+    try:
+        return sb.format_func(value)
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def choose(at, key: str, name: str) -> None:
+    """Pick the option of select box ``key`` whose label starts with ``name``, as a user does (by its label,
+    whatever the options' values are: campaign ids, or positions in a list)."""
+    sb = at.selectbox(key=key)
+    with connect(settings.db_path()) as db:  # the test's database (MEDEVAL_DB)
+        ids = [i for (i,) in db.conn.execute("SELECT id FROM campaigns")]
+    value = next(v for v in [*range(len(sb.options)), *ids] if (_label(sb, v) or "").startswith(name))
+    sb.set_value(value).run()
+    assert not at.exception
+
+
+def shown(at, key: str) -> str:
+    """The label select box ``key`` shows now."""
+    sb = at.selectbox(key=key)
+    return sb.options[sb.index]
 
 
 def test_signed_out_sees_no_data_only_a_sign_in_link(app_db, monkeypatch):
@@ -373,10 +400,12 @@ def test_no_page_renders_raw_html_from_data():
     """Untrusted text (answers, rationales, names) must never reach an HTML or unsafe Markdown renderer."""
     sources = {p.name: p.read_text() for p in [ROOT / "app.py", *(ROOT / "app_pages").glob("*.py")]}
     assert all("unsafe_allow_html" not in src for src in sources.values())
-    # st.html is used only for our two static links, in webui/page.py
+    # st.html is used only for our own static sign-in / sign-out markup, in webui/page.py
     assert all("st.html" not in src for src in sources.values())
-    page_helpers = (ROOT / "webui" / "page.py").read_text()
-    assert page_helpers.count("st.html(") == 1 and "def _link(href: str, text: str, testid: str)" in page_helpers
+    tree = ast.parse((ROOT / "webui" / "page.py").read_text())
+    html_calls = {f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for node in ast.walk(f)
+                  if isinstance(node, ast.Call) and ast.unparse(node.func) == "st.html"}
+    assert html_calls and html_calls <= {"_link", "signout_link"}, html_calls
 
 
 def test_imported_names_are_shown_literally_in_messages(app_db):
@@ -391,3 +420,33 @@ def test_imported_names_are_shown_literally_in_messages(app_db):
     at.button(key=f"grade_{_shown_item(at)}_1").click().run()
     saved = next(s.value for s in at.success if "Saved" in s.value)
     assert md_escape(hostile) in saved and "![img](" not in saved and "**Bold**" not in saved
+
+
+def test_grade_page_keeps_the_chosen_campaign_and_puts_it_in_the_url(app_db):
+    """Issue 12.4 on the Grade page: a grade changes the "done" count in the select box's labels; the page stays
+    on the campaign chosen (also in the URL, so a reload opens it); a foreign or invalid id falls back."""
+    first = app_db["campaign"]
+    with connect(app_db["path"]) as db:
+        later = cp.create_random_campaign(db, "round 2", 4, ["doc1"], k=1, seed=1, actor=None)
+        foreign = cp.create_random_campaign(db, "someone else's", 2, ["doc2"], k=1, seed=2, actor=None)
+    at = _grade_page(app_db)
+    assert shown(at, "grade_campaign").startswith("round 1")  # the first unfinished by default
+    choose(at, "grade_campaign", "round 2")
+    assert at.query_params.get("campaign") == str(later) and _progress_text(at) == "Item 1 of 4"
+    at.button(key=f"grade_{_shown_item(at)}_2").click().run()
+    assert shown(at, "grade_campaign").startswith("round 2 — 1 of 4 done")
+    assert at.query_params.get("campaign") == str(later) and _progress_text(at) == "Item 2 of 4"
+    at.button(key=f"grade_{_shown_item(at)}_1").click().run()
+    with connect(app_db["path"]) as db:
+        rows = db.conn.execute("SELECT i.campaign_id FROM grade_annotations g JOIN campaign_items i ON i.id = "
+                               "g.item_id").fetchall()
+    assert rows == [(later,), (later,)]
+    for param, name, cid in ((str(later), "round 2", later), (str(foreign), "round 1", first),
+                             ("x1", "round 1", first), ("", "round 1", first)):
+        at = _app(app_db["path"], "doc1")
+        at.switch_page("app_pages/grade.py")
+        at.query_params["campaign"] = param
+        at.run()
+        assert not at.exception and not at.error, param
+        assert shown(at, "grade_campaign").startswith(name), param
+        assert "someone else" not in _texts(at) and at.query_params.get("campaign") == str(cid), param

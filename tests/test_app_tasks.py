@@ -12,8 +12,9 @@ from medeval.annotation import cases as cs
 from medeval.annotation import tasks
 from medeval.store.db import connect
 from tests.conftest import write
-from tests.test_app import PW, XSS, _app, _texts
+from tests.test_app import PW, XSS, _app, _texts, choose, shown
 from tests.test_tasks import CASES, JUDGEMENTS, RESPONSES
+from webui.page import md_escape
 
 pytestmark = pytest.mark.slow  # AppTest runs whole pages
 
@@ -49,9 +50,12 @@ def _annotate(task_db, username="doc1"):
     return at
 
 
-def _index_of(at, name):
-    sb = at.selectbox(key="task_campaign")
-    return next(i for i, label in enumerate(sb.options) if label.startswith(name))
+def _choose(at, name):
+    choose(at, "task_campaign", name)
+
+
+def _shown(at) -> str:
+    return shown(at, "task_campaign")
 
 
 def _option_buttons(at):
@@ -60,8 +64,7 @@ def _option_buttons(at):
 
 def test_rubric_rates_every_response_before_the_judge_appears(task_db):
     at = _annotate(task_db)
-    sb = at.selectbox(key="task_campaign")
-    sb.set_value(_index_of(at, "rate round")).run()
+    _choose(at, "rate round")
     assert "Item 1 of 3" in at.get("progress")[0].proto.text
     text = _texts(at)
     assert "The judge's assessment" not in text and "judge-x" not in text and "alpha" not in text
@@ -107,8 +110,7 @@ def test_preference_shows_two_sides_and_records_choices(task_db):
 
 def test_untrusted_text_is_plain(task_db):
     at = _annotate(task_db)
-    sb = at.selectbox(key="task_campaign")
-    sb.set_value(_index_of(at, "rate round")).run()
+    _choose(at, "rate round")
     for _ in range(12):  # go through items until the one with the hostile response is shown
         if any(XSS in t.value for t in at.text):
             break
@@ -172,7 +174,7 @@ def test_task_results_page_shows_sections_and_closes(task_db):
     assert not at.exception
     at.selectbox(key="task_results_campaign").set_value(task_db["preference"]).run()
     text = _texts(at)
-    assert "Preference: Knowledge Correctness" in text
+    assert md_escape("Preference: Knowledge Correctness") in text  # a section title: shown as plain text
     shares = next(d.value for d in at.dataframe if "share" in d.value.columns)
     assert sorted(shares["source"]) == ["alpha", "beta", "gamma"]
     assert shares["share"].between(0, 1).all()
@@ -225,3 +227,98 @@ def test_flag_an_item_with_a_note(task_db):
     flagged = next(d.value for d in res.dataframe if "note" in d.value.columns)
     assert list(flagged["note"]) == ["the reference is outdated"]
 
+
+
+def _progress(at) -> str:
+    return at.get("progress")[0].proto.text
+
+
+def _answer_item(at) -> None:
+    """Answer every open question of the item on screen (the first option), one click each."""
+    first = _option_buttons(at)[0].key.split("_")[1]
+    while (buttons := _option_buttons(at)) and buttons[0].key.split("_")[1] == first:
+        buttons[0].click().run()
+        assert not at.exception
+
+
+def test_a_chosen_later_task_stays_chosen_after_answers_and_is_in_the_url(task_db):
+    """Issue 12.4: answering an item changes the "done" counts in the select box's labels; the page must not
+    jump back to the first unfinished task, and the next answer must go to the task chosen."""
+    rub, pref = task_db["rubric"], task_db["preference"]
+    at = _annotate(task_db)
+    assert "rate round" in _shown(at)  # the first unfinished by default
+    _choose(at, "pref round")
+    assert at.query_params.get("task") == str(pref)
+    assert _progress(at) == "Item 1 of 9"
+    _answer_item(at)  # the item is complete: its label now says "1 of 9 done"
+    assert _progress(at) == "Item 2 of 9", "the page switched to another task"
+    assert "pref round" in _shown(at)
+    assert at.query_params.get("task") == str(pref)
+    _option_buttons(at)[0].click().run()  # the next answer goes to the task chosen
+    with connect(task_db["path"]) as db:
+        per_campaign = dict(db.conn.execute(
+            "SELECT ti.campaign_id, count(*) FROM task_answers a JOIN task_items ti ON ti.id = a.item_id "
+            "JOIN users u ON u.id = a.user_id WHERE u.username = 'doc1' GROUP BY ti.campaign_id").fetchall())
+    assert per_campaign == {pref: 4} and rub not in per_campaign
+
+
+def test_a_reload_with_the_task_in_the_url_opens_it_and_a_bad_id_falls_back(task_db):
+    rub, pref = task_db["rubric"], task_db["preference"]
+    with connect(task_db["path"]) as db:
+        other = tasks.create_campaign(db, "preference", "not yours", ["doc2"], k=1, seed=2,
+                                      config={"dataset": "clin", "compare": "answers"}, actor=None)
+    for param, shown in ((str(pref), "pref round"), (str(other), "rate round"), ("abc", "rate round"),
+                         ("99999", "rate round"), (str(rub), "rate round")):
+        at = _app(task_db["path"], "doc1")
+        at.switch_page("app_pages/annotate.py")
+        at.query_params["task"] = param
+        at.run()
+        assert not at.exception and not at.error, param
+        assert shown in _shown(at), param
+        assert "not yours" not in _texts(at) and all("not yours" not in o for o in
+                                                     at.selectbox(key="task_campaign").options)
+        assert at.query_params.get("task") == str(pref if shown == "pref round" else rub), param
+
+
+HOSTILE = "![i](http://127.0.0.1:9/pixel) [link](http://evil.example) :red[red] **bold** http://evil.example/x"
+
+
+def test_names_from_data_reach_markdown_only_escaped(task_db):
+    """Issue 12.5: a task campaign's name (and a case title, a username) is shown literally: every element that
+    renders Markdown gets it through md_escape, which also stops autolinks ("http://", "www.", "a@b")."""
+    with connect(task_db["path"]) as db:
+        db.conn.execute("UPDATE campaigns SET name = ? WHERE id = ?", (HOSTILE, task_db["rubric"]))
+        db.conn.commit()
+        auth.add_user(db, "www.evil.example", PW, "annotator")
+        tasks.create_campaign(db, "rubric", HOSTILE, ["www.evil.example"], k=1, seed=1,
+                              config={"dataset": "clin"}, actor=None)
+    for user in ("doc1", "www.evil.example"):
+        at = _annotate(task_db, user)
+        if user == "doc1":
+            _choose(at, HOSTILE)
+        assert at.subheader[0].value.startswith(md_escape(HOSTILE) + " · ")
+        assert "://" not in at.subheader[0].value  # broken by a word joiner: no autolink
+        rendered = [e.value for kind in ("title", "subheader", "markdown", "caption", "info", "success", "warning",
+                                         "error") for e in [*getattr(at, kind), *getattr(at.sidebar, kind)]]
+        rendered += [b.label for b in at.button] + [x.label for x in at.expander]
+        for raw in ("![i](", "[link](", ":red[", "**bold**", "http://", "www.evil"):
+            assert not [r for r in rendered if raw in r], raw
+    assert any(md_escape("www.evil.example") in m.value for m in at.sidebar.markdown)
+
+
+def test_new_task_number_inputs_take_their_bounds_from_the_settings(task_db, tmp_path):
+    # per_model below 1 is refused by the library: the input must not offer it (it offered 0 before)
+    from tests.test_tasks import FACT
+
+    with connect(task_db["path"]) as db:
+        cs.import_fact_claims(db, "fc", write(tmp_path / "fc.jsonl", "\n".join(json.dumps(x, ensure_ascii=False)
+                                                                              for x in FACT)))
+    at = _app(task_db["path"], "res").run()
+    at.switch_page("app_pages/new_task.py").run()
+    at.radio(key="new_task_type").set_value("accr").run()
+    assert not at.exception
+    per_model = at.number_input(key="new_task_accr_per_model")
+    assert (per_model.min, per_model.max, per_model.value) == (1, 100_000, 100)
+    at.radio(key="new_task_type").set_value("rubric").run()
+    max_items = at.number_input(key="new_task_rubric_max_items")
+    assert (max_items.min, max_items.max) == (0, 100_000)

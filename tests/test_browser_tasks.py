@@ -40,6 +40,12 @@ pytestmark = [
 # one annotator per test, each with a campaign of their own: the tests do not depend on each other
 RUBRIC_USER, PREF_USER, DOUBLE_USER, RELOAD_USER, XSS_USER, BURST_USER = (
     "tdoc_rubric", "tdoc_pref", "tdoc_double", "tdoc_reload", "tdoc_xss", "tdoc_burst")
+PICK_USER = "tdoc_pick"  # two task campaigns: picks the later one (issue 12.4)
+HOSTILE_USER, RESEARCHER = "www.evil.example", "tres1"  # a username that autolinks; a researcher (issue 12.5)
+PIXEL_PORT = bs.free_port()  # nothing listens there: a request to it is only seen by page.on("request")
+HOSTILE = (f"![i](http://127.0.0.1:{PIXEL_PORT}/pixel) [link](http://evil.example) :red[red] "
+           "<img src=x onerror=window.__xss=1> **bold** http://evil.example/x")
+HOSTILE_NOTE = "note " + HOSTILE
 
 
 @dataclass
@@ -47,6 +53,7 @@ class TaskFixture:
     db: Path
     campaigns: dict[str, int] = field(default_factory=dict)  # annotator -> their task campaign
     url: str = ""
+    later: int = 0  # PICK_USER's second task campaign
 
 
 def _jsonl(path: Path, rows) -> Path:
@@ -65,7 +72,8 @@ def build_tasks_db(folder: Path) -> TaskFixture:
     judgements = _jsonl(folder / "judge.jsonl", ({"case": a, "question": b, "judge": jd, "rationale": t,
                                                   "models": ms} for a, b, jd, t, ms in JUDGEMENTS))
     hostile_cases = folder / "hostile.json"
-    hostile_cases.write_text(json.dumps([c for c in CASES if c["id"] == "c2"], ensure_ascii=False), encoding="utf-8")
+    hostile_cases.write_text(json.dumps([{**c, "title": HOSTILE} for c in CASES if c["id"] == "c2"],
+                                        ensure_ascii=False), encoding="utf-8")
     hostile_resp = _jsonl(folder / "hostile.jsonl", (
         {"case": a, "question": b, "model": m, "response": bs.XSS_TEXT if m == "gamma" else t}
         for a, b, m, t in RESPONSES if a == "c2"))
@@ -88,6 +96,17 @@ def build_tasks_db(folder: Path) -> TaskFixture:
         make(RELOAD_USER, "rubric", one, 4)
         make(XSS_USER, "rubric", {"dataset": "hostile"}, 5)
         make(BURST_USER, "rubric", one, 6)
+        for name in (PICK_USER, HOSTILE_USER):
+            auth.add_user(db, name, bs.PASSWORD, "annotator")
+        auth.add_user(db, RESEARCHER, bs.PASSWORD, "researcher")
+        make(PICK_USER, "rubric", one, 7)
+        fx.later = tasks.create_campaign(db, "preference", f"later {PICK_USER}", [PICK_USER], k=1, seed=8,
+                                         config={"dataset": "clin", "compare": "answers"}, actor=None)
+        fx.campaigns[HOSTILE_USER] = tasks.create_campaign(db, "rubric", HOSTILE, [HOSTILE_USER], k=1, seed=9,
+                                                           config={"dataset": "hostile"}, actor=None)
+        u = auth.get_user(db, HOSTILE_USER)
+        s = tasks.task_state(db, u, fx.campaigns[HOSTILE_USER])
+        tasks.flag_item(db, u, s.item.item_id, HOSTILE_NOTE, client_token="setup-flag")
     return fx
 
 
@@ -177,7 +196,7 @@ def press_answer(page: Page, app: TaskFixture, username: str, key: str) -> tuple
 
 def open_annotate(page: Page, app: TaskFixture, username: str) -> tasks.TaskState:
     sign_in(page, app, username, path="/annotate")
-    expect(page).to_have_url(app.url + "/annotate")
+    expect(page).to_have_url(re.compile(re.escape(app.url + "/annotate") + r"(\?task=\d+)?$"))
     page.get_by_text(f"tasks {username}", exact=False).first.wait_for()
     return expect_state_shown(page, app, username)
 
@@ -371,3 +390,85 @@ def test_untrusted_response_is_plain_text(page: Page, tapp):
     expect(page.get_by_text(bs.XSS_TEXT, exact=True)).to_be_visible()
     expect(stapp.locator("img")).to_have_count(0)
     assert page.evaluate("typeof window.__xss") == "undefined"
+
+
+# ---------------------------------------------------------------- 6. the task chosen stays chosen (issue 12.4)
+
+def test_a_later_task_picked_stays_picked_and_keys_answer_it(page: Page, tapp):
+    """Answering changes the "done" count in the select box's labels: the page must stay on the task picked
+    (in the URL too) and every key press must answer an item of that task."""
+    user, later = PICK_USER, tapp.later
+    sign_in(page, tapp, user, path="/annotate")
+    page.get_by_text(f"tasks {user}", exact=False).first.wait_for()  # the first unfinished task by default
+    wait_idle(page)
+    page.locator(".st-key-task_campaign input").click()
+    page.get_by_role("option", name=re.compile(f"^later {user}")).click()
+    page.get_by_role("heading", name=re.compile(f"^later {user}")).wait_for()
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(rf"/annotate\?task={later}$"))
+    page.get_by_role("heading", name=re.compile(f"^later {user}")).click()  # out of the select box: keys answer
+    buttons = page.locator(".st-key-task_campaign input")
+    for n, key in enumerate(("ArrowLeft", "t", "ArrowRight", "ArrowLeft"), start=1):  # item 1 complete, then item 2
+        page.keyboard.press(key)
+        wait_rows_for(tapp, user, n)
+        wait_idle(page)
+        expect(page.get_by_role("heading", name=re.compile(f"^later {user}"))).to_be_visible()
+        expect(buttons).to_have_value(re.compile(f"^later {user}"))
+    shows(progress_text(page), "Item 2 of 9")
+    expect(page).to_have_url(re.compile(rf"/annotate\?task={later}$"))
+    rows = bs.query(tapp.db, "SELECT ti.campaign_id, a.value FROM task_answers a JOIN task_items ti ON ti.id = "
+                             "a.item_id WHERE a.user_id = ? ORDER BY a.id", (bs.user_id(tapp.db, user),))
+    assert rows == [(later, "left"), (later, "tie"), (later, "right"), (later, "left")], rows
+
+    page.reload()  # the URL keeps the task
+    wait_idle(page)
+    page.get_by_role("heading", name=re.compile(f"^later {user}")).wait_for()
+    shows(progress_text(page), "Item 2 of 9")
+
+
+def wait_rows_for(app: TaskFixture, username: str, n: int) -> None:
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while len(answer_rows(app, username)) < n:
+        assert time.monotonic() < deadline, answer_rows(app, username)
+        time.sleep(0.05)
+
+
+# ---------------------------------------------------------------- 7. names and notes from data (issue 12.5)
+
+def _visible_text(page: Page) -> str:
+    """What the reader sees (md_escape's invisible word joiners, U+2060, removed)."""
+    return page.locator('[data-testid="stApp"]').inner_text().replace("\u2060", "")
+
+
+def _no_markup_from(page: Page) -> None:
+    stapp = page.locator('[data-testid="stApp"]')
+    expect(stapp.locator('a[href*="evil"], a[href*="pixel"], a[href^="mailto:"]')).to_have_count(0)
+    expect(stapp.locator("img")).to_have_count(0)
+    expect(stapp.locator("strong", has_text="bold")).to_have_count(0)
+    expect(stapp.locator("a", has_text="evil")).to_have_count(0)
+    assert page.evaluate("typeof window.__xss") == "undefined"
+
+
+def test_names_titles_notes_and_usernames_are_plain_text(page: Page, tapp):
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    # the annotator: the campaign's name (heading), the case title (caption), their username (sidebar)
+    sign_in(page, tapp, HOSTILE_USER, path="/annotate")
+    expect_state_shown(page, tapp, HOSTILE_USER)
+    text = _visible_text(page)
+    assert f"{HOSTILE} · " in text and f"Case: {HOSTILE}" in text
+    assert f"Signed in as {HOSTILE_USER} · annotator" in text
+    _no_markup_from(page)
+
+    # the researcher: the campaign in the select box, the flag note in its table, the section titles
+    page.context.clear_cookies()
+    cid = tapp.campaigns[HOSTILE_USER]
+    sign_in(page, tapp, RESEARCHER, path=f"/task-results?campaign={cid}")
+    page.get_by_role("heading", name="Task results", exact=True).wait_for()
+    wait_idle(page)
+    expect(page.locator(".st-key-task_results_campaign input")).to_have_value(f"#{cid} {HOSTILE} (open)")
+    flags = page.get_by_test_id("stDataFrame").filter(has=page.locator('th:text-is("note")'))
+    expect(flags.locator("td").filter(has_text=HOSTILE_NOTE)).to_have_count(1)
+    expect(flags.locator("td").filter(has_text=HOSTILE_USER)).to_have_count(1)
+    _no_markup_from(page)
+    assert not [u for u in requests if "/pixel" in u or "evil.example" in u], requests

@@ -261,7 +261,9 @@ def test_random_validation_campaign(demo_db):
         p = cp.campaign_progress(db, a, actor=res)
         assert p["buckets"][0]["items"] == 150
         with pytest.raises(MedevalError, match="asked for"):
-            cp.create_random_campaign(db, "big", 10**6, ["doc00"], k=1, actor=res)
+            cp.create_random_campaign(db, "big", 10**5, ["doc00"], k=1, actor=res)
+        with pytest.raises(MedevalError, match=r"--n \(responses drawn\) must be a whole number in \[1, 100000\]"):
+            cp.create_random_campaign(db, "big", 10**5 + 1, ["doc00"], k=1, actor=res)
         with pytest.raises(PermissionDenied):
             cp.create_random_campaign(db, "x", 5, ["doc00"], k=1, actor=auth.get_user(db, "doc00"))
 

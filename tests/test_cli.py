@@ -459,3 +459,14 @@ def test_thresholds_export_unknown_version_zero(scored):
     r = invoke("thresholds", "export", "0", db=scored)
     assert r.exit_code == 1
     assert "no threshold set version 0" in r.stderr
+
+
+def test_calibrate_csv_prefixes_text_and_keeps_negative_numbers(db_path, tmp_path):
+    """A GRADED file's aspect type starting with @ is written as text; a negative cut-off stays a number."""
+    g = write(tmp_path / "g.csv", "metric,aspect_type,score,tier\n" + "".join(
+        f"cosine,@SUM(1),{s},{t}\n" for s, t in ((-0.5, 0), (-0.2, 0), (0.1, 1), (0.3, 1), (0.6, 2), (0.9, 2))))
+    res = invoke("calibrate", g, "--format", "csv", "--n-boot", "10", db=db_path)
+    assert res.exit_code == 0, res.output
+    head, row = list(csv.reader(io.StringIO(res.stdout)))
+    row = dict(zip(head, row))
+    assert row["aspect_type"] == "'@SUM(1)" and row["low"] == "-0.0500"

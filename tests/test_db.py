@@ -29,6 +29,22 @@ def test_failed_transaction_rolls_back(db):
     assert db.conn.execute("SELECT count(*) FROM models").fetchone()[0] == 0
 
 
+def test_a_write_that_fails_on_a_full_disk_raises_that_error_not_a_rollback_error(db):
+    """Issue 12 point 7: SQLite rolls back itself on a full disk; the transaction must not hide that."""
+    import pytest
+
+    pages = db.conn.execute("PRAGMA page_count").fetchone()[0]
+    db.conn.execute(f"PRAGMA max_page_count={pages}")  # a full disk, as SQLite sees it
+    with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+        with mdb.transaction(db):
+            db.conn.executemany("INSERT INTO models (name, kind) VALUES (?, 'general')",
+                                [(f"model {i} " + "x" * 500,) for i in range(2000)])
+    assert not db.conn.in_transaction
+    assert db.conn.execute("SELECT count(*) FROM models").fetchone()[0] == 0
+    msg = mdb.write_failure(sqlite3.OperationalError("database or disk is full"))
+    assert msg.startswith("the disk is full (database or disk is full): free space")
+
+
 def test_schema_rejects_bad_rows(db):
     import pytest
 
@@ -82,7 +98,7 @@ def test_missing_folder_is_a_clear_error(tmp_path):
 
 SCHEMA = Path(__file__).resolve().parent / "data" / "schema.sql"
 MIGRATION_NAMES = ["m001_core", "m002_table12", "m003_users_sessions_audit", "m004_campaigns", "m005_app_secret",
-                   "m006_threshold_drafts", "m007_cases", "m008_tasks"]
+                   "m006_threshold_drafts", "m007_cases", "m008_tasks", "m009_import_batches"]
 
 
 def schema_text(path) -> str:

@@ -363,3 +363,15 @@ def test_cli_exam_score_error_is_one_clean_line(tmp_path):
     out = run_cli("exam-score", ans, key)
     assert out.returncode == 1
     assert out.stderr.startswith("Error: ") and "appears twice" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_csv_exports_prefix_model_names_a_spreadsheet_would_run(tmp_path):
+    """OWASP CSV injection (issue 12): a model named like a formula is written as text in both CSVs."""
+    from medeval.stats.exam import details_csv, render
+
+    evil = '=HYPERLINK("http://x","y")'
+    key = write(tmp_path / "key.json", json.dumps([{"id": "q1", "answer": "A"}]))
+    ans = write(tmp_path / "a.jsonl", json.dumps({"id": "q1", "response": "A", "model": evil}))
+    res = score_files(ans, key)
+    assert {r[0] for r in list(csv.reader(io.StringIO(render(res, "csv"))))[1:]} == {"'" + evil}
+    assert list(csv.reader(io.StringIO(details_csv(res))))[1][0] == "'" + evil

@@ -383,3 +383,14 @@ def test_cli_factcheck_error_is_one_clean_line(tmp_path):
 
     res = CliRunner().invoke(main, ["factcheck", str(tmp_path / "missing.jsonl")])
     assert res.exit_code == 1 and "Error: " in res.output and "file not found" in res.output
+
+
+def test_csv_exports_prefix_model_names_a_spreadsheet_would_run(tmp_path):
+    """OWASP CSV injection (issue 12): a model named like a formula is written as text in both CSVs."""
+    from medeval.stats.factcheck import details_csv
+
+    lines = [{"id": "1", "type": "t", "label": "support", "claim": "c1", "response": "Yes, supported.", "model": "-cmd"},
+             {"id": "1", "type": "t", "label": "refute", "claim": "c2", "response": "No, refuted.", "model": "-cmd"}]
+    fr = score_file(write(tmp_path / "f.jsonl", "\n".join(json.dumps(x) for x in lines)))
+    assert {r[0] for r in list(csv.reader(io.StringIO(render(fr, "csv"))))[1:]} == {"'-cmd"}
+    assert {r[0] for r in list(csv.reader(io.StringIO(details_csv(fr))))[1:]} == {"'-cmd"}

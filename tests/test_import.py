@@ -268,6 +268,20 @@ BAD = {
         {"kb": ("kb.csv", VALID_EXTRA_KB),
          "responses": ("r.csv", "model,disease,aspect,response\nModelD,流感,药物,奥司他韦\nModelB,感冒,药物,布洛芬\n")},
         "responses", 3, ["ModelB already has a different response", "not overwritten"]),
+    # NUL bytes (issue 12, point 8): refused with the file, the line and the column, never stored
+    "nul_in_kb_reference_csv": (
+        {"kb": ("kb.csv", "disease,aspect,reference\n流感,药物,奥司他韦\n流感,主要症状,发热\x00咳嗽\n")}, "kb", 3,
+        ["the reference contains a NUL byte (character 3)", "plain UTF-8 text"]),
+    "nul_in_model_name": (
+        {"models": ("m.csv", "model,backbone,kind\nModel\x00C,,general\n")}, "models", 2,
+        ["the model contains a NUL byte", "plain UTF-8 text"]),
+    "nul_in_response_jsonl": (
+        {"responses": ("r.jsonl", '{"model": "ModelC", "disease": "感冒", "aspect": "药物", "response": "布洛芬"}\n'
+                                  '{"model": "ModelC", "disease": "感冒", "aspect": "主要症状", "response": "x\\u0000y"}\n')},
+        "responses", 2, ["the response contains a NUL byte (character 2)"]),
+    "nul_in_disease_json": (
+        {"kb": ("kb.json", '[{"disease": "流\\u0000感", "aspect": "药物", "reference": "x"}]')}, "kb", 1,
+        ["the disease contains a NUL byte"]),
 }
 
 XFAIL: dict[str, str] = {}  # known library bugs, none open

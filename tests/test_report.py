@@ -64,3 +64,77 @@ def test_report_numbers_follow_from_the_grades(db, small_files):
     assert all(r["t"] is None for r in rep["ttests"])  # one response per aspect: undefined, with reason
     for fmt in ("json", "csv", "md"):
         assert "ModelA" in render(rep, fmt)
+
+
+# ---------------------------------------------------------------- CSV exports a spreadsheet cannot run (issue 12)
+
+EVIL = ['=HYPERLINK("http://x","y")', "+1", "-cmd", "@SUM(1)"]
+
+
+def _cells(text: str) -> list[list[str]]:
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(text)))
+
+
+@pytest.fixture
+def evil_models(db_path, tmp_path):
+    """The small data set with its two models named like formulas, scored and graded."""
+    import csv
+    import io
+
+    from medeval.store.db import connect
+    from tests.conftest import KB_CSV, MODELS_CSV, RESP_CSV, write
+
+    def table(text):
+        buf = io.StringIO()
+        csv.writer(buf).writerows([[{"ModelA": EVIL[0], "ModelB": EVIL[2]}.get(c, c) for c in r]
+                                   for r in _cells(text)])
+        return buf.getvalue()
+
+    files = {"kb": write(tmp_path / "kb.csv", KB_CSV), "responses": write(tmp_path / "r.csv", table(RESP_CSV)),
+             "models": write(tmp_path / "m.csv", table(MODELS_CSV))}
+    with connect(db_path) as db:
+        import_files(db, **files)
+        score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
+        th.grade_db(db)
+    return db_path
+
+
+def test_report_export_and_leaderboard_csv_prefix_formula_names(evil_models, tmp_path):
+    import csv
+    import io
+
+    from click.testing import CliRunner
+
+    from medeval.cli import main
+    from medeval.reports import leaderboard as lb
+    from medeval.store.db import connect
+
+    out = tmp_path / "rep.csv"
+    CliRunner().invoke(main, ["report", "--format", "csv", "--out", str(out)], env={"MEDEVAL_DB": str(evil_models)},
+                       catch_exceptions=False)
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert {r["model"] for r in rows if r["section"] == "model"} == {"'" + EVIL[0], "'" + EVIL[2]}
+    tt = [r for r in rows if r["section"] == "ttest"]
+    assert {r["model"] for r in tt} == {"'" + EVIL[2]} and {r["backbone"] for r in tt} == {"'" + EVIL[0]}
+    assert all(not r[k].startswith("'") for r in rows for k in ("t", "p", "total_score"))  # numbers stay numbers
+    exported = CliRunner().invoke(main, ["export"], env={"MEDEVAL_DB": str(evil_models)}, catch_exceptions=False)
+    assert {r[0] for r in _cells(exported.output)[1:]} == {"'" + EVIL[0], "'" + EVIL[2]}
+    with connect(evil_models) as db:
+        board = lb.rows(build_report(db, None))
+    assert {r[0] for r in _cells(lb.to_csv(board))[1:]} == {"'" + EVIL[0], "'" + EVIL[2]}
+
+
+def test_agreement_csvs_prefix_names_and_keep_numbers(tmp_path):
+    from medeval.reports.agreement_report import _write_csv
+    from medeval.stats.agreement.summary import render_summary
+
+    p = tmp_path / "a.csv"
+    _write_csv(p, [{"annotator": EVIL[1], "kappa": -0.25, "tiers": [0, 1]}])
+    assert _cells(p.read_text(encoding="utf-8")) == [["annotator", "kappa", "tiers"], ["'+1", "-0.25", "[0, 1]"]]
+    s = {"percent_agreement": -0.25, "level": "interval", "n_items": 3, "n_raters": 2,
+         "krippendorff_alpha": {"value": -0.5, "ci95": [-1.0, 0.0], "undefined_reason": None}}
+    got = _cells(render_summary(s, "csv"))
+    assert got[1][:2] == ["percent_agreement", "-0.25"] and got[2][1:4] == ["-0.5", "-1.0", "0.0"]

@@ -50,7 +50,7 @@ class Response:
         return jar
 
 
-def request(app, method, path, *, form=None, cookie=None, headers=None) -> Response:
+def request(app, method, path, *, form=None, cookie=None, headers=None, client=("127.0.0.1", 1234)) -> Response:
     body = urlencode(form).encode() if form is not None else b""
     path, _, query = path.partition("?")
     hdrs = [(b"host", b"testserver")] + [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
@@ -59,7 +59,7 @@ def request(app, method, path, *, form=None, cookie=None, headers=None) -> Respo
     if cookie:
         hdrs.append((b"cookie", f"{COOKIE_NAME}={cookie}".encode()))
     scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(), "query_string": query.encode(),
-             "headers": hdrs, "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 1234),
+             "headers": hdrs, "scheme": "http", "server": ("testserver", 80), "client": client,
              "root_path": "", "http_version": "1.1", "asgi": {"version": "3.0"}}
     sent, out = [False], {"status": None, "headers": [], "body": b""}
 
@@ -132,7 +132,7 @@ def test_sign_in_sets_a_signed_httponly_cookie_and_the_page_loads(app, db_path):
 
 def test_sign_out_ends_the_session_on_the_server(app, db_path):
     value = _sign_in(app).cookie()[COOKIE_NAME].value
-    r = request(app, "GET", "/signout", cookie=value)
+    r = request(app, "POST", "/signout", cookie=value, form={}, headers={"origin": "http://testserver"})
     assert r.status == 303 and r.location == "/signin?signed_out=1"
     assert r.cookie()[COOKIE_NAME].value == ""  # told to forget it
     # the old cookie is dead even if a copy is replayed
@@ -174,10 +174,13 @@ def test_next_is_always_a_local_path(given, expected):
     assert _safe_next(given) == expected
 
 
-def test_repeated_failures_lock_the_username(app, db_path):
-    for _ in range(auth.LOCKOUT_FAILURES):
+def test_repeated_failures_make_that_address_wait(app, db_path):
+    for _ in range(auth.BACKOFF_AFTER):
         assert _sign_in(app, password="wrong password").status == 401
-    r = _sign_in(app)  # even the right password
-    assert r.status == 401 and "too many failed sign-ins" in r.body.lower() and not r.header("set-cookie")
+    r = _sign_in(app)  # even the right password, from this address
+    assert r.status == 429 and "too many failed sign-ins" in r.body.lower() and not r.header("set-cookie")
+    # the wait counts from the last failure, so a slow machine may already have used a few seconds of it
+    assert auth.BACKOFF_BASE_S - 10 <= int(r.header("retry-after")[0]) <= auth.BACKOFF_BASE_S
     with connect(db_path) as db:
-        assert auth.audit_rows(db)[-1]["action"] == "login.locked"
+        last = auth.audit_rows(db)[-1]
+    assert last["action"] == "login.refused" and '"backoff"' in last["detail"]

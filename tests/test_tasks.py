@@ -525,3 +525,26 @@ def test_flags_carry_a_note_and_change_no_answer(tdb):
     assert r["flags"] == fl and r["progress"]["annotators"][0]["flagged"] == 1
     with pytest.raises(PermissionDenied):
         tasks.flags(tdb, cid, actor=doc1)
+
+
+def test_answers_csv_prefixes_usernames_a_spreadsheet_would_run(tdb, db_path):
+    """Usernames may start with - or @: the answers CSV writes them as text (issue 12, OWASP CSV injection)."""
+    import csv
+    import io
+
+    from click.testing import CliRunner
+
+    from medeval.cli import main
+
+    add_user(tdb, "-cmd", "a-long-password", "annotator")
+    add_user(tdb, "@SUM", "a-long-password", "annotator")
+    cid = tasks.create_campaign(tdb, "rubric", "r", ["-cmd", "@SUM"], k=2, config={"dataset": "clin"}, actor=None)
+    for name in ("-cmd", "@SUM"):
+        u = get_user(tdb, name)
+        s = tasks.task_state(tdb, u, cid)
+        tasks.submit_answer(tdb, u, s.item.item_id, s.item.pending.id, "3", client_token=f"{name}:1")
+    res = CliRunner().invoke(main, ["task", "results", str(cid), "--format", "answers-csv"],
+                             env={"MEDEVAL_DB": str(db_path)}, catch_exceptions=False)
+    got = list(csv.reader(io.StringIO(res.output)))
+    assert got[0] == tasks.ANSWERS_CSV_COLUMNS and sorted(r[1] for r in got[1:]) == ["'-cmd", "'@SUM"]
+    assert all(r[3] == "3" for r in got[1:])

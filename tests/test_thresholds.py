@@ -124,6 +124,59 @@ def test_activate_regrades_and_every_grade_records_its_version(db, small_files):
     assert db.conn.execute("SELECT count(*) FROM threshold_sets WHERE active = 1").fetchone()[0] == 1
 
 
+def _watch_transactions(monkeypatch, db_path, module):
+    """Record, at the start of each write transaction of ``module``, what another connection reads."""
+    from medeval.store.db import connect
+
+    seen, real = [], module.transaction
+
+    def watched(d):
+        with connect(db_path) as other:
+            seen.append((th.active(other).version, other.conn.execute(
+                "SELECT version, count(*) FROM grades GROUP BY version ORDER BY version").fetchall()))
+        return real(d)
+
+    monkeypatch.setattr(module, "transaction", watched)
+    return seen
+
+
+def test_activate_grades_in_short_transactions_and_flips_active_last(db, db_path, small_files, monkeypatch):
+    """Issue 12: a regrade holds the write lock chunk by chunk; readers see the old version until the flip."""
+    _scored_db(db, small_files)
+    th.grade_db(db)
+    v1_grades = db.conn.execute("SELECT count(*) FROM grades WHERE version = 1").fetchone()[0]
+    v = th.store(db, th.ThresholdSet(name="strict", cutoffs={k: (0.9, 0.99) for k in th.TABLE12.cutoffs}),
+                 created_by="tester")
+    monkeypatch.setattr(th, "GRADE_CHUNK", 2)  # 8 responses: 4 chunks, then the flip
+    seen = _watch_transactions(monkeypatch, db_path, th)
+    added = th.activate(db, v)
+    assert len(seen) == 5
+    assert [active for active, _ in seen] == [1] * 5  # the old version stays active until the last transaction
+    assert seen[0][1] == [(1, v1_grades)] and seen[-1][1] == [(1, v1_grades), (v, added)]
+    assert th.active(db).version == v and added == v1_grades  # every score graded under the new version
+
+
+def test_publish_grades_in_short_transactions_and_a_failure_removes_the_new_version(db, db_path, small_files,
+                                                                                   monkeypatch):
+    from medeval.calibration.cutoffs import publish_set
+
+    _scored_db(db, small_files)
+    th.grade_db(db)
+    monkeypatch.setattr(th, "GRADE_CHUNK", 2)
+    seen = _watch_transactions(monkeypatch, db_path, th)
+    real = th.grade_db_in_tx
+    monkeypatch.setattr(th, "grade_db_in_tx", lambda d, v, **k: real(d, v, **k) if k.get("after", 0) < 6 else 1 / 0)
+    before = sorted(db.conn.execute("SELECT * FROM grades"))
+    with pytest.raises(ZeroDivisionError):
+        publish_set(db, {("rouge1", "declarative"): (0.2, 0.6)}, name="fails in its last chunk")
+    assert len(seen) >= 4 and all(active == 1 for active, _ in seen)  # graded chunk by chunk, never activated
+    assert th.active(db).version == 1 and len(th.list_sets(db)) == 1
+    assert sorted(db.conn.execute("SELECT * FROM grades")) == before
+    monkeypatch.setattr(th, "grade_db_in_tx", real)
+    v = publish_set(db, {("rouge1", "declarative"): (0.2, 0.6)}, name="works")
+    assert th.active(db).version == v == 2
+
+
 def test_activate_unknown_version_changes_nothing(db):
     with pytest.raises(MedevalError, match="no threshold set version 9"):
         th.activate(db, 9)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 import sqlite_utils
 import streamlit as st
@@ -77,22 +77,85 @@ def signin_link(next_path: str = "/") -> None:
 
 
 def signout_link() -> None:
-    _link(SIGNOUT_PATH, "Sign out", "medeval-signout")
+    """A "Sign out" that POSTs to /signout (a GET would let any site's link or image sign a user out)."""
+    # our own static markup (never data): a one-button form that looks like the links next to it
+    st.html(f'<form method="post" action="{SIGNOUT_PATH}" style="margin:0">'
+            '<button type="submit" data-testid="medeval-signout" style="background:none;border:0;padding:0;'
+            'font:inherit;font-size:0.95rem;color:inherit;text-decoration:underline;cursor:pointer">Sign out'
+            '</button></form>')
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=])")
+# Places where Streamlit's Markdown turns text into something else *after* backslash escapes are resolved
+# (remark-gfm's autolink literals run on the parsed text: "http://…", "www.…", "a@b.c"; Streamlit's
+# ":material/…:" icons and emoji shortcodes): a word joiner there (invisible, zero width) stops it.
+_AUTOLINKS = re.compile(r"(?<=[:@])(?=\S)|(?<=www)(?=\.)", re.IGNORECASE)
+WORD_JOINER = "\u2060"
 
 
 def md_escape(text: str) -> str:
-    """Text that Markdown shows literally (for data inside an alert, caption or heading, which render Markdown)."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text))
+    """``text`` as Markdown that Streamlit shows exactly as written, to the eye: no link, image, emphasis,
+    HTML, colour, icon, emoji, maths or heading, and no autolinked URL or e-mail address.
+
+    Use it for every string that came from a file, a form or a user and is shown by an element that renders
+    Markdown: ``st.title/header/subheader/markdown/caption/info/success/warning/error/write/toast``, and the
+    labels and help texts of expanders, tabs, buttons, metrics and widgets. Every ASCII punctuation mark
+    Markdown could read is backslash-escaped; an invisible word joiner (U+2060) goes after ``:`` and ``@``
+    when text follows, and between ``www`` and ``.``, because the autolink, icon and emoji rewrites see the
+    text after the escapes are resolved. (Copying such text copies the joiner too.) Prefer an element that
+    does not render Markdown at all where one fits: ``st.text``, ``st.dataframe``, select box options.
+    """
+    return _MD_SPECIAL.sub(r"\\\1", _AUTOLINKS.sub(WORD_JOINER, str(text)))
 
 
-def campaign_choice(camps: list[dict], *, key: str) -> dict:
-    """A campaign picked from ``camps`` (the newest by default)."""
+def _id_from_url(param: str, ids: list[int]) -> int | None:
+    """The id in the query parameter ``param`` if it is one of ``ids`` (anything else is ignored, silently)."""
+    raw = st.query_params.get(param)
+    value = int(raw) if isinstance(raw, str) and raw.isascii() and raw.isdigit() else None
+    return value if value in ids else None
+
+
+def sticky_choice(label: str, ids: list[int], *, key: str, param: str, default: int,
+                  format_func: Callable[[int], str], show_single: bool = False) -> int:
+    """One of ``ids`` (campaign ids), chosen in a select box, that stays chosen until the user picks another.
+
+    The choice is kept by id -- in session state and in the URL (``?<param>=<id>``, so a reload or a
+    bookmark opens it) -- never by the select box's label: Streamlit's browser side sends back the label it
+    was given, so when a label changes (a "3 of 9 done" count after an answer, a status) the widget would
+    fall back to ``default`` and the page would switch to another campaign under the user's next key press.
+    An id in the URL that is not in ``ids`` (a typo, someone else's campaign) is ignored. ``format_func``'s
+    labels are shown as plain text (select box options do not render Markdown). With one id there is no
+    select box unless ``show_single``.
+    """
+    chosen_key = f"{key}__chosen"
+
+    def _picked() -> None:
+        picked = st.session_state.get(key)
+        if picked in ids:  # (not a stale label a rerun raced with: that changes nothing)
+            st.session_state[chosen_key] = picked
+            st.query_params[param] = str(picked)
+
+    chosen = _id_from_url(param, ids)
+    if chosen is None:
+        chosen = st.session_state.get(chosen_key)
+        if chosen not in ids:
+            chosen = default
+    st.session_state[chosen_key] = chosen  # shown once, kept: the page never moves on by itself
+    if len(ids) > 1 or show_single:
+        st.session_state[key] = chosen  # the id, re-labelled now: the browser's stale label cannot override it
+        st.selectbox(label, ids, key=key, format_func=format_func, on_change=_picked)
+        if st.query_params.get(param) != str(chosen):
+            st.query_params[param] = str(chosen)
+    elif param in st.query_params and _id_from_url(param, ids) is None:
+        del st.query_params[param]  # nothing to choose: no stale or foreign id left in the URL
+    return chosen
+
+
+def campaign_choice(camps: list[dict], *, key: str, param: str = "campaign") -> dict:
+    """A campaign picked from ``camps`` (the newest by default), kept in the URL as ``?campaign=<id>``."""
     by_id = {c["id"]: c for c in camps}
-    cid = st.selectbox("Campaign", list(by_id), index=len(by_id) - 1, key=key,
-                       format_func=lambda i: f"#{i} {by_id[i]['name']} ({by_id[i]['status']})")
+    cid = sticky_choice("Campaign", list(by_id), key=key, param=param, default=camps[-1]["id"], show_single=True,
+                        format_func=lambda i: f"#{i} {by_id[i]['name']} ({by_id[i]['status']})")
     return by_id[cid]
 
 
@@ -118,7 +181,7 @@ def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> N
             st.session_state[error_key] = str(e)
 
     if err := st.session_state.pop(error_key, None):
-        st.error(err)
+        st.error(md_escape(err))
     if campaign["status"] == "open":
         container.button("Close campaign", key=f"{key_prefix}_close", on_click=_set, args=("closed",),
                          width="stretch", help="No more answers or changes; annotators see it as closed. "

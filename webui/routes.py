@@ -11,11 +11,22 @@ links (a doctor opening a bookmarked link stays signed in), but not with cross-s
 POSTs, frames, fetches or WebSockets, so another site cannot act through a doctor's
 browser. ``Secure`` is set when the request came over HTTPS (terminate TLS at a proxy
 that sets ``X-Forwarded-Proto``; uvicorn trusts it from 127.0.0.1).
+
+Under load or attack: each client address has a budget of sign-in attempts (``SIGNIN_BURST``, then
+one every ``SIGNIN_REFILL_S`` seconds; a successful sign-in gives its attempt back), password
+hashing is bounded per process, and repeated failures make that address wait
+(``medeval.accounts.throttle``). Each of these answers 429 with ``Retry-After``; a database that
+cannot be written (a full disk) answers 503 with a page that says so, never a 500.
+
+Signing out is a same-site ``POST /signout`` (a GET could be triggered by any other site's link
+or image); ``GET /signout`` only shows a page with a "Sign out" button, for old links.
 """
 
 from __future__ import annotations
 
 import html
+import logging
+import sqlite3
 from urllib.parse import urlencode, urlsplit
 
 from starlette.concurrency import run_in_threadpool
@@ -24,21 +35,24 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from medeval.accounts import auth
+from medeval.accounts import auth, throttle
 from medeval.core import settings
 from medeval.core.errors import MedevalError
 from medeval.store.db import connect
 
 from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
 
-COOKIE_MAX_AGE_S = 12 * 3600  # the browser forgets it after a long shift; the server ends it sooner when idle
+# sign-in attempts per client address: a burst, then one more every few seconds (a success gives its one back)
+SIGNIN_BURST = 10
+SIGNIN_REFILL_S = 6.0
 # paths that never need a session: Streamlit's own endpoints and assets, and the sign-in routes
 _OPEN_PREFIXES = ("/_stcore/", "/static/", "/media/", "/component/", "/app/static/", SIGNIN_PATH, SIGNOUT_PATH,
                   "/favicon")
+_log = logging.getLogger("medeval.signin")
 
-_PAGE = """<!doctype html>
+_SHELL = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in · medeval</title>
+<title>{title} · medeval</title>
 <style>
  body{{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans CJK SC",sans-serif;background:#f6f7f9;
       margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;color:#1f2430}}
@@ -53,18 +67,24 @@ _PAGE = """<!doctype html>
  .demo{{background:#fff4d6;color:#6b4e00}}
 </style></head>
 <body><main>
-<h1>medeval</h1><p class="sub">Sign in to grade and review model answers.</p>
+<h1>medeval</h1><p class="sub">{sub}</p>
 {messages}
-<form method="post" action="{action}" autocomplete="on">
+{form}
+</main></body></html>
+"""
+
+_SIGNIN_FORM = """<form method="post" action="{action}" autocomplete="on">
  <input type="hidden" name="next" value="{next}">
  <label for="username">Username</label>
  <input id="username" name="username" autocomplete="username" required autofocus value="{username}">
  <label for="password">Password</label>
  <input id="password" name="password" type="password" autocomplete="current-password" required>
  <button type="submit">Sign in</button>
-</form>
-</main></body></html>
-"""
+</form>"""
+
+_SIGNOUT_FORM = """<form method="post" action="{action}">
+ <button type="submit" data-testid="medeval-signout-confirm">Sign out</button>
+</form>"""
 
 
 def _safe_next(value: str | None) -> str:
@@ -90,18 +110,39 @@ def _session_user(request: Request):
         return auth.session_user(db, token, idle_timeout=settings.idle_timeout())
 
 
-def _page(*, messages: list[tuple[str, str]], next_path: str = "/", username: str = "", status: int = 200):
+def _html(*, title: str, sub: str, messages: list[tuple[str, str]], form: str, status: int,
+          headers: dict | None = None) -> Response:
+    """One of our own small pages; every text in ``messages`` is escaped (it may carry what a user typed)."""
     if settings.get("MEDEVAL_DEMO") == "1":
         messages = [("demo", "DEMO MODE: demo data and demo accounts (see the README).")] + messages
-    body = _PAGE.format(
-        messages="".join(f'<div class="msg {kind}" role="alert">{html.escape(text)}</div>' for kind, text in messages),
-        action=SIGNIN_PATH, next=html.escape(next_path, quote=True), username=html.escape(username, quote=True))
-    resp = HTMLResponse(body, status_code=status)
+    body = _SHELL.format(
+        title=title, sub=sub, form=form,
+        messages="".join(f'<div class="msg {kind}" role="alert">{html.escape(text)}</div>' for kind, text in messages))
+    resp = HTMLResponse(body, status_code=status, headers=headers)
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["X-Frame-Options"] = "DENY"
     resp.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; " \
                                               "frame-ancestors 'none'"
     return resp
+
+
+def _page(*, messages: list[tuple[str, str]], next_path: str = "/", username: str = "", status: int = 200,
+          retry_after: int | None = None) -> Response:
+    """The sign-in form (with ``Retry-After`` when the answer is 'not now')."""
+    form = _SIGNIN_FORM.format(action=SIGNIN_PATH, next=html.escape(next_path, quote=True),
+                               username=html.escape(username, quote=True))
+    return _html(title="Sign in", sub="Sign in to grade and review model answers.", messages=messages, form=form,
+                 status=status, headers={"Retry-After": str(retry_after)} if retry_after else None)
+
+
+def _unavailable(what: str, e: Exception) -> str:
+    """A one-line reason for a 503: what failed and who can fix it (the details go to the server log)."""
+    _log.error("%s failed: %s", what, e, exc_info=e)
+    if isinstance(e, sqlite3.Error):
+        reason = ("the server's disk is full" if "full" in str(e).lower()
+                  else "the server's database cannot be read or written")
+        return f"{what} is unavailable: {reason}; tell the administrator."
+    return f"{what} is unavailable: {e}"
 
 
 async def signin_form(request: Request) -> Response:
@@ -111,8 +152,13 @@ async def signin_form(request: Request) -> Response:
     if request.query_params.get("expired"):
         messages.append(("err", "Your session ended. Sign in again to continue where you were."))
     resp = _page(messages=messages, next_path=_safe_next(request.query_params.get("next")))
-    if request.cookies.get(COOKIE_NAME) and await run_in_threadpool(_session_user, request) is None:
-        resp.delete_cookie(COOKIE_NAME, path="/")  # a stale cookie from an ended session
+    if request.cookies.get(COOKIE_NAME):
+        try:
+            stale = await run_in_threadpool(_session_user, request) is None
+        except (sqlite3.Error, MedevalError):
+            stale = False
+        if stale:
+            resp.delete_cookie(COOKIE_NAME, path="/")  # a stale cookie from an ended session
     return resp
 
 
@@ -125,30 +171,54 @@ def _same_origin(request: Request) -> bool:
     return urlsplit(origin).netloc == host
 
 
-def _signin(username: str, password: str) -> str:
+def _client(request: Request) -> str:
+    """The client's address (uvicorn applies X-Forwarded-For only from trusted proxies)."""
+    return request.client.host if request.client else "unknown"
+
+
+def _signin(username: str, password: str, address: str) -> tuple[str, int]:
+    """The signed cookie value of a new session and its lifetime in seconds."""
+    lifetime = int(settings.session_lifetime())
     with connect(settings.db_path()) as db:
-        user = auth.authenticate(db, username, password)
-        return auth.sign_token(auth.secret_key(db), auth.create_session(db, user))
+        user = auth.authenticate(db, username, password, address=address)
+        return auth.sign_token(auth.secret_key(db), auth.create_session(db, user)), lifetime
 
 
-async def signin_submit(request: Request) -> Response:
-    form = await request.form()
-    username, password = str(form.get("username", "")), str(form.get("password", ""))
-    next_path = _safe_next(str(form.get("next", "/")))
-    if not _same_origin(request):
-        return _page(messages=[("err", "This sign-in form was sent from another site and was refused.")],
-                     next_path=next_path, status=403)
-    try:
-        cookie = await run_in_threadpool(_signin, username, password)
-    except auth.AuthError as e:
-        return _page(messages=[("err", str(e)[:1].upper() + str(e)[1:] + ".")], next_path=next_path,
-                     username=username, status=401)
-    except MedevalError as e:
-        return _page(messages=[("err", f"Sign-in is unavailable: {e}")], next_path=next_path, status=503)
-    resp = RedirectResponse(next_path, status_code=303)
-    resp.set_cookie(COOKIE_NAME, cookie, max_age=COOKIE_MAX_AGE_S, path="/", httponly=True, samesite="lax",
-                    secure=request.url.scheme == "https")
-    return resp
+def _signin_submit(limiter: throttle.AddressLimiter):
+    async def signin_submit(request: Request) -> Response:
+        form = await request.form()
+        username, password = str(form.get("username", "")), str(form.get("password", ""))
+        next_path = _safe_next(str(form.get("next", "/")))
+        if not _same_origin(request):
+            return _page(messages=[("err", "This sign-in form was sent from another site and was refused.")],
+                         next_path=next_path, status=403)
+        address = _client(request)
+        if wait := limiter.take(address):  # before any database access or hashing
+            text = f"Too many sign-in attempts from this address; wait {wait} seconds and try again."
+            return _page(messages=[("err", text)], next_path=next_path, username=username, status=429,
+                         retry_after=wait)
+        try:
+            cookie, max_age = await run_in_threadpool(_signin, username, password, address)
+        except throttle.Busy as e:
+            limiter.give_back(address)  # not this address's doing
+            text = f"Too many sign-in attempts at once; wait {e.retry_after} seconds and try again."
+            return _page(messages=[("err", text)], next_path=next_path, username=username, status=429,
+                         retry_after=e.retry_after)
+        except auth.Throttled as e:
+            return _page(messages=[("err", str(e)[:1].upper() + str(e)[1:] + ".")], next_path=next_path,
+                         username=username, status=429, retry_after=e.retry_after)
+        except auth.AuthError as e:
+            return _page(messages=[("err", str(e)[:1].upper() + str(e)[1:] + ".")], next_path=next_path,
+                         username=username, status=401)
+        except (MedevalError, sqlite3.Error) as e:
+            return _page(messages=[("err", _unavailable("Sign-in", e))], next_path=next_path, status=503)
+        limiter.give_back(address)
+        resp = RedirectResponse(next_path, status_code=303)
+        resp.set_cookie(COOKIE_NAME, cookie, max_age=max_age, path="/", httponly=True, samesite="lax",
+                        secure=request.url.scheme == "https")
+        return resp
+
+    return signin_submit
 
 
 def _signout(value: str | None) -> None:
@@ -157,9 +227,26 @@ def _signout(value: str | None) -> None:
         auth.logout(db, token)
 
 
+def _signout_page(messages: list[tuple[str, str]], status: int) -> Response:
+    return _html(title="Sign out", sub="Sign out of medeval on this browser.", messages=messages,
+                 form=_SIGNOUT_FORM.format(action=SIGNOUT_PATH), status=status)
+
+
+async def signout_form(request: Request) -> Response:
+    """An old sign-out link (a GET, which any site can trigger): ask, with a button that POSTs."""
+    if not request.cookies.get(COOKIE_NAME):
+        return RedirectResponse(SIGNIN_PATH, status_code=303)
+    return _signout_page([], 200)
+
+
 async def signout(request: Request) -> Response:
-    """End the session on the server (not just in this browser) and forget the cookie."""
-    await run_in_threadpool(_signout, request.cookies.get(COOKIE_NAME))
+    """End the session on the server (not just in this browser) and forget the cookie: a same-site POST only."""
+    if not _same_origin(request):
+        return _signout_page([("err", "This sign-out was sent from another site and was refused.")], 403)
+    try:
+        await run_in_threadpool(_signout, request.cookies.get(COOKIE_NAME))
+    except (MedevalError, sqlite3.Error) as e:
+        return _signout_page([("err", _unavailable("Sign-out", e))], 503)
     resp = RedirectResponse(f"{SIGNIN_PATH}?signed_out=1", status_code=303)
     resp.delete_cookie(COOKIE_NAME, path="/")
     return resp
@@ -182,7 +269,13 @@ class RequireSession:
         request = Request(scope)
         if "text/html" not in request.headers.get("accept", ""):
             return await self.app(scope, receive, send)
-        if await run_in_threadpool(_session_user, request) is None:
+        try:
+            user = await run_in_threadpool(_session_user, request)
+        except (MedevalError, sqlite3.Error) as e:
+            resp = _html(title="Unavailable", sub="", messages=[("err", _unavailable("medeval", e))], form="",
+                         status=503)
+            return await resp(scope, receive, send)
+        if user is None:
             path = scope["path"] + (f"?{scope['query_string'].decode('latin-1')}" if scope.get("query_string") else "")
             query = {"next": _safe_next(path)}
             if request.cookies.get(COOKIE_NAME):
@@ -192,10 +285,14 @@ class RequireSession:
         return await self.app(scope, receive, send)
 
 
-def routes() -> list[Route]:
+def routes(limiter: throttle.AddressLimiter | None = None) -> list[Route]:
+    """The sign-in and sign-out routes; each call has its own per-address budget (``limiter``)."""
+    if limiter is None:
+        limiter = throttle.AddressLimiter(SIGNIN_BURST, SIGNIN_REFILL_S)
     return [Route(SIGNIN_PATH, signin_form, methods=["GET"]),
-            Route(SIGNIN_PATH, signin_submit, methods=["POST"]),
-            Route(SIGNOUT_PATH, signout, methods=["GET", "POST"])]
+            Route(SIGNIN_PATH, _signin_submit(limiter), methods=["POST"]),
+            Route(SIGNOUT_PATH, signout_form, methods=["GET"]),
+            Route(SIGNOUT_PATH, signout, methods=["POST"])]
 
 
 def middleware() -> list[Middleware]:

@@ -6,8 +6,13 @@
   manage users take the acting user and refuse unless it is an admin; ``actor=None``
   means the local command line (whoever can run it on the server owns the database).
 * Sessions: a random token goes into the browser's signed, HttpOnly cookie;
-  only its SHA-256 is stored. A session ends on logout, on idle timeout, when
+  only its SHA-256 is stored. A session ends on logout, on idle timeout, at the
+  end of its lifetime (``MEDEVAL_SESSION_LIFETIME``, however active it is), when
   the user is disabled, or when the password is reset.
+* Sign-in: password hashing is bounded per process and failures are throttled per
+  (username, client address); a username is locked for everyone only under failures
+  from several addresses (``medeval.accounts.throttle``). A username that does not
+  exist (perhaps a password typed into the wrong field) is never logged in clear.
 * The audit log is append-only: SQLite triggers refuse UPDATE and DELETE.
 """
 
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import json
 import re
 import secrets
@@ -25,17 +31,24 @@ import sqlite_utils
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from medeval.accounts import throttle
+from medeval.accounts.cookies import secret_key, sign_token, unsign_token  # noqa: F401 (re-exported)
+from medeval.core import settings
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.store.db import transaction
 
 ROLES = ("annotator", "researcher", "admin")
 MIN_PASSWORD_LENGTH = 10
 DEFAULT_IDLE_TIMEOUT_S = 30 * 60
-LOCKOUT_FAILURES = 10
-LOCKOUT_WINDOW_S = 15 * 60
+# the lock-out's limits (see medeval.accounts.throttle)
+BACKOFF_AFTER, BACKOFF_BASE_S = throttle.BACKOFF_AFTER, throttle.BACKOFF_BASE_S
+LOCKOUT_FAILURES, LOCKOUT_ADDRESSES, LOCKOUT_WINDOW_S = (throttle.LOCKOUT_FAILURES, throttle.LOCKOUT_ADDRESSES,
+                                                         throttle.LOCKOUT_WINDOW_S)
+Busy = throttle.Busy  # too many sign-ins at once (a MedevalError with retry_after)
 SEEN_GRANULARITY_S = 30  # last_seen is written at most this often (a write per rerun would be wasted)
 _USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{2,64}$")
 _hasher = PasswordHasher()
+HASH_GATE = throttle.HashGate(slots=2, wait_s=10.0)  # 64 MiB per argon2 hash: at most two at once per process
 
 
 @functools.lru_cache(maxsize=1)
@@ -49,6 +62,28 @@ def _dummy_hash() -> str:
 
 class AuthError(MedevalError):
     """Login failed. The message never says whether the user exists."""
+
+
+class Throttled(AuthError):
+    """Sign-in refused without checking the password (too many failures); ``retry_after`` in seconds."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def _hash(password: str) -> str:
+    with HASH_GATE.slot():
+        return _hasher.hash(password)
+
+
+def _verify(stored: str | None, password: str) -> bool:
+    """Whether ``password`` matches ``stored``; with no stored hash the same work is done for nothing."""
+    with HASH_GATE.slot():
+        try:
+            return bool(_hasher.verify(stored or _dummy_hash(), password))
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
 
 
 @dataclass(frozen=True)
@@ -68,10 +103,11 @@ def _now_iso() -> str:
 
 
 def audit(db: sqlite_utils.Database, actor: str, action: str, target: str | None = None,
-          detail: dict | None = None) -> None:
+          detail: dict | None = None, *, now: float | None = None) -> None:
     """Append one audit record (inside the caller's transaction when there is one)."""
+    at = _now_iso() if now is None else throttle.iso(now)
     db.conn.execute("INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
-                    (_now_iso(), actor, action, target, json.dumps(detail or {}, ensure_ascii=False)))
+                    (at, actor, action, target, json.dumps(detail or {}, ensure_ascii=False)))
 
 
 def _actor_name(actor: User | None) -> str:
@@ -132,7 +168,7 @@ def add_user(db: sqlite_utils.Database, username: str, password: str, role: str,
         if db.conn.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
             raise MedevalError(f"user {username!r} already exists")
         db.conn.execute("INSERT INTO users (username, password_hash, role, active, created_at) VALUES (?, ?, ?, 1, ?)",
-                        (username, _hasher.hash(password), role, _now_iso()))
+                        (username, _hash(password), role, _now_iso()))
         audit(db, _actor_name(actor), "user.add", username, {"role": role})
     return get_user(db, username)
 
@@ -159,11 +195,13 @@ def set_role(db: sqlite_utils.Database, username: str, role: str, *, actor: User
 
 
 def reset_password(db: sqlite_utils.Database, username: str, password: str, *, actor: User | None = None) -> None:
+    """Set a new password; ends the user's sessions and any lock-out of the username."""
     _require_admin(actor)
     _check_password(password)
+    new_hash = _hash(password)
     with transaction(db):
         u = get_user(db, username)
-        db.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (_hasher.hash(password), u.id))
+        db.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (new_hash, u.id))
         _end_sessions(db, u.id, "password reset")
         audit(db, _actor_name(actor), "user.reset_password", u.username)
 
@@ -197,89 +235,85 @@ def _guard_last_admin(db, u: User, new_role: str | None) -> None:
         raise MedevalError(f"{u.username} is the last active admin; make another admin first")
 
 
-def recent_failures(db: sqlite_utils.Database, username: str, *, window_s: float = LOCKOUT_WINDOW_S,
-                    now: float | None = None) -> int:
-    """Failed sign-ins for ``username`` within the last ``window_s`` seconds (from the audit log)."""
-    now = time.time() if now is None else now
-    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - window_s))
-    return db.conn.execute("SELECT count(*) FROM audit_log WHERE action = 'login.failed' AND target = ? COLLATE NOCASE "
-                           "AND at >= ?", ((username or "").strip()[:64], since)).fetchone()[0]
+def unknown_user_label(db: sqlite_utils.Database, username: str) -> str:
+    """How the audit log names a username that does not exist: never the text itself (it may be a password
+    typed into the wrong field), but a short keyed hash of it, so repeated attempts can be told apart."""
+    digest = hmac.new(secret_key(db).encode(), (username or "").strip().lower().encode(), hashlib.sha256)
+    return f"unknown user {digest.hexdigest()[:12]}"
 
 
-def authenticate(db: sqlite_utils.Database, username: str, password: str) -> User:
-    """The user for a correct username and password; AuthError otherwise. Both outcomes are audited.
+def locked_until(db: sqlite_utils.Database, username: str, *, now: float | None = None) -> float | None:
+    """When the lock-out of ``username`` ends (seconds since the epoch), or None when it is not locked."""
+    return throttle.locked_until(db, (username or "").strip(), time.time() if now is None else now)
 
-    After ``LOCKOUT_FAILURES`` failed attempts within ``LOCKOUT_WINDOW_S`` the username is refused
-    (even with the right password) until the window has passed: password guessing gets nowhere.
+
+def locked_users(db: sqlite_utils.Database, *, actor: User | None = None, now: float | None = None) -> dict:
+    """The usernames locked out now, with when each lock ends (admins and the command line only)."""
+    _require_admin(actor)
+    return throttle.locked_targets(db, time.time() if now is None else now)
+
+
+def unlock(db: sqlite_utils.Database, username: str, *, actor: User | None = None) -> bool:
+    """End the lock-out of ``username`` and the waits of the addresses that failed for it; audited.
+
+    True when it was locked. (Resetting the password unlocks too.)
     """
-    if recent_failures(db, username) >= LOCKOUT_FAILURES:
-        with transaction(db):
-            audit(db, (username or "")[:64], "login.locked", (username or "").strip()[:64])
-        raise AuthError(f"too many failed sign-ins for this username: wait {LOCKOUT_WINDOW_S // 60} minutes, "
-                        "or ask an administrator to reset the password")
+    _require_admin(actor)
+    with transaction(db):
+        u = get_user(db, username)
+        was_locked = locked_until(db, u.username) is not None
+        audit(db, _actor_name(actor), "user.unlock", u.username, {"was_locked": was_locked})
+    return was_locked
+
+
+def _refuse(db, key: str, address: str, now: float, reason: str, message: str, retry_after: int):
+    with transaction(db):
+        audit(db, key, "login.refused", key, {"reason": reason, "address": address}, now=now)
+    return Throttled(message, retry_after)
+
+
+def authenticate(db: sqlite_utils.Database, username: str, password: str, *, address: str | None = None,
+                 now: float | None = None) -> User:
+    """The user for a correct username and password; AuthError otherwise. Every outcome is audited.
+
+    ``address`` is the client's (the web routes pass it). Before any password is checked: a locked
+    username, or an address that failed too often for this username, is refused as ``Throttled``
+    (see ``medeval.accounts.throttle``); another address signs in as usual.
+    """
+    now = time.time() if now is None else now
+    address = (address or "local")[:64]
+    name = (username or "").strip()
     row = db.conn.execute("SELECT id, username, role, active, password_hash FROM users WHERE username = ?",
-                          ((username or "").strip(),)).fetchone()
-    ok = False
-    try:
-        ok = _hasher.verify(row[4] if row else _dummy_hash(), password or "")  # same work for unknown users
-    except (VerifyMismatchError, VerificationError, InvalidHashError):
-        ok = False
+                          (name,)).fetchone()
+    key = row[1] if row else unknown_user_label(db, name)  # what the audit log calls this username
+    until = throttle.locked_until(db, key, now)
+    if until is not None:
+        minutes = max(1, round((until - now) / 60))
+        raise _refuse(db, key, address, now, "locked",
+                      f"this username is locked after failed sign-ins from several addresses: wait {minutes} "
+                      "minutes, or ask an administrator to unlock it or reset the password",
+                      throttle.whole_seconds(until - now))
+    wait = throttle.backoff_wait(db, key, address, now)
+    if wait:
+        raise _refuse(db, key, address, now, "backoff",
+                      f"too many failed sign-ins for this username from this address: wait {wait} seconds, "
+                      "or ask an administrator to reset the password", wait)
+    ok = _verify(row[4] if row else None, password or "")  # the same work for unknown users
     failed = not row or not ok or not row[3]
+    new_hash = _hash(password) if not failed and _hasher.check_needs_rehash(row[4]) else None
     with transaction(db):  # the audit record is committed before the failure is raised
         if failed:
-            audit(db, (username or "")[:64], "login.failed", (username or "").strip()[:64],
-                  {"reason": "disabled" if row and ok else "bad credentials"})
+            audit(db, key, "login.failed", key,
+                  {"reason": "disabled" if row and ok else "bad credentials", "address": address}, now=now)
+            if evidence := throttle.lock_due(db, key, now):
+                audit(db, "system", "login.locked_out", key, evidence, now=now)
         else:
-            audit(db, row[1], "login", row[1])
-            if _hasher.check_needs_rehash(row[4]):
-                db.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (_hasher.hash(password), row[0]))
+            audit(db, row[1], "login", row[1], {"address": address}, now=now)
+            if new_hash:
+                db.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (new_hash, row[0]))
     if failed:
         raise AuthError("wrong username or password")
     return _row_user(row[:4])
-
-
-def secret_key(db: sqlite_utils.Database) -> str:
-    """The key that signs session cookies: MEDEVAL_SECRET_KEY, else one generated once and kept in the database.
-
-    Keeping it in the database means sign-ins survive a restart without any setup; whoever can read the
-    database can already do anything, so it protects nothing less by living there.
-    """
-    from medeval.core import settings
-
-    configured = settings.get("MEDEVAL_SECRET_KEY")
-    if configured:
-        return configured
-    row = db.conn.execute("SELECT secret FROM app_secret WHERE id = 1").fetchone()
-    if row:
-        return row[0]
-    with transaction(db):
-        db.conn.execute("INSERT OR IGNORE INTO app_secret (id, secret, created_at) VALUES (1, ?, ?)",
-                        (secrets.token_urlsafe(48), _now_iso()))
-        return db.conn.execute("SELECT secret FROM app_secret WHERE id = 1").fetchone()[0]
-
-
-def _signer(key: str):
-    from itsdangerous import URLSafeSerializer
-
-    return URLSafeSerializer(key, salt="medeval-session")
-
-
-def sign_token(key: str, token: str) -> str:
-    """The cookie value for a session token (signed: a tampered cookie is rejected before any lookup)."""
-    return _signer(key).dumps(token)
-
-
-def unsign_token(key: str, value: str | None) -> str | None:
-    """The session token inside a cookie value, or None when it is missing or its signature is wrong."""
-    from itsdangerous import BadSignature
-
-    if not value:
-        return None
-    try:
-        token = _signer(key).loads(value)
-    except BadSignature:
-        return None
-    return token if isinstance(token, str) else None
 
 
 def _token_hash(token: str) -> str:
@@ -297,21 +331,29 @@ def create_session(db: sqlite_utils.Database, user: User) -> str:
 
 
 def session_user(db: sqlite_utils.Database, token: str | None, *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
-                 now: float | None = None) -> User | None:
-    """The signed-in user of a session token, or None (unknown, ended, idle too long, user disabled).
+                 lifetime: float | None = None, now: float | None = None) -> User | None:
+    """The signed-in user of a session token, or None (unknown, ended, idle too long, too old, user disabled).
 
-    A live session's idle clock restarts; an idle one is ended server-side.
+    A live session's idle clock restarts; an idle one, or one older than ``lifetime`` seconds
+    (default: ``MEDEVAL_SESSION_LIFETIME``) however active, is ended server-side.
     """
     if not token:
         return None
     now = time.time() if now is None else now
+    lifetime = settings.session_lifetime() if lifetime is None else lifetime
     th = _token_hash(token)
     row = db.conn.execute(
-        "SELECT s.last_seen, s.ended_at, u.id, u.username, u.role, u.active FROM sessions s "
+        "SELECT s.last_seen, s.ended_at, u.id, u.username, u.role, u.active, s.created_at FROM sessions s "
         "JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?", (th,)).fetchone()
     if row is None or row[1] is not None or not row[5]:
         return None
     user = User(row[2], row[3], row[4], bool(row[5]))
+    if now - row[6] > lifetime:
+        with transaction(db):
+            db.conn.execute("UPDATE sessions SET ended_at = ?, end_reason = 'lifetime' WHERE token_hash = ? "
+                            "AND ended_at IS NULL", (now, th))
+            audit(db, row[3], "session.lifetime", row[3], {"hours": round(lifetime / 3600, 2)})
+        return None
     if 0 <= now - row[0] < SEEN_GRANULARITY_S:
         return user
     with transaction(db):

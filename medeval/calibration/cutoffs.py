@@ -214,17 +214,33 @@ def graded_examples(rows: list[dict]) -> dict[tuple[str, str], tuple[np.ndarray,
 
 
 def calibrate_rows(rows: list[dict], *, criterion: str = "kappa", n_boot: int = 200, rng=0) -> list[Calibration]:
-    """Calibrate every (metric, aspect type) of long rows ``metric, aspect_type, score, tier[, item]``."""
+    """Calibrate every (metric, aspect type) of long rows ``metric, aspect_type, score, tier[, item]``.
+
+    ``n_boot`` (a whole number in [0, BOOT_MAX]) and ``rng`` (a seed in [0, SEED_MAX] or a Generator) are
+    checked before any work, so a page or a script gets the same one-line error as the CLI.
+    """
+    from medeval.core.limits import BOOT_MAX, check_number, check_seed
+
+    n_boot = check_number(n_boot, what="n_boot", low=0, high=BOOT_MAX, integer=True)
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        rng = check_seed(rng, what="seed")
     return [calibrate(metric, atype, scores, tiers, criterion=criterion, n_boot=n_boot, rng=rng)
             for (metric, atype), (scores, tiers) in graded_examples(rows).items()]
 
 
 def read_graded(path) -> list[dict]:
-    """GRADED file rows (CSV/TSV/JSONL/JSON) with columns ``metric, aspect_type, score, tier`` and optional ``item``."""
-    from medeval.core.tables import read_table
+    """GRADED file rows (CSV/TSV/JSONL/JSON) with columns ``metric, aspect_type, score, tier`` and optional ``item``.
+
+    Read within the input limits (:func:`medeval.core.limits.read_table_limited`); a score must be a finite
+    number in its metric's range (:data:`medeval.engine.metrics.METRICS`), or the error names the file and row.
+    """
+    import math
+
+    from medeval.core.errors import InputError
+    from medeval.core.limits import read_table_limited
 
     name = str(path)
-    columns, rows = read_table(path)
+    columns, rows = read_table_limited(path)
     need = ["metric", "aspect_type", "score", "tier"]
     missing = [c for c in need if c not in columns]
     if missing:
@@ -235,15 +251,24 @@ def read_graded(path) -> list[dict]:
     out = []
     for n, r in rows:
         try:
-            score = float(r["score"])
-        except (TypeError, ValueError):
-            raise MedevalError(f"{name}, row {n}: score {r['score']!r} is not a number")
-        if str(r["tier"]).strip() not in ("0", "1", "2"):
-            raise MedevalError(f"{name}, row {n}: tier {r['tier']!r} must be 0, 1 or 2")
-        try:
-            get_metric(str(r["metric"]).strip())
+            info = METRICS[get_metric(str(r["metric"]).strip()).name]
         except MedevalError as e:
             raise MedevalError(f"{name}, row {n}: {e}")
+        raw = r["score"]
+        try:
+            if isinstance(raw, bool):  # JSON true/false is not a score
+                raise TypeError
+            score = float(raw)
+        except (TypeError, ValueError, OverflowError):
+            raise MedevalError(f"{name}, row {n}: score {raw!r} is not a number")
+        if not math.isfinite(score):
+            raise InputError(f"score {str(raw).strip()!r} is not a finite number", file=name, row=n,
+                             fix=f"give the {info.name} score as a number from {info.low:g} to {info.high:g}")
+        if not info.low <= score <= info.high:
+            raise InputError(f"score {score:g} is outside the {info.name} range [{info.low:g}, {info.high:g}]",
+                             file=name, row=n, fix="check the column: it holds the automated score of the item")
+        if str(r["tier"]).strip() not in ("0", "1", "2"):
+            raise MedevalError(f"{name}, row {n}: tier {r['tier']!r} must be 0, 1 or 2")
         out.append({"metric": str(r["metric"]).strip(), "aspect_type": str(r["aspect_type"]).strip(),
                     "score": score, "tier": int(str(r["tier"]).strip()), "item": str(r.get("item") or "").strip()})
     return out
@@ -284,8 +309,10 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
                 base_version: int | None = None, provenance: dict | None = None) -> int:
     """Store ``changes`` over ``base_version`` (default: the active set) as a new version, activate it, regrade.
 
-    One transaction: if anything fails half-way, the old version stays active and every grade consistent
-    with it. Audited as ``thresholds.publish``.
+    All or nothing, in short transactions: the new version is stored inactive and graded in chunks, then
+    one short transaction grades what was scored meanwhile and makes it active. If anything fails
+    half-way, the new version and its grades are removed again, and the old version stays active with
+    every grade consistent with it. Audited as ``thresholds.publish``.
     """
     from medeval.accounts.auth import audit, require_role
     from medeval.engine import thresholds as th
@@ -303,7 +330,7 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
             raise MedevalError(f"cut-offs for {m} / {t} must satisfy {info.low} <= low <= high <= {info.high}; "
                                f"got {lo}, {hi}")
     who = actor.username if actor else "cli"
-    with transaction(db):
+    with transaction(db):  # stored inactive: readers of the active set see nothing of it yet
         base = th.load(db, base_version) if base_version is not None else th.active(db)
         cutoffs = dict(base.cutoffs)
         cutoffs.update({k: (round(float(v[0]), 6), round(float(v[1]), 6)) for k, v in changes.items()})
@@ -313,11 +340,20 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
                              embedding_model=base.embedding_model, provenance=prov, created_by=who,
                              created_at=th._now())
         version = th._insert(db, ts)
-        th._activate(db, version)
-        th.grade_db_in_tx(db, version)
-        audit(db, who, "thresholds.publish", str(version),
-              {"name": name.strip(), "base_version": base.version, "strata": len(changes),
-               **(provenance or {}).get("source", {})})
+    try:
+        _, last = th.grade_in_chunks(db, version)  # short transactions: annotators' grades pass meanwhile
+        with transaction(db):  # the flip: graded what was scored meanwhile, active, audited -- together
+            th.grade_db_in_tx(db, version, after=last)
+            th._activate(db, version)
+            audit(db, who, "thresholds.publish", str(version),
+                  {"name": name.strip(), "base_version": base.version, "strata": len(changes),
+                   **(provenance or {}).get("source", {})})
+    except BaseException:
+        try:
+            th.forget_version(db, version)
+        except Exception:  # noqa: BLE001 - the original error says what went wrong; the version stays inactive
+            pass
+        raise
     return version
 
 

@@ -37,7 +37,8 @@ def friendly(f):
             click.echo(f"Error: {e}", err=True)
             sys.exit(1)
         except KeyboardInterrupt:
-            click.echo("Interrupted; finished chunks are saved. Run the command again to continue.", err=True)
+            click.echo("Interrupted. An import keeps nothing (run it again); score and grade keep the chunks they "
+                       "finished (run the command again to continue).", err=True)
             sys.exit(130)
     return wrapper
 

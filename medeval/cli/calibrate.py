@@ -8,6 +8,7 @@ import click
 
 from medeval.cli.base import db_option, friendly
 from medeval.core.errors import MedevalError
+from medeval.core.limits import BOOT_MAX, check_name, check_number, check_seed
 from medeval.store.db import connect
 
 
@@ -36,6 +37,10 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, pu
 
     if (graded is None) == (campaign_id is None):
         raise click.UsageError("give either a GRADED file or --campaign ID")
+    n_boot = check_number(n_boot, what="--n-boot", low=0, high=BOOT_MAX, integer=True)
+    seed = check_seed(seed, what="--seed")
+    if publish_name is not None:
+        publish_name = check_name(publish_name, what="--publish (the threshold set's name)")
     if graded is not None:
         rows = read_graded(graded)
     else:
@@ -66,11 +71,12 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, pu
                                              (" to ".join(f"{x:.3f}" for x in c) if isinstance(c, list) else str(c)))
                       for c in cells])
     if fmt == "csv":
-        import csv
         import io
 
+        from medeval.core import csvsafe
+
         buf = io.StringIO()
-        w = csv.writer(buf)
+        w = csvsafe.writer(buf)
         w.writerow(head)
         w.writerows(lines)
         click.echo(buf.getvalue(), nl=False)

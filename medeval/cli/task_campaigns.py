@@ -3,8 +3,6 @@ judge's assessment, double-blind preference, fact-check reasons)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
@@ -12,14 +10,16 @@ import click
 
 from medeval.annotation import tasks
 from medeval.cli.base import db_option, friendly
-from medeval.core.errors import MedevalError
+from medeval.core.errors import InputError, MedevalError
+from medeval.core.limits import check_json_text, load_json_limited
 from medeval.store.db import connect
 
 
 def _value(raw: str):
+    """A --set value written as JSON (a number), else the text as given; the library checks it."""
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
+        return load_json_limited(raw, "the --set value")
+    except InputError:
         return raw
 
 
@@ -90,8 +90,13 @@ def create_cmd(db_path, task, name, annotators, k, seed, sets, criteria):
         config[key.strip()] = _value(raw.strip()) if key.strip() in ("max_items", "per_model") else raw.strip()
     if criteria:
         try:
-            config["criteria"] = json.loads(Path(criteria).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            text = Path(criteria).read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise MedevalError(f"{criteria}: not a UTF-8 JSON list of criteria ({e})") from None
+        check_json_text(text, "the criteria file", file=criteria)
+        try:
+            config["criteria"] = json.loads(text)
+        except json.JSONDecodeError as e:
             raise MedevalError(f"{criteria}: not a UTF-8 JSON list of criteria ({e})") from None
     with connect(db_path) as db:
         cid = tasks.create_campaign(db, task, name, annotators.split(","), k=k, seed=seed, config=config,
@@ -120,13 +125,8 @@ def results_cmd(db_path, campaign_id, fmt):
     """A task campaign's results (JSON or Markdown), or every current answer as CSV."""
     with connect(db_path) as db:
         if fmt == "answers-csv":
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(["item", "annotator", "question", "value", "at"])
             tasks.campaign(db, campaign_id)
-            w.writerows((a.item_id, a.annotator, a.question, a.value, a.at)
-                        for a in tasks.answers(db, campaign_id))
-            click.echo(buf.getvalue(), nl=False)
+            click.echo(tasks.answers_csv(tasks.answers(db, campaign_id)), nl=False)
             return
         r = tasks.results(db, campaign_id, actor=None)
     click.echo(json.dumps(r, ensure_ascii=False, indent=2, default=str) if fmt == "json" else _render_md(r))

@@ -1,4 +1,4 @@
-"""Accounts: ``users add|list|set-role|reset-password|disable|enable`` and ``audit``."""
+"""Accounts: ``users add|list|set-role|reset-password|unlock|disable|enable`` and ``audit``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from medeval.store.db import connect
 
 @click.group("users")
 def users_grp():
-    """Manage accounts: add, list, set-role, reset-password, disable, enable (passwords from stdin)."""
+    """Manage accounts: add, list, set-role, reset-password, unlock, disable, enable (passwords from stdin)."""
 
 
 
@@ -36,12 +36,14 @@ def users_add(db_path, username, role):
 @db_option
 @friendly
 def users_list(db_path):
-    """List users with their role and whether they are active."""
+    """List users with their role, whether they are active, and 'locked' when locked out."""
     from medeval.accounts import auth
 
     with connect(db_path) as db:
+        locked = auth.locked_users(db)
         for u in auth.list_users(db):
-            click.echo(f"{u.username}\t{u.role}\t{'active' if u.active else 'disabled'}")
+            click.echo(f"{u.username}\t{u.role}\t{'active' if u.active else 'disabled'}"
+                       + ("\tlocked" if u.username in locked else ""))
 
 
 
@@ -72,6 +74,20 @@ def users_reset_password(db_path, username):
     with connect(db_path) as db:
         auth.reset_password(db, username, password)
     click.echo(f"password of {username} reset; their sessions are ended")
+
+
+
+@users_grp.command("unlock")
+@db_option
+@click.argument("username")
+@friendly
+def users_unlock(db_path, username):
+    """End the lock-out of a username after failed sign-ins from several addresses (reset-password does too)."""
+    from medeval.accounts import auth
+
+    with connect(db_path) as db:
+        was_locked = auth.unlock(db, username)
+    click.echo(f"{username} is unlocked" if was_locked else f"{username} was not locked; nothing to do")
 
 
 
@@ -110,21 +126,15 @@ def users_enable(db_path, username):
 @friendly
 def audit_cmd(db_path, fmt, out):
     """Export the append-only audit log (logins, failed logins, account and data changes)."""
-    import csv
-    import io
-
     from medeval.accounts import auth
+    from medeval.core.csvsafe import csv_text
 
     with connect(db_path) as db:
         rows = auth.audit_rows(db)
     if fmt == "json":
         text = json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
     else:
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=auth.AUDIT_COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-        text = buf.getvalue()
+        text = csv_text(rows, header=auth.AUDIT_COLUMNS)
     emit(text, out)
 
 

@@ -38,6 +38,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MEDEVAL_IDLE_TIMEOUT", "1800",
             "Seconds without activity after which a signed-in session ends (server-side) and the user "
             "must sign in again.", None),
+    Setting("MEDEVAL_SESSION_LIFETIME", "43200",
+            "Seconds after signing in at which a session ends (server-side) however active it is; the user "
+            "signs in again. Default 12 hours, a long shift.", None),
     Setting("MEDEVAL_SECRET_KEY", "",
             "Key that signs the session cookie. Empty (the default): one is generated on first start and kept "
             "in the database, so sign-ins survive restarts.", None),
@@ -63,15 +66,24 @@ def embedding_model() -> str:
     return get("MEDEVAL_EMBEDDING_MODEL")
 
 
-def idle_timeout() -> float:
-    """MEDEVAL_IDLE_TIMEOUT in seconds (a positive number)."""
+def _positive_seconds(name: str, example: str) -> float:
     from medeval.core.errors import MedevalError
 
-    raw = get("MEDEVAL_IDLE_TIMEOUT")
+    raw = get(name)
     try:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if not value > 0:
-        raise MedevalError(f"MEDEVAL_IDLE_TIMEOUT must be a positive number of seconds, not {raw!r}")
+    if not 0 < value < float("inf"):
+        raise MedevalError(f"{name} must be a positive number of seconds ({example}), not {raw!r}")
     return value
+
+
+def idle_timeout() -> float:
+    """MEDEVAL_IDLE_TIMEOUT in seconds (a positive number)."""
+    return _positive_seconds("MEDEVAL_IDLE_TIMEOUT", "e.g. 1800 for 30 minutes")
+
+
+def session_lifetime() -> float:
+    """MEDEVAL_SESSION_LIFETIME in seconds (a positive number)."""
+    return _positive_seconds("MEDEVAL_SESSION_LIFETIME", "e.g. 43200 for 12 hours")

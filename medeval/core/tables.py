@@ -3,6 +3,11 @@
 :func:`read_table` returns ``(header, rows)`` where each row is ``(location, dict)``;
 ``location`` is the 1-based line of a CSV/JSONL file (the CSV header is line 1)
 or the 1-based item of a JSON array, so every later error can name the row.
+
+JSON is nested at most :data:`JSON_MAX_DEPTH` levels per row: deeper text is refused by a scan of its
+brackets *before* it reaches the parser (which recurses once per level and would fail with a
+RecursionError a thousand levels down). The scan costs two ``str.count`` calls for a row that has
+no more brackets than the limit, which is almost every row.
 """
 
 from __future__ import annotations
@@ -10,11 +15,44 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from itertools import accumulate
 from pathlib import Path
 
 from medeval.core.errors import InputError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
+
+JSON_MAX_DEPTH = 20
+"""Nesting depth of a row of a JSON/JSONL file: the same number as ``medeval.core.limits.JSON_MAX_DEPTH``
+(a test keeps them equal; this module cannot import ``limits``, which imports it)."""
+JSON_WRAPPER_LEVELS = 2
+"""Levels a .json file may add around its rows: the array, and an object holding that array."""
+
+# a JSON string (escapes included; an unterminated one runs to the end), then everything but brackets
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_depth_bound(text: str, max_depth: int) -> int:
+    """How deep JSON ``text`` nests lists/objects (brackets inside strings ignored): exact when above
+    ``max_depth``, else a number no greater than ``max_depth``.
+
+    No recursion and no Python loop per character: a text with at most ``max_depth`` brackets cannot be
+    deeper (two ``str.count``, the answer for almost every row); otherwise strings are cut out and the
+    brackets summed in C.
+    """
+    brackets = text.count("[") + text.count("{")
+    if brackets <= max_depth:
+        return brackets
+    only = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, only)), default=0)
+
+
+def _too_deep_error(path: Path, row: int | None, what: str) -> InputError:
+    return InputError(f"{what} is nested more than {JSON_MAX_DEPTH} levels deep", file=str(path), row=row,
+                      fix=f"flatten it to at most {JSON_MAX_DEPTH} levels of lists and objects")
 
 
 def _decode(path: Path) -> str:
@@ -103,6 +141,8 @@ def _read_jsonl(path: Path, text: str):
     for i, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        if json_depth_bound(line, JSON_MAX_DEPTH) > JSON_MAX_DEPTH:
+            raise _too_deep_error(path, i, "the row")
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
@@ -118,15 +158,21 @@ def _read_jsonl(path: Path, text: str):
 
 
 def _read_json(path: Path, text: str):
+    depth = json_depth_bound(text, JSON_MAX_DEPTH)
+    if depth > JSON_MAX_DEPTH + JSON_WRAPPER_LEVELS:  # before the parser recurses into it
+        raise _too_deep_error(path, None, "the JSON")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"invalid JSON: {e.msg} at line {e.lineno}, column {e.colno}", file=str(path),
                          fix="fix the JSON syntax (a JSON array of objects is expected)") from None
+    wrapper = 1
     if isinstance(data, dict):
         lists = [v for v in data.values() if isinstance(v, list)]
         if len(lists) == 1:
-            data = lists[0]
+            data, wrapper = lists[0], 2
+    if depth > JSON_MAX_DEPTH + wrapper:  # exact here: a row is deeper than the limit
+        raise _too_deep_error(path, None, "a row of the JSON")
     if not isinstance(data, list):
         raise InputError("expected a JSON array of objects", file=str(path),
                          fix='write [{"disease": ..., ...}, ...] (or JSONL, one object per line)')

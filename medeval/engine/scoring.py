@@ -1,8 +1,10 @@
 """Score every response not yet scored, in chunks: flat memory, resumable after an interrupt.
 
 Each chunk of responses (ordered by id) is scored and committed in its own
-``BEGIN IMMEDIATE`` transaction, so an interrupted run keeps what it finished
-and the next run continues with the rest. Scores carry their scorer id: the
+short ``BEGIN IMMEDIATE`` transaction (the scores are computed before it opens),
+so an interrupted run keeps what it finished, the next run continues with the
+rest, and an annotator's grade never waits long for the write lock. Responses of
+an import still being written are not scored (``importer.visible_responses``). Scores carry their scorer id: the
 tokenizer for BLEU-1/ROUGE-1, the embedding model id for cosine.
 Embeddings are computed outside the write transaction (a slow model must not
 hold the database lock) and cached by (model id, text hash).
@@ -18,11 +20,14 @@ import sqlite_utils
 
 from medeval.engine.aspects import NUMERIC
 from medeval.engine.embeddings import EmbeddingBackend, get_backend, lookup_cached, store_cached
+from medeval.engine.importer import visible_responses
 from medeval.engine.metrics import EXACT_SCORER_ID, METRICS, get_metric, lexical_scores
 from medeval.engine.tokenize import TOKENIZER_ID, tokenize
 from medeval.store.db import transaction
 
 DEFAULT_METRICS = ("bleu1", "rouge1", "cosine", "exact_match")
+VECTORS_PER_TX = 500
+"""Embeddings cached per write transaction (a 768-d vector is 3 KB: 500 of them write in a few ms)."""
 
 
 @dataclass
@@ -54,12 +59,12 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
     summary = ScoreSummary(embedding_model=backend.model_id if backend else None)
     conn = db.conn
     if total_callback:
-        total_callback(conn.execute("SELECT count(*) FROM responses").fetchone()[0])
+        total_callback(conn.execute(f"SELECT count(*) FROM responses r WHERE {visible_responses('r')}").fetchone()[0])
     last_id, chunks = 0, 0
     while True:
         rows = conn.execute(
             "SELECT r.id, r.processed, k.processed, k.aspect_type FROM responses r JOIN kb_entries k ON k.id = r.kb_id "
-            "WHERE r.id > ? ORDER BY r.id LIMIT ?", (last_id, batch_size)).fetchall()
+            f"WHERE r.id > ? AND {visible_responses('r')} ORDER BY r.id LIMIT ?", (last_id, batch_size)).fetchall()
         if not rows:
             break
         last_id = rows[-1][0]
@@ -109,9 +114,11 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
                 else:
                     c = float(np.clip(vectors[cand] @ vectors[ref], -1.0, 1.0))
                 new_scores.append((rid, "cosine", scorers["cosine"], c))
+        items = list(new_vectors.items())
+        for i in range(0, len(items), VECTORS_PER_TX):  # the cache first, in its own short transactions
+            with transaction(db):
+                store_cached(db, backend.model_id, dict(items[i:i + VECTORS_PER_TX]))
         with transaction(db):
-            if new_vectors:
-                store_cached(db, backend.model_id, new_vectors)
             conn.executemany("INSERT OR IGNORE INTO scores (response_id, metric, scorer, score) VALUES (?, ?, ?, ?)",
                              new_scores)
         summary.responses_seen += len(rows)

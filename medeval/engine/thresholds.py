@@ -221,19 +221,25 @@ def _activate(db: sqlite_utils.Database, version: int) -> None:
 def activate(db: sqlite_utils.Database, version: int, *, regrade: bool = True, actor=None) -> int:
     """Make ``version`` the active set and grade every score under it, atomically. Returns grades added.
 
-    ``actor``: the signed-in user (researchers and admins only); ``None`` is the command line. Audited.
+    The grading runs first, in short transactions, while the version is not yet active (readers of
+    the active set see the old version's grades); one short transaction then grades what was scored
+    meanwhile and flips ``active``. ``actor``: the signed-in user (researchers and admins only);
+    ``None`` is the command line. Audited.
     """
     from medeval.accounts.auth import audit, require_role
 
     if actor is not None:
         require_role(actor, "researcher", "admin")
+    load(db, version)  # raises for an unknown version
+    n, last = grade_in_chunks(db, version) if regrade else (0, 0)
     with transaction(db):
         before = db.conn.execute("SELECT version FROM threshold_sets WHERE active = 1").fetchone()
         _activate(db, version)
-        n = grade_db_in_tx(db, version) if regrade else 0
+        if regrade:
+            n += grade_db_in_tx(db, version, after=last)
         audit(db, actor.username if actor else "cli", "thresholds.activate", str(version),
               {"from": before[0] if before else None})
-        return n
+    return n
 
 
 def adopt(db: sqlite_utils.Database, version: int, embedding_model: str, *, created_by: str,
@@ -265,16 +271,23 @@ def embedding_matches(set_model: str, scorer: str) -> bool:
     return scorer.startswith(f"st:{base}:")
 
 
-def grade_db_in_tx(db: sqlite_utils.Database, version: int) -> int:
+GRADE_CHUNK = 5000
+"""Responses graded per write transaction when a whole version is graded (a few ms each)."""
+_NO_END = 2 ** 63 - 1
+
+
+def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, upto: int | None = None) -> int:
     """Insert the grades of every score not yet graded under ``version`` (inside the caller's transaction).
 
-    Same rule as :func:`tier`, as SQL over all scores at once. Only scores from
-    the scorers the set was calibrated for are graded.
+    Same rule as :func:`tier`, as SQL. Only scores from the scorers the set was calibrated for
+    are graded, and only those of responses ``after < id <= upto`` (default: all).
     """
     ts = load(db, version)
     conn = db.conn
-    cosine_scorers = [s for (s,) in conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'cosine'")
-                      if embedding_matches(ts.embedding_model, s)]
+    upto = _NO_END if upto is None else upto
+    cosine_scorers = [s for (s,) in conn.execute(
+        "SELECT DISTINCT scorer FROM scores WHERE metric = 'cosine' AND response_id > ? AND response_id <= ?",
+        (after, upto)) if embedding_matches(ts.embedding_model, s)]
     before = conn.total_changes
     for (metric, atype), (low, high) in ts.cutoffs.items():
         scorers = cosine_scorers if metric == "cosine" else [ts.scorer_for(metric)]
@@ -284,16 +297,53 @@ def grade_db_in_tx(db: sqlite_utils.Database, version: int) -> int:
                 "SELECT s.response_id, s.metric, ?, s.scorer, "
                 "CASE WHEN s.score < ? THEN 0 WHEN s.score < ? THEN 1 ELSE 2 END "
                 "FROM scores s JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
-                "WHERE s.metric = ? AND s.scorer = ? AND k.aspect_type = ?",
-                (version, low, high, metric, scorer, atype))
+                "WHERE s.response_id > ? AND s.response_id <= ? AND s.metric = ? AND s.scorer = ? "
+                "AND k.aspect_type = ?",
+                (version, low, high, after, upto, metric, scorer, atype))
     return conn.total_changes - before
 
 
-def grade_db(db: sqlite_utils.Database, version: int | None = None) -> tuple[int, int]:
-    """Grade under ``version`` (default: the active set) in one transaction. Returns (version, grades added)."""
+def grade_in_chunks(db: sqlite_utils.Database, version: int, *, chunk: int | None = None) -> tuple[int, int]:
+    """Grade every score under ``version`` in short transactions, ``chunk`` response ids each.
+
+    Returns (grades added, the last response id covered): a caller that then activates the
+    version grades ``after=`` that id in its own (short) transaction, so the scores added
+    meanwhile are graded too. The write lock is free between chunks (annotators' grades pass).
+    """
+    chunk = chunk or GRADE_CHUNK
+    top = db.conn.execute("SELECT max(response_id) FROM scores").fetchone()[0] or 0
+    added, after = 0, 0
+    while after < top:
+        with transaction(db):
+            added += grade_db_in_tx(db, version, after=after, upto=after + chunk)
+        after += chunk
+    return added, after
+
+
+def forget_version(db: sqlite_utils.Database, version: int, *, chunk: int | None = None) -> None:
+    """Delete a version that never became active, with its grades (a publication that failed half-way)."""
+    conn, chunk = db.conn, chunk or GRADE_CHUNK
+    top = conn.execute("SELECT max(response_id) FROM grades WHERE version = ?", (version,)).fetchone()[0] or 0
+    for after in range(0, top, chunk):
+        with transaction(db):
+            conn.execute("DELETE FROM grades WHERE version = ? AND response_id > ? AND response_id <= ?",
+                         (version, after, after + chunk))
     with transaction(db):
-        v = version if version is not None else active(db).version
-        return v, grade_db_in_tx(db, v)
+        if conn.execute("SELECT active FROM threshold_sets WHERE version = ?", (version,)).fetchone() == (0,):
+            conn.execute("DELETE FROM grades WHERE version = ?", (version,))
+            conn.execute("DELETE FROM thresholds WHERE version = ?", (version,))
+            conn.execute("DELETE FROM threshold_sets WHERE version = ?", (version,))
+
+
+def grade_db(db: sqlite_utils.Database, version: int | None = None) -> tuple[int, int]:
+    """Grade under ``version`` (default: the active set), in short transactions. Returns (version, grades added).
+
+    Grades are keyed by version and a pure function of the score, so a reader of the version
+    sees each newly graded score either ungraded or graded, never wrongly graded.
+    """
+    v = version if version is not None else active(db).version
+    load(db, v)  # raises for an unknown version
+    return v, grade_in_chunks(db, v)[0]
 
 
 def coverage(db: sqlite_utils.Database, version: int) -> dict[str, dict[str, int]]:

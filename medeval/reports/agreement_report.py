@@ -8,7 +8,6 @@ figure refers to it. The PDF is that HTML printed by headless Chromium (Debian's
 
 from __future__ import annotations
 
-import csv
 import html
 import json
 import shutil
@@ -18,11 +17,17 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
+from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
 
 TIER_NAMES = ("Completely Wrong", "Partially Correct", "Basically Correct")
 _LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=50), height=360,
                font=dict(family="Noto Sans, Noto Sans CJK SC, sans-serif", size=12))
+
+
+def _plain(text) -> str:
+    """A name as Plotly shows it literally (its labels, legends and hover text are mini-HTML): ``<>&`` escaped."""
+    return html.escape(str(text), quote=False)
 
 
 def _fmt(v, digits=3) -> str:
@@ -37,7 +42,7 @@ def _err(values, cis):
 
 def panel_figure(s: dict) -> go.Figure:
     """The panel statistics with their 95% CIs (reading lines at 0.667 and 0.800)."""
-    names = [p["title"] for p in s["panel"]]
+    names = [_plain(p["title"]) for p in s["panel"]]
     values = [p["estimate"]["value"] for p in s["panel"]]
     cis = [p["estimate"]["ci95"] for p in s["panel"]]
     fig = go.Figure(go.Bar(x=[v if v is not None else 0 for v in values], y=names, orientation="h",
@@ -55,7 +60,7 @@ def annotator_figure(s: dict) -> go.Figure:
     """Each annotator's Spearman correlation with the median of the other annotators."""
     rows = s["annotators"]
     values = [r["spearman_vs_panel"] for r in rows]
-    fig = go.Figure(go.Bar(x=[r["annotator"] for r in rows], y=[v if v is not None else 0 for v in values],
+    fig = go.Figure(go.Bar(x=[_plain(r["annotator"]) for r in rows], y=[v if v is not None else 0 for v in values],
                            error_y=_err(values, [r["spearman_ci95"] for r in rows]), text=[_fmt(v, 2) for v in values],
                            marker_color="#72b7b2"))
     fig.update_layout(title="Each annotator vs the rest of the panel (Spearman, 95% CI)", yaxis_range=[-1, 1],
@@ -69,8 +74,8 @@ def drift_figure(s: dict) -> go.Figure:
     for r in s["annotators"]:
         if r["drift"]:
             fig.add_trace(go.Scatter(x=[b["block"] for b in r["drift"]], y=[b["exact_agreement"] for b in r["drift"]],
-                                     mode="lines+markers", name=r["annotator"],
-                                     customdata=[b["answers"] for b in r["drift"]],
+                                     mode="lines+markers", name=_plain(r["annotator"]),
+                                     customdata=[_plain(b["answers"]) for b in r["drift"]],
                                      hovertemplate="answers %{customdata}: %{y:.0%}<extra>%{fullData.name}</extra>"))
     fig.update_layout(title="Drift: same tier as the rest of the panel, per block of answers", yaxis_range=[0, 1],
                       yaxis_tickformat=".0%", xaxis_title="block (in the order given)", xaxis_dtick=1,
@@ -83,7 +88,7 @@ def tier_figure(s: dict) -> go.Figure:
     fig = go.Figure()
     names = sorted({d["annotator"] for d in s["tier_distribution"]})
     for t, color in zip(range(3), ("#e45756", "#f2cf5b", "#54a24b")):
-        fig.add_trace(go.Bar(x=names, y=[next(d["count"] for d in s["tier_distribution"]
+        fig.add_trace(go.Bar(x=[_plain(n) for n in names], y=[next(d["count"] for d in s["tier_distribution"]
                                              if d["annotator"] == n and d["tier"] == t) for n in names],
                              name=TIER_NAMES[t], marker_color=color))
     fig.update_layout(barmode="stack", title="Tiers given, per annotator", **_LAYOUT)
@@ -99,7 +104,7 @@ def machine_figure(s: dict) -> go.Figure | None:
     for against, color in (("score", "#9d755d"), ("tier", "#4c78a8")):
         part = [r for r in rows if r["against"] == against]
         values = [r["spearman"] for r in part]
-        fig.add_trace(go.Bar(x=[r["metric"] for r in part], y=[v if v is not None else 0 for v in values],
+        fig.add_trace(go.Bar(x=[_plain(r["metric"]) for r in part], y=[v if v is not None else 0 for v in values],
                              error_y=_err(values, [r["ci95"] for r in part]), name=f"vs raw {against}"
                              if against == "score" else "vs automated tier", marker_color=color,
                              text=[_fmt(v, 2) for v in values]))
@@ -208,7 +213,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         if not rows:
             f.write("")
             return
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w = csvsafe.dict_writer(f, fieldnames=list(rows[0]))
         w.writeheader()
         for r in rows:
             w.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v

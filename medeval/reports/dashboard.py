@@ -26,6 +26,7 @@ from medeval.core.errors import MedevalError
 from medeval.stats.agreement import (
     Estimate,
     RatingTable,
+    check_bootstrap,
     cohen_kappa,
     correlation,
     fleiss_kappa,
@@ -152,6 +153,7 @@ def panel_statistics(graded: list[Answer], *, scale: str = "tiers", categories=N
 
     ``categories``: the ordered values of the scale (tiers: 0, 1, 2; Likert: e.g. 1-5; preference: the choices).
     """
+    n_boot, seed = check_bootstrap(n_boot, seed)
     if scale not in SCALES:
         raise MedevalError(f"scale {scale!r} is not one of {', '.join(SCALES)}")
     out = []
@@ -257,6 +259,7 @@ def tier_distribution(graded: list[Answer]) -> list[dict]:
 def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, n_boot: int = 1000,
                        seed: int = 0, include_machine: bool = True) -> dict:
     """Everything the dashboard shows for one campaign, as plain data (JSON-ready)."""
+    n_boot, seed = check_bootstrap(n_boot, seed)  # before any work: a bad value is a one-line error
     if actor is not None:
         require_role(actor, "researcher", "admin")
     row = db.conn.execute("SELECT name, kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()

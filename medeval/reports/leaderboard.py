@@ -8,8 +8,11 @@ draws the paper's figures (Figure 5: tier shares per model; Figure 10: per-aspec
 
 from __future__ import annotations
 
+import html
+
 import plotly.graph_objects as go
 
+from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
 from medeval.reports.tier_report import level
 
@@ -46,6 +49,11 @@ def rows(rep: dict, *, metric: str = "averaged", aspect: str | None = None) -> l
     return out
 
 
+def to_csv(board: list[dict]) -> str:
+    """A leaderboard (:func:`rows` or :func:`diff`) as CSV text; cells a spreadsheet could run are neutralised."""
+    return csvsafe.csv_text(board)
+
+
 def diff(old: list[dict], new: list[dict]) -> list[dict]:
     """How each model moves between two leaderboards (e.g. two threshold-set versions)."""
     before = {r["model"]: r for r in old}
@@ -66,10 +74,20 @@ def ttests(rep: dict, *, metric: str | None = None, aspect: str | None = None) -
             if (metric in (None, "averaged") or t["metric"] == metric) and (aspect is None or t["aspect"] == aspect)]
 
 
+def plain(text) -> str:
+    """A name from the data as Plotly shows it literally: Plotly reads labels, legends and hover text as its own
+    mini-HTML (``<a href>``, ``<b>``, ``<br>``), so ``<``, ``>`` and ``&`` go in escaped (shown as typed)."""
+    return html.escape(str(text), quote=False)
+
+
 def shares_figure(board: list[dict], title: str) -> go.Figure:
-    """Figure 5: each model's tier shares, stacked, best total score on top."""
+    """Figure 5: each model's tier shares, stacked, best total score on top.
+
+    ``title`` is Plotly mini-HTML as given: a caller putting a name from the data into it escapes it
+    (:func:`plain`); the model names are escaped here.
+    """
     fig = go.Figure()
-    models = [r["model"] for r in board]
+    models = [plain(r["model"]) for r in board]
     for key, label, color in zip(TIER_KEYS, TIER_LABELS, ("#e45756", "#f2cf5b", "#54a24b")):
         fig.add_trace(go.Bar(y=models, x=[r[key] for r in board], name=label, orientation="h", marker_color=color,
                              hovertemplate="%{y}: %{x:.1%}<extra>" + label + "</extra>"))
@@ -86,7 +104,7 @@ def aspect_heatmap(rep: dict, metric: str = "averaged") -> go.Figure:
     aspects = sorted({a["aspect"] for a in rep["aspects"]})
     value = {(a["model"], a["aspect"]): (_pick(a, metric) or {}).get("total_score") for a in rep["aspects"]}
     z = [[value.get((m, asp)) for asp in aspects] for m in models]
-    fig = go.Figure(go.Heatmap(z=z, x=aspects, y=models, colorscale="RdYlGn", zmin=0, zmax=10,
+    fig = go.Figure(go.Heatmap(z=z, x=[plain(a) for a in aspects], y=[plain(m) for m in models], colorscale="RdYlGn", zmin=0, zmax=10,
                                colorbar=dict(title="total"), hovertemplate="%{y} · %{x}: %{z:.2f}<extra></extra>"))
     fig.update_layout(title="Total score per aspect (0-10)", template="plotly_white",
                       height=160 + 40 * len(models), margin=dict(l=120, r=20, t=50, b=140))

@@ -14,7 +14,6 @@ which the report names.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections import defaultdict
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 import sqlite_utils
 from scipy import stats
 
+from medeval.core import csvsafe
 from medeval.engine import thresholds as th
 from medeval.engine.metrics import REPORT_METRICS
 from medeval.engine.totals import level, total_score  # noqa: F401  (also imported from here)
@@ -175,7 +175,7 @@ def render(rep: dict, fmt: str) -> str:
     if fmt == "csv":
         rows = flat_rows(rep)
         buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["section"], lineterminator="\n")
+        w = csvsafe.dict_writer(buf, fieldnames=list(rows[0]) if rows else ["section"], lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
         return buf.getvalue()
@@ -233,7 +233,7 @@ EXPORT_COLUMNS = ["model", "disease", "aspect", "aspect_type", "metric", "score"
 def export_scores(db: sqlite_utils.Database, out, version: int | None = None) -> int:
     """Write one CSV row per response and metric (tier under ``version``, default the active set). Returns rows."""
     ts = th.load(db, version) if version is not None else th.active(db)
-    w = csv.writer(out, lineterminator="\n")
+    w = csvsafe.writer(out, lineterminator="\n")
     w.writerow(EXPORT_COLUMNS)
     q = ("SELECT m.name, k.disease, k.aspect, k.aspect_type, s.metric, s.score, g.tier, s.scorer "
          "FROM scores s JOIN responses r ON r.id = s.response_id JOIN models m ON m.id = r.model_id "

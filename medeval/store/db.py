@@ -13,6 +13,7 @@ Functions elsewhere in the library take a :class:`sqlite_utils.Database`
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
@@ -64,18 +65,28 @@ def connect(path: str | Path | None = None, *, migrate: bool = True) -> Iterator
 
 @contextmanager
 def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
-    """Run a block in ``BEGIN IMMEDIATE`` on an open connection; commit, or roll back on any error."""
+    """Run a block in ``BEGIN IMMEDIATE`` on an open connection; commit, or roll back on any error.
+
+    The error that ended the block (or the COMMIT) is the one raised, never a failure of the ROLLBACK.
+    Keep the block short: other writers (an annotator's grade key) wait for it; long jobs write in
+    chunks of their own transactions (see ``engine/importer.py``).
+    """
     conn = db.conn
     if conn.in_transaction:
         raise MedevalError("nested write transaction (internal error)")
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield db
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    else:
         conn.execute("COMMIT")
+    except BaseException:
+        # SQLite may already have rolled the transaction back itself (a full disk, an I/O error): a
+        # second ROLLBACK would raise "cannot rollback - no transaction is active" and hide the cause.
+        if conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the original error below says what went wrong
+        raise
 
 
 @contextmanager
@@ -83,3 +94,51 @@ def write_tx(path: str | Path | None = None) -> Iterator[sqlite_utils.Database]:
     """A new connection, one ``BEGIN IMMEDIATE`` transaction, closed afterwards."""
     with connect(path) as db, transaction(db):
         yield db
+
+
+def database_file(db: sqlite_utils.Database) -> str | None:
+    """The file of the main database, or None for an in-memory one."""
+    for _, name, file in db.conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return file or None
+    return None
+
+
+@contextmanager
+def job_lock(db: sqlite_utils.Database, job: str, *, busy: str) -> Iterator[None]:
+    """Hold an exclusive lock named ``job`` on this database file while the block runs; else MedevalError(busy).
+
+    An OS lock (``flock``) on ``<database>.<job>-lock``: the system drops it when the holder
+    exits, even when killed, so whatever a killed holder left behind can be recognised as
+    abandoned by the next holder. In-memory databases (one connection) need no lock.
+    """
+    file = database_file(db)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock (one writer at a time is then up to the user)
+        fcntl = None
+    if file is None or fcntl is None:
+        yield
+        return
+    fd = os.open(f"{file}.{job}-lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise MedevalError(busy) from None
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def write_failure(error: sqlite3.Error) -> str:
+    """What a failed write means for the user, in words (the cause, then SQLite's own text)."""
+    text = str(error)
+    code = getattr(error, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in text or "database or disk is full" in text:
+        return f"the disk is full ({text}): free space on the disk that holds the database"
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text:
+        return f"the database stayed busy ({text}): wait until other writers finish"
+    if code == sqlite3.SQLITE_READONLY or "readonly" in text:
+        return f"the database cannot be written ({text}): check the file's permissions"
+    return f"the database could not be written ({text}): fix the cause"

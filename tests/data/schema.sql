@@ -148,6 +148,17 @@ CREATE TABLE grades (
         PRIMARY KEY (version, response_id, metric)
     ) WITHOUT ROWID;
 
+-- table import_batches
+CREATE TABLE import_batches (
+        id INTEGER PRIMARY KEY,
+        state TEXT NOT NULL CHECK (state IN ('staging', 'done')),
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        first_kb_id INTEGER NOT NULL,
+        first_response_id INTEGER NOT NULL,
+        summary TEXT
+    );
+
 -- table judge_assessments
 CREATE TABLE judge_assessments (
         id INTEGER PRIMARY KEY,
@@ -174,7 +185,7 @@ CREATE TABLE kb_entries (
         aspect TEXT NOT NULL,
         aspect_type TEXT NOT NULL CHECK (aspect_type IN ('enumerated','declarative','numeric')),
         reference TEXT NOT NULL,
-        processed TEXT NOT NULL,
+        processed TEXT NOT NULL, batch INTEGER REFERENCES import_batches(id),
         UNIQUE (disease, aspect)
     );
 
@@ -193,7 +204,7 @@ CREATE TABLE responses (
         kb_id INTEGER NOT NULL REFERENCES kb_entries(id),
         raw TEXT NOT NULL,
         processed TEXT NOT NULL,
-        note TEXT,
+        note TEXT, batch INTEGER REFERENCES import_batches(id),
         UNIQUE (model_id, kb_id)
     );
 

@@ -44,11 +44,13 @@ from medeval.annotation.campaigns.grading import (
     submit_grade,
     tier_label,
 )
-from medeval.annotation.campaigns.sampling import BucketConfig, intervals, sample_buckets
+from medeval.annotation.campaigns.sampling import BucketConfig, check_bucket_config, intervals, sample_buckets
 from medeval.annotation.campaigns.status import (
+    GRADES_CSV_COLUMNS,
     GRADING_KINDS,
     campaign_progress,
     current_grades,
+    grades_csv,
     list_campaigns,
     require_grading,
     review_item,
@@ -57,6 +59,7 @@ from medeval.annotation.campaigns.status import (
 
 __all__ = [
     "BucketConfig",
+    "check_bucket_config",
     "intervals",
     "sample_buckets",
     "annotator_choices",
@@ -79,6 +82,8 @@ __all__ = [
     "set_campaign_status",
     "review_item",
     "current_grades",
+    "grades_csv",
+    "GRADES_CSV_COLUMNS",
     "GRADING_KINDS",
     "require_grading",
     "list_campaigns",

@@ -9,8 +9,20 @@ import numpy as np
 import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
-from medeval.annotation.campaigns.sampling import BucketConfig, sample_buckets
+from medeval.annotation.campaigns.sampling import (
+    BucketConfig,
+    check_bucket_config,
+    sample_buckets,
+)
 from medeval.core.errors import MedevalError
+from medeval.core.limits import (
+    ANNOTATORS_MAX,
+    COUNT_MAX,
+    NAME_MAX_CHARS,
+    check_name,
+    check_number,
+    check_seed,
+)
 from medeval.engine import thresholds as th
 from medeval.store.db import transaction
 
@@ -24,11 +36,13 @@ def annotator_choices(db: sqlite_utils.Database, *, actor: User | None) -> list[
 
 
 def _active_users(db, annotators: list[str], k: int) -> list[tuple]:
+    check_number(k, what="--k (annotators per item)", low=1, high=ANNOTATORS_MAX, integer=True)
     users = []
     for u in dict.fromkeys(annotators):
         row = db.conn.execute("SELECT id, username, role, active FROM users WHERE username = ?", (u,)).fetchone()
         if row is None or not row[3]:
-            raise MedevalError(f"annotator {u!r} is not an active user")
+            shown = u if len(u) <= NAME_MAX_CHARS else u[:NAME_MAX_CHARS] + "..."
+            raise MedevalError(f"annotator {shown!r} is not an active user")
         users.append(row)
     if k < 1 or k > len(users):
         raise MedevalError(f"k = {k} annotators per item needs at least {k} annotators; {len(users)} chosen")
@@ -81,6 +95,8 @@ def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConf
     """Sample per score interval, assign each item to exactly k annotators, store in one transaction."""
     if actor is not None:
         require_role(actor, "researcher", "admin")
+    name = check_name(name, what="campaign name")
+    check_bucket_config(cfg)
     users = _active_users(db, annotators, cfg.k)
     chosen, report = sample_buckets(db, cfg)
     if not chosen:
@@ -95,6 +111,9 @@ def create_random_campaign(db: sqlite_utils.Database, name: str, n: int, annotat
     """A simple random sample of ``n`` scored responses (the paper's 150-item validation set), graded blind."""
     if actor is not None:
         require_role(actor, "researcher", "admin")
+    name = check_name(name, what="campaign name")
+    n = check_number(n, what="--n (responses drawn)", low=1, high=COUNT_MAX, integer=True)
+    seed = check_seed(seed, what="--seed")
     users = _active_users(db, annotators, k)
     marks = ",".join("?" * len(aspect_types))
     pool = [r for (r,) in db.conn.execute(

@@ -9,6 +9,7 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
 from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.limits import NAME_MAX_CHARS, check_note, check_text
 from medeval.engine import thresholds as th
 from medeval.engine.aspects import BY_NAME
 from medeval.store.db import transaction
@@ -121,6 +122,9 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
         raise MedevalError("a grade is 0 (completely wrong), 1 (partially correct) or 2 (basically correct)")
     if not client_token:
         raise MedevalError("a client token is required (it makes a resubmission harmless)")
+    check_text(client_token, what="the client token", max_chars=NAME_MAX_CHARS, allow_newlines=False)
+    if note is not None:
+        note = check_note(note, what="the flag note")
     with transaction(db):
         status = _assigned(db, user, item_id)
         dup = db.conn.execute("SELECT id FROM grade_annotations WHERE user_id = ? AND client_token = ?",

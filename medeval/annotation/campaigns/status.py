@@ -7,6 +7,7 @@ import json
 import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
+from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
 from medeval.store.db import transaction
 
@@ -53,6 +54,14 @@ def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User |
          "AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
     return [dict(zip(("item", "response_id", "annotator", "tier", "skipped", "flagged"), r))
             for r in db.conn.execute(q, (campaign_id,))]
+
+
+GRADES_CSV_COLUMNS = ["item", "response_id", "annotator", "tier", "skipped", "flagged"]
+
+
+def grades_csv(grades: list[dict]) -> str:
+    """:func:`current_grades` rows as CSV text (cells a spreadsheet could run are neutralised)."""
+    return csvsafe.csv_text(grades, header=GRADES_CSV_COLUMNS)
 
 
 GRADING_KINDS = ("bucket_grading", "random_validation")  # tier grading; other kinds are medeval.annotation.tasks types

@@ -16,7 +16,16 @@ from pathlib import Path
 from medeval.annotation.cases.judge_scores import parse_judge_scores
 from medeval.annotation.cases.records import CaseIn, JudgementIn, QuestionIn, ResponseIn
 from medeval.core.errors import InputError
-from medeval.core.tables import cell, read_table, require_columns
+from medeval.core.limits import (
+    JUDGE_SCORE_MAX,
+    JUDGE_SCORE_MIN,
+    NAME_MAX_CHARS,
+    NOTE_MAX_CHARS,
+    check_json_text,
+    check_text,
+    read_table_limited,
+)
+from medeval.core.tables import cell, require_columns
 
 # ================================================================== reading input files
 
@@ -24,6 +33,16 @@ from medeval.core.tables import cell, read_table, require_columns
 def _key(text: str) -> str:
     """Names and ids as compared: NFKC, whitespace collapsed (as in :mod:`medeval.engine.importer`)."""
     return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def _name(text: str, what: str, *, file: str, row: int) -> str:
+    """A name or id (case, model, judge): at most NAME_MAX_CHARS characters."""
+    return check_text(text, what=what, max_chars=NAME_MAX_CHARS, allow_newlines=False, file=file, row=row)
+
+
+def _json_cell(text: str, what: str, *, file: str, row: int) -> str:
+    """JSON written in a cell, checked (size, depth) before it is parsed."""
+    return check_json_text(text, what, max_bytes=None, file=file, row=row)
 
 
 def _text_value(v) -> str:
@@ -76,7 +95,7 @@ def read_cases(path: str | Path) -> list[CaseIn]:
     invalid JSON).
     """
     file = str(path)
-    header, rows = read_table(path)
+    header, rows = read_table_limited(path)
     if "qa_pairs" in header:
         return _read_nested(file, rows)
     require_columns(path, header, ["case", "question", "reference"], ["title", "description", "position"])
@@ -104,7 +123,7 @@ def _read_nested(file: str, rows: list[tuple[int, dict]]) -> list[CaseIn]:
     seen: dict[str, int] = {}
     for row, obj in rows:
         key_field = "id" if "id" in obj else "case"
-        key = _key(_text_value(obj.get(key_field)))
+        key = _name(_key(_text_value(obj.get(key_field))), "the case id", file=file, row=row)
         if not key:
             raise InputError("the case id is missing or empty", file=file, row=row,
                              fix="give every case an \"id\" (CMB-Clin: \"0\", \"1\", ...)")
@@ -115,7 +134,8 @@ def _read_nested(file: str, rows: list[tuple[int, dict]]) -> list[CaseIn]:
         pairs = obj.get("qa_pairs")
         if isinstance(pairs, str):
             try:
-                pairs = json.loads(pairs) if pairs.strip() else []
+                pairs = json.loads(_json_cell(pairs, f"QA_pairs of case {key!r}", file=file, row=row)) \
+                    if pairs.strip() else []
             except json.JSONDecodeError as e:
                 raise InputError(f"QA_pairs of case {key!r} is not valid JSON: {e.msg}", file=file, row=row,
                                  fix="QA_pairs must be a list of {\"question\": ..., \"answer\": ...}") from None
@@ -125,7 +145,9 @@ def _read_nested(file: str, rows: list[tuple[int, dict]]) -> list[CaseIn]:
         if not isinstance(pairs, list):
             raise InputError(f"QA_pairs of case {key!r} is a {type(pairs).__name__}, not a list", file=file,
                              row=row, fix="QA_pairs must be a list of {\"question\": ..., \"answer\": ...}")
-        case = CaseIn(key, _text_value(obj.get("title")), _text_value(obj.get("description")), [], row, file)
+        title = check_text(_text_value(obj.get("title")), what=f"the title of case {key!r}", max_chars=NOTE_MAX_CHARS,
+                           file=file, row=row)
+        case = CaseIn(key, title, _text_value(obj.get("description")), [], row, file)
         for i, pair in enumerate(pairs, start=1):
             where = f"case {key!r}, QA pair {i}"
             if not isinstance(pair, dict):
@@ -147,9 +169,10 @@ def _read_flat(file: str, header: list[str], rows: list[tuple[int, dict]]) -> li
     explicit: dict[str, bool] = {}
     positions: dict[tuple[str, int], int] = {}
     for row, obj in rows:
-        key = _key(cell(obj, "case"))
+        key = _name(_key(cell(obj, "case")), "the case id", file=file, row=row)
         if not key:
             raise InputError("the case is empty", file=file, row=row, fix="give the id of the case this question belongs to")
+        check_text(cell(obj, "title"), what=f"the title of case {key!r}", max_chars=NOTE_MAX_CHARS, file=file, row=row)
         q, ref = cell(obj, "question"), cell(obj, "reference")
         if not q:
             raise InputError(f"the question (case {key!r}) is empty", file=file, row=row, fix="write the question text")
@@ -192,11 +215,11 @@ def _read_flat(file: str, header: list[str], rows: list[tuple[int, dict]]) -> li
 
 def _where(obj: dict, who: str, *, file: str, row: int, fix: str) -> tuple[str, int, str]:
     """(case, question position, model or judge) of a response or judgement row, each required."""
-    key = _key(cell(obj, "case"))
+    key = _name(_key(cell(obj, "case")), "the case id", file=file, row=row)
     if not key:
         raise InputError("the case is empty", file=file, row=row, fix="give the id of the case")
     pos = _position(obj.get("question"), file=file, row=row, what="question")
-    name = _key(cell(obj, who))
+    name = _name(_key(cell(obj, who)), f"the {who} name", file=file, row=row)
     if not name:
         raise InputError(f"the {who} is empty", file=file, row=row, fix=fix)
     return key, pos, name
@@ -211,7 +234,7 @@ def read_responses(path: str | Path) -> list[ResponseIn]:
     (case, question, model) is an error.
     """
     file = str(path)
-    header, rows = read_table(path)
+    header, rows = read_table_limited(path)
     require_columns(path, header, ["case", "question", "model", "response"])
     out: list[ResponseIn] = []
     seen: dict[tuple[str, int, str], int] = {}
@@ -242,7 +265,7 @@ def _parse_models(raw, *, file: str, row: int) -> list[str]:
         t = raw.strip()
         if t.startswith("["):
             try:
-                raw = json.loads(t)
+                raw = json.loads(_json_cell(t, "models", file=file, row=row))
             except json.JSONDecodeError as e:
                 raise InputError(f"models is not a valid JSON list: {e.msg}", file=file, row=row,
                                  fix='write ["model-a", "model-b"] or model-a,model-b') from None
@@ -251,7 +274,7 @@ def _parse_models(raw, *, file: str, row: int) -> list[str]:
     if not isinstance(raw, list):
         raise InputError(f"models is a {type(raw).__name__}, expected a list", file=file, row=row,
                          fix='write ["model-a", "model-b"] or model-a,model-b')
-    models = [_key(_text_value(m)) for m in raw]
+    models = [_name(_key(_text_value(m)), "a model name in models", file=file, row=row) for m in raw]
     if not models or any(not m for m in models):
         raise InputError("models has an empty name" if models else "models is empty", file=file, row=row,
                          fix="list the models in the order the judge saw their responses, e.g. model-a,model-b")
@@ -265,7 +288,7 @@ def _parse_models(raw, *, file: str, row: int) -> list[str]:
 def _parse_scores(raw, *, file: str, row: int) -> dict[str, float]:
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = json.loads(_json_cell(raw, "scores", file=file, row=row))
         except json.JSONDecodeError as e:
             raise InputError(f"scores is not valid JSON: {e.msg}", file=file, row=row,
                              fix='write a JSON object like {"model-a": 4, "model-b": 3} (in CSV, quote the cell)') from None
@@ -275,7 +298,7 @@ def _parse_scores(raw, *, file: str, row: int) -> dict[str, float]:
                          file=file, row=row, fix='write {"model-a": 4, "model-b": 3}')
     out: dict[str, float] = {}
     for k, v in raw.items():
-        name = _key(str(k))
+        name = _name(_key(str(k)), "a model name in scores", file=file, row=row)
         if not name:
             raise InputError("scores has an empty model name", file=file, row=row, fix="name every model")
         if name in out:
@@ -288,8 +311,18 @@ def _parse_scores(raw, *, file: str, row: int) -> dict[str, float]:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise InputError(f"the score of {name!r} is {v!r}, not a number", file=file, row=row,
                              fix="scores must be finite numbers, e.g. 4 or 3.5")
-        out[name] = float(v)
+        out[name] = _score(v, name, file=file, row=row)
     return out
+
+
+def _score(v: float, model: str, *, file: str, row: int) -> float:
+    """A judge's score in [JUDGE_SCORE_MIN, JUDGE_SCORE_MAX], the same range wherever it was read from."""
+    if not JUDGE_SCORE_MIN <= v <= JUDGE_SCORE_MAX:
+        raise InputError(f"the score of {model!r} is {v:g}, outside {JUDGE_SCORE_MIN:g} to {JUDGE_SCORE_MAX:g}",
+                         file=file, row=row,
+                         fix=f"judge scores are numbers from {JUDGE_SCORE_MIN:g} to {JUDGE_SCORE_MAX:g} "
+                             "(e.g. 1-5 or 1-10); rescale them before importing")
+    return float(v)
 
 
 def read_judgements(path: str | Path) -> list[JudgementIn]:
@@ -307,7 +340,7 @@ def read_judgements(path: str | Path) -> list[JudgementIn]:
     assessment per (case, question, judge); the rationale may not be empty.
     """
     file = str(path)
-    header, rows = read_table(path)
+    header, rows = read_table_limited(path)
     require_columns(path, header, ["case", "question", "judge", "rationale"], ["scores", "models"])
     if "scores" not in header and "models" not in header:
         raise InputError(f"neither 'scores' nor 'models' is a column (found: {', '.join(header)})", file=file,
@@ -350,7 +383,7 @@ def read_judgements(path: str | Path) -> list[JudgementIn]:
                                  f"{', '.join(models[i - 1] for i in missing)})", file=file, row=row,
                                  fix="give the scores in a 'scores' column ({\"model\": score, ...}), or write them in "
                                      "the rationale as 'Doctor 1: 4 points' / '医生1：4分'")
-            scores = {models[p - 1]: v for p, v in parsed.items()}
+            scores = {models[p - 1]: _score(v, models[p - 1], file=file, row=row) for p, v in parsed.items()}
         else:
             raise InputError("neither scores nor models is given on this row", file=file, row=row,
                              fix="give scores ({\"model\": score}) or models (the order the judge saw the responses in)")

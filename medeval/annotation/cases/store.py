@@ -15,6 +15,7 @@ import sqlite_utils
 from medeval.accounts.auth import User, audit, require_role
 from medeval.annotation.cases.formats import read_cases, read_judgements, read_responses
 from medeval.core.errors import InputError, MedevalError
+from medeval.core.limits import check_name
 from medeval.store.db import transaction
 
 DEFAULT_FACT_MODEL = "default"
@@ -27,7 +28,7 @@ def _dataset_name(dataset: str) -> str:
     name = (dataset or "").strip()
     if not name:
         raise InputError("the dataset name is empty", fix="name the dataset, e.g. --dataset cmb-clin")
-    return name
+    return check_name(name, what="the dataset name")
 
 
 def _hint(name: str, known) -> str:

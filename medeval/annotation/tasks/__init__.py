@@ -58,7 +58,14 @@ from medeval.annotation.tasks.registry import (
     is_task_kind,
     register,
 )
-from medeval.annotation.tasks.reporting import answers, campaign_progress, flags, results
+from medeval.annotation.tasks.reporting import (
+    ANSWERS_CSV_COLUMNS,
+    answers,
+    answers_csv,
+    campaign_progress,
+    flags,
+    results,
+)
 
 __all__ = [
     "ANNOTATING_ROLES",
@@ -88,6 +95,8 @@ __all__ = [
     "StaleAnswer",
     "submit_answer",
     "answers",
+    "answers_csv",
+    "ANSWERS_CSV_COLUMNS",
     "flag_item",
     "flags",
     "campaign_progress",

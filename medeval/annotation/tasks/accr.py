@@ -19,6 +19,7 @@ from medeval.annotation import cases as cs
 from medeval.annotation.tasks.common import nominal_agreement
 from medeval.annotation.tasks.registry import Block, ItemSpec, Option, Question, Section, Setting, TaskType, register
 from medeval.core.errors import MedevalError
+from medeval.core.limits import COUNT_MAX
 from medeval.stats.factcheck import REFUTE, SUPPORT, parse_verdict
 
 OPTIONS = (Option("yes", "Yes, it supports the verdict", "y", "the reason given justifies the verdict"),
@@ -42,7 +43,8 @@ class AccuracyReliability(TaskType):
         return [
             Setting("dataset", "Data set", "choice", sets[0] if sets else None, tuple(sets),
                     "imported fact-check answers (medeval import-factcheck)"),
-            Setting("per_model", "Claims per model", "int", 100, (), "SDAK checked 100 per model"),
+            Setting("per_model", "Claims per model", "int", 100, (), "SDAK checked 100 per model",
+                    low=1, high=COUNT_MAX),
             Setting("pool", "Sample from", "choice", POOLS[0], POOLS,
                     "correct items: claims of items the model answered right (as SDAK); followed claims: every "
                     "claim with a verdict"),

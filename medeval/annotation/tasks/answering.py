@@ -12,6 +12,7 @@ from medeval.accounts.auth import User, audit, require_role
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import Block, Question, TaskType, get, is_task_kind
 from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.limits import NAME_MAX_CHARS, check_note, check_text
 from medeval.store.db import transaction
 
 ANNOTATING_ROLES = ("annotator", "researcher", "admin")
@@ -170,6 +171,7 @@ def _already_saved(db, user: User, client_token: str, status: str) -> int | None
     """The row a resubmission with this token saved before (so it is harmless), or None; refuses a closed campaign."""
     if not client_token:
         raise MedevalError("a client token is required (it makes a resubmission harmless)")
+    check_text(client_token, what="the client token", max_chars=NAME_MAX_CHARS, allow_newlines=False)
     dup = db.conn.execute("SELECT id FROM task_answers WHERE user_id = ? AND client_token = ?",
                           (user.id, client_token)).fetchone()
     if dup:
@@ -234,7 +236,7 @@ def flag_item(db: sqlite_utils.Database, user: User, item_id: int, note: str, *,
     :func:`flags`. The note is untrusted text like everything else the annotator writes.
     """
     require_role(user, *ANNOTATING_ROLES)
-    note = (note or "").strip()
+    note = check_note(note, what="the flag note").strip()
     if not note:
         raise MedevalError("write a short note saying what is wrong with this item")
     with transaction(db):

@@ -12,6 +12,7 @@ from medeval.accounts.auth import User, audit, require_role
 from medeval.annotation.campaigns.assignment import _active_users, balanced_plan
 from medeval.annotation.tasks.registry import get, is_task_kind
 from medeval.core.errors import MedevalError
+from medeval.core.limits import check_name, check_seed
 from medeval.store.db import transaction
 
 
@@ -25,6 +26,7 @@ def preview(db: sqlite_utils.Database, task: str, config: dict, *, seed: int = 0
     if actor is not None:
         require_role(actor, "researcher", "admin")
     t = get(task)
+    seed = check_seed(seed, what="--seed")
     cfg = t.check_config(db, config)
     items = t.build_items(db, cfg, np.random.default_rng([seed, 0]))
     return {"task": task, "items": len(items), "sources": [i.source for i in items[:20]], "config": cfg}
@@ -36,8 +38,10 @@ def create_campaign(db: sqlite_utils.Database, task: str, name: str, annotators:
     if actor is not None:
         require_role(actor, "researcher", "admin")
     t = get(task)
-    if not name.strip():
+    if not (name or "").strip():
         raise MedevalError("give the campaign a name")
+    name = check_name(name, what="campaign name")
+    seed = check_seed(seed, what="--seed")
     cfg = t.check_config(db, config or {})
     users = _users(db, annotators, k)
     items = t.build_items(db, cfg, np.random.default_rng([seed, 0]))

@@ -19,6 +19,7 @@ from itertools import combinations
 from medeval.annotation import cases as cs
 from medeval.annotation.tasks.registry import Block, ItemSpec, Option, Question, Section, Setting, TaskType, register
 from medeval.core.errors import MedevalError
+from medeval.core.limits import COUNT_MAX
 from medeval.stats import preference as pf
 
 JUDGE_CRITERIA = (
@@ -55,7 +56,8 @@ class Preference(TaskType):
                     "imported cases (medeval import-cases)"),
             Setting("compare", "Compare", "choice", "judges", COMPARE,
                     "judges: two judges' assessments of the same responses; answers: two models' answers"),
-            Setting("max_items", "Comparisons (0 = all)", "int", 0, (), "a seeded random sample when fewer than all"),
+            Setting("max_items", "Comparisons (0 = all)", "int", 0, (), "a seeded random sample when fewer than all",
+                    low=0, high=COUNT_MAX),
         ]
 
     def build_items(self, db, config, rng):

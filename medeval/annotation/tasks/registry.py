@@ -9,6 +9,16 @@ import numpy as np
 import sqlite_utils
 
 from medeval.core.errors import MedevalError
+from medeval.core.limits import (
+    JSON_MAX_BYTES,
+    LIST_MAX_ITEMS,
+    NAME_MAX_CHARS,
+    TEXT_MAX_CHARS,
+    check_depth,
+    check_number,
+    check_row,
+    check_text,
+)
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,8 @@ class Setting:
     default: Any = None
     choices: tuple = ()
     help: str = ""
+    low: float | None = None  # "int": the smallest and largest value accepted (None: no bound)
+    high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,23 +119,40 @@ class TaskType:
         out = {}
         for s in self.settings(db):
             v = config.get(s.name, s.default)
-            if s.kind == "choice" and s.choices and v not in s.choices:
-                raise MedevalError(f"{s.label}: {v!r} is not one of {', '.join(map(str, s.choices))}")
+            what = f"{s.label} ({s.name})"
+            if s.kind == "choice":
+                if isinstance(v, str):
+                    check_text(v, what=what, max_chars=NAME_MAX_CHARS, allow_newlines=False)
+                if s.choices and v not in s.choices:
+                    raise MedevalError(f"{s.label}: {_shown(v)} is not one of {', '.join(map(str, s.choices))}")
             if s.kind == "multichoice":
+                if isinstance(v, str):
+                    v = [v]
                 v = list(v or [])
+                if len(v) > LIST_MAX_ITEMS:
+                    raise MedevalError(f"{what}: {len(v):,} choices; the limit is {LIST_MAX_ITEMS:,}")
+                for x in v:
+                    if isinstance(x, str):
+                        check_text(x, what=what, max_chars=NAME_MAX_CHARS, allow_newlines=False)
                 bad = [x for x in v if s.choices and x not in s.choices]
                 if bad:
-                    raise MedevalError(f"{s.label}: {', '.join(map(str, bad))} not among "
+                    raise MedevalError(f"{s.label}: {', '.join(map(_shown, bad))} not among "
                                        f"{', '.join(map(str, s.choices))}")
             if s.kind == "int":
-                try:
-                    v = int(v)
-                except (TypeError, ValueError):
-                    raise MedevalError(f"{s.label}: {v!r} is not a whole number") from None
+                v = check_number(v, what=what, low=s.low, high=s.high, integer=True)
+            if s.kind == "text" and v is not None:
+                v = check_text(v, what=what, max_chars=TEXT_MAX_CHARS)
+            if s.kind == "json" and v is not None:
+                if isinstance(v, str):
+                    check_text(v, what=what, max_chars=JSON_MAX_BYTES)
+                else:
+                    check_depth(v, what=what)
+                    check_row(v)
             out[s.name] = v
         unknown = set(config) - {s.name for s in self.settings(db)}
         if unknown:
-            raise MedevalError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(sorted(unknown))} for "
+            raise MedevalError(f"unknown setting{'s' if len(unknown) > 1 else ''} "
+                               f"{', '.join(sorted(_shown(u, 40) for u in unknown))} for "
                                f"task type {self.name}; settings: {', '.join(s.name for s in self.settings(db))}")
         return out
 
@@ -145,6 +174,12 @@ class TaskType:
         raise NotImplementedError
 
 
+def _shown(v, limit: int = NAME_MAX_CHARS) -> str:
+    """``repr(v)``, cut short for a message."""
+    r = repr(v)
+    return r if len(r) <= limit else r[:limit] + "..."
+
+
 REGISTRY: dict[str, TaskType] = {}
 
 
@@ -159,7 +194,7 @@ def register(cls: type[TaskType]) -> type[TaskType]:
 
 def get(name: str) -> TaskType:
     if name not in REGISTRY:
-        raise MedevalError(f"unknown task type {name!r}; task types: {', '.join(REGISTRY)}")
+        raise MedevalError(f"unknown task type {_shown(name, 60)}; task types: {', '.join(REGISTRY)}")
     return REGISTRY[name]
 
 

@@ -10,6 +10,7 @@ from medeval.accounts.auth import User, require_role
 from medeval.annotation.tasks.answering import FLAG, _complete, _latest
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import AnswerRow, get
+from medeval.core import csvsafe
 
 
 def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None = None) -> list[AnswerRow]:
@@ -23,6 +24,15 @@ def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None =
         "t2.user_id = t.user_id AND t2.question = t.question) ORDER BY t.created_at, t.id",
         (campaign_id, FLAG)).fetchall()
     return [AnswerRow(*r) for r in rows]
+
+
+ANSWERS_CSV_COLUMNS = ["item", "annotator", "question", "value", "at"]
+
+
+def answers_csv(rows: list[AnswerRow]) -> str:
+    """:func:`answers` as CSV text (cells a spreadsheet could run are neutralised)."""
+    return csvsafe.csv_text([(a.item_id, a.annotator, a.question, a.value, a.at) for a in rows],
+                            header=ANSWERS_CSV_COLUMNS)
 
 
 def flags(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:

@@ -26,6 +26,8 @@ from medeval.annotation import cases as cs
 from medeval.annotation.tasks.common import Criterion, continuous_agreement, mean
 from medeval.annotation.tasks.registry import Block, ItemSpec, Question, Section, Setting, TaskType, register
 from medeval.core.errors import MedevalError
+from medeval.core.limits import (COUNT_MAX, LIST_MAX_ITEMS, NAME_MAX_CHARS, NOTE_MAX_CHARS, check_depth,
+                                 check_json_text, check_text)
 from medeval.stats import judge as jg
 
 # AutoMedEval App. D: responses on Relevancy, Knowledge Correctness, Fluency.
@@ -85,15 +87,24 @@ def parse_rubric(spec) -> tuple[Criterion, ...]:
         return RUBRICS[spec]
     if not isinstance(spec, list) or not spec:
         raise MedevalError("a rubric is a name or a non-empty list of criteria {key, name, question, anchors}")
+    if len(spec) > LIST_MAX_ITEMS:
+        raise MedevalError(f"a rubric has at most {LIST_MAX_ITEMS:,} criteria; this one has {len(spec):,}")
+    check_depth(spec, what="the rubric criteria")
     out = []
     for n, c in enumerate(spec, start=1):
         if not isinstance(c, dict) or not all(c.get(f) for f in ("key", "name", "question", "anchors")):
             raise MedevalError(f"rubric criterion {n}: needs key, name, question and anchors (five texts, 1 to 5)")
+        key, name, question = (str(c[f]) for f in ("key", "name", "question"))
+        check_text(key, what=f"rubric criterion {n}: the key", max_chars=NAME_MAX_CHARS, allow_newlines=False)
+        check_text(name, what=f"rubric criterion {n}: the name", max_chars=NAME_MAX_CHARS, allow_newlines=False)
+        check_text(question, what=f"rubric criterion {n}: the question", max_chars=NOTE_MAX_CHARS)
         anchors = c["anchors"]
         if not isinstance(anchors, list) or len(anchors) != 5 or not all(isinstance(a, str) and a.strip()
                                                                          for a in anchors):
-            raise MedevalError(f"rubric criterion {c['name']!r}: anchors must be five non-empty texts (1 to 5)")
-        out.append(Criterion(str(c["key"]), str(c["name"]), str(c["question"]), tuple(a.strip() for a in anchors)))
+            raise MedevalError(f"rubric criterion {name!r}: anchors must be five non-empty texts (1 to 5)")
+        for i, a in enumerate(anchors, start=1):
+            check_text(a, what=f"rubric criterion {name!r}: anchor {i}", max_chars=NOTE_MAX_CHARS)
+        out.append(Criterion(key, name, question, tuple(a.strip() for a in anchors)))
     if len({c.key for c in out}) != len(out):
         raise MedevalError("rubric criteria need distinct keys")
     return tuple(out)
@@ -134,7 +145,8 @@ class RubricRating(TaskType):
                     "; ".join(f"{k}: {v}" for k, v in RUBRIC_TITLES.items())),
             Setting("judge", "Judge to rate afterwards (part 2)", "choice", NO_JUDGE, (NO_JUDGE, *judges),
                     "with a judge, only questions that judge assessed are used"),
-            Setting("max_items", "Questions (0 = all)", "int", 0, (), "a seeded random sample when fewer than all"),
+            Setting("max_items", "Questions (0 = all)", "int", 0, (), "a seeded random sample when fewer than all",
+                    low=0, high=COUNT_MAX),
             Setting("criteria", "Your own criteria instead (optional, JSON)", "json", "", (),
                     'a list like [{"key": "safety", "name": "Safety", "question": "Is the advice safe?", '
                     '"anchors": ["1: ...", "2: ...", "3: ...", "4: ...", "5: ..."]}]; empty: the rubric above'),
@@ -144,6 +156,7 @@ class RubricRating(TaskType):
         cfg = super().check_config(db, config)
         raw = cfg.pop("criteria", None)
         if isinstance(raw, str) and raw.strip():
+            check_json_text(raw, "your own criteria")
             try:
                 raw = json.loads(raw)
             except json.JSONDecodeError as e:

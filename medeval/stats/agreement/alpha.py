@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from medeval.core.errors import MedevalError
-from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable, _rng, _undefined
+from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable, _rng, _undefined, check_bootstrap
 
 
 def _pairable(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -71,6 +71,7 @@ def krippendorff_alpha(table: RatingTable, level: str = "nominal", categories: S
     1 - (n-1) sum_u[m_u SS_u/(m_u-1)] / (n SS_total) over pairable values, so
     continuous scores cost O(values), not O(values^2).
     """
+    n_boot, rng = check_bootstrap(n_boot, rng)
     if level not in LEVELS:
         raise MedevalError(f"level {level!r} is not one of {', '.join(LEVELS)}")
     x, m_u = _pairable(table.values)

@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from medeval.core.errors import MedevalError
-from medeval.stats.agreement.ratings import Estimate, RatingTable, _rng, _undefined
+from medeval.stats.agreement.ratings import Estimate, RatingTable, _rng, _undefined, check_bootstrap
 
 
 def _categories(table: RatingTable, categories) -> np.ndarray:
@@ -52,6 +52,7 @@ def cohen_kappa(table: RatingTable, weights: str | None = None, categories: Sequ
     (a category nobody used still counts for the weights). Items missing either
     rating are left out.
     """
+    n_boot, rng = check_bootstrap(n_boot, rng)
     if weights not in (None, "linear", "quadratic"):
         raise MedevalError(f"weights {weights!r} must be None, 'linear' or 'quadratic'")
     name = "cohen_kappa" + (f"_{weights}" if weights else "")

@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from medeval.core.errors import MedevalError
+from medeval.core.limits import BOOT_MAX, check_number, check_seed
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -141,6 +142,15 @@ def _num_key(x: float) -> str:
 
 def _undefined(name, t: RatingTable, n_pairable, missing, reason, method="") -> Estimate:
     return Estimate(name, None, None, t.n_items, t.n_raters, n_pairable, missing, reason, {}, method)
+
+
+def check_bootstrap(n_boot, rng):
+    """``(n_boot, rng)`` checked: resamples a whole number in [0, BOOT_MAX]; ``rng`` None, a Generator or a seed
+    (a whole number in [0, SEED_MAX]). A bad value is an InputError naming the limit, before any work is done."""
+    n_boot = check_number(n_boot, what="n_boot", low=0, high=BOOT_MAX, integer=True)
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        rng = check_seed(rng, what="seed")
+    return n_boot, rng
 
 
 def _rng(rng) -> np.random.Generator:

@@ -4,7 +4,7 @@ render the result as JSON, CSV or Markdown.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -13,7 +13,7 @@ from medeval.stats.agreement.alpha import krippendorff_alpha
 from medeval.stats.agreement.correlations import correlation
 from medeval.stats.agreement.intraclass import icc
 from medeval.stats.agreement.kappa import cohen_kappa, fleiss_kappa, percent_agreement
-from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable
+from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable, check_bootstrap
 
 
 def _brief(e: Estimate) -> dict:
@@ -23,9 +23,10 @@ def _brief(e: Estimate) -> dict:
 def read_long(path) -> list[tuple[str, str, str]]:
     """Rows ``(item, rater, value)`` of a long-format file with columns item, rater, value."""
     from medeval.core.errors import InputError
-    from medeval.core.tables import cell, read_table, require_columns
+    from medeval.core.limits import read_table_limited
+    from medeval.core.tables import cell, require_columns
 
-    header, rows = read_table(path)
+    header, rows = read_table_limited(path)
     require_columns(path, header, ["item", "rater", "value"])
     out, seen = [], {}
     for line, r in rows:
@@ -45,6 +46,7 @@ def read_long(path) -> list[tuple[str, str, str]]:
 def summarise(rows: Sequence[tuple], level: str, categories: Sequence | None = None, n_boot: int = 1000,
               rng=0) -> dict:
     """Every statistic that fits ``level`` for long-format ratings, as plain data (the CLI's JSON)."""
+    n_boot, rng = check_bootstrap(n_boot, rng)
     if level not in LEVELS:
         raise MedevalError(f"level {level!r} is not one of {', '.join(LEVELS)}")
     values = [v for _, _, v in rows if v is not None and str(v).strip()]
@@ -105,9 +107,10 @@ def _is_number(v) -> bool:
 
 
 def render_summary(s: dict, fmt: str) -> str:
-    import csv
     import io
     import json
+
+    from medeval.core import csvsafe
 
     if fmt == "json":
         return json.dumps(s, ensure_ascii=False, indent=2) + "\n"
@@ -125,7 +128,7 @@ def render_summary(s: dict, fmt: str) -> str:
         rows.append(("spearman_rho", s["spearman"]["rho"], s["spearman"]["ci95"], s["spearman"]["undefined_reason"]))
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = csvsafe.writer(buf, lineterminator="\n")
         w.writerow(["statistic", "value", "ci95_low", "ci95_high", "undefined_reason", "n_items", "n_raters"])
         for name, v, ci, why in rows:
             w.writerow([name, "" if v is None else repr(v), ci[0] if ci else "", ci[1] if ci else "", why or "",

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medeval.core.errors import InputError, MedevalError
+from medeval.core.limits import NAME_MAX_CHARS, check_text, read_table_limited
 
 _CATEGORY_FIELDS = (("category", ("exam_type", "category")), ("subcategory", ("exam_class", "subcategory")),
                     ("subject", ("exam_subject", "subject")))
@@ -40,7 +41,7 @@ def _id(v, file, row, what="id") -> str:
         raise InputError(f"{what} is missing or empty", file=file, row=row, fix="give every entry an id")
     if isinstance(v, float) and v.is_integer():
         v = int(v)
-    return str(v).strip()
+    return check_text(str(v).strip(), what=what, max_chars=NAME_MAX_CHARS, allow_newlines=False, file=file, row=row)
 
 
 def _opt_str(obj: dict, names: tuple, file, row) -> str | None:
@@ -118,9 +119,9 @@ def questions_from_rows(rows: list[tuple[int, dict]], file: str = "<key>") -> di
 
 def read_key(path: str | Path) -> dict[str, Question]:
     """Read the answer key: a JSON list of CMB-Exam questions (or JSONL/CSV with the same fields)."""
-    from medeval.core.tables import read_table, require_columns
+    from medeval.core.tables import require_columns
 
-    header, rows = read_table(path)
+    header, rows = read_table_limited(path)
     require_columns(path, header, ["id", "answer"], ["option", "exam_type", "exam_class", "exam_subject",
                                                      "category", "subcategory", "subject", "question_type"])
     return questions_from_rows(rows, str(path))
@@ -154,7 +155,8 @@ def answers_from_rows(rows: list[tuple[int, dict]], key: dict[str, Question],
             if m is None or not str(m).strip():
                 raise InputError("field 'model' is missing or empty on this line", file=file, row=line,
                                  fix="give the model on every line, or on none")
-            model = str(m).strip()
+            model = check_text(str(m).strip(), what="the model name", max_chars=NAME_MAX_CHARS, allow_newlines=False,
+                               file=file, row=line)
         per = out.setdefault(model, {})
         if qid in per:
             raise InputError(f"id {qid!r} is answered twice" + (f" by model {model!r}" if model else "")
@@ -165,8 +167,8 @@ def answers_from_rows(rows: list[tuple[int, dict]], key: dict[str, Question],
 
 
 def read_answers(path: str | Path, key: dict[str, Question]) -> dict[str, dict[str, tuple[int, str]]]:
-    from medeval.core.tables import read_table, require_columns
+    from medeval.core.tables import require_columns
 
-    header, rows = read_table(path)
+    header, rows = read_table_limited(path)
     require_columns(path, header, ["id", "response"], ["model"])
     return answers_from_rows(rows, key, str(path))

@@ -27,15 +27,16 @@ def _rows(r: ExamResult):
 
 def render(results: list[ExamResult], fmt: str = "json") -> str:
     """The results as ``json``, ``csv`` (one row per model and group) or ``md``."""
-    import csv
     import io
     import json
+
+    from medeval.core import csvsafe
 
     if fmt == "json":
         return json.dumps(summary(results), ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = csvsafe.writer(buf, lineterminator="\n")
         w.writerow(["model", "level", "group", "subgroup", "n", "correct", "accuracy", "accuracy_macro"])
         for r in results:
             for level, g, sub, n, k, acc, mac in _rows(r):
@@ -63,11 +64,12 @@ def _pct(v: float | None) -> str:
 
 def details_csv(results: list[ExamResult]) -> str:
     """One row per question: the extracted letters, how, the key, and CMB's reading."""
-    import csv
     import io
 
+    from medeval.core import csvsafe
+
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csvsafe.writer(buf, lineterminator="\n")
     w.writerow(["model", "id", "line", "expected", "extracted", "method", "note", "correct", "cmb_regex"])
     for r in results:
         for a in r.answers:

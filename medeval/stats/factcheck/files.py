@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from medeval.core.errors import InputError
+from medeval.core.limits import NAME_MAX_CHARS, check_text, read_table_limited
 from medeval.stats.factcheck.verdict import LABELS, REFUTE, SUPPORT
 
 REQUIRED = ["id", "type", "label", "claim", "response"]
 OPTIONAL = ["model"]
+_NAMES = ("model", "id", "type", "label")  # names and ids: at most NAME_MAX_CHARS, on one line
 
 
 
@@ -43,6 +45,8 @@ def _text(obj: dict, key: str, file: str, line: int, allow_empty: bool = False) 
     s = str(v).strip()
     if not s and not allow_empty:
         raise InputError(f"field {key!r} is empty", file=file, row=line, fix=f"fill in {key!r}")
+    if key in _NAMES:
+        check_text(s, what=f"field {key!r}", max_chars=NAME_MAX_CHARS, allow_newlines=False, file=file, row=line)
     return s
 
 
@@ -105,8 +109,8 @@ def pair_claims(rows: list[tuple[int, dict]], file: str = "<input>") -> dict[str
 
 def read_factcheck(path: str | Path) -> dict[str, list[tuple[Claim, Claim]]]:
     """Read and validate a fact-check file (JSONL; CSV/JSON also work): ``{model: [(factual, counterfactual)]}``."""
-    from medeval.core.tables import read_table, require_columns
+    from medeval.core.tables import require_columns
 
-    header, rows = read_table(path)
+    header, rows = read_table_limited(path)
     require_columns(path, header, REQUIRED, OPTIONAL)
     return pair_claims(rows, str(path))

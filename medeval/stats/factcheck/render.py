@@ -19,9 +19,10 @@ def summary(results: list[FactcheckResult]) -> dict:
 
 def render(results: list[FactcheckResult], fmt: str = "json") -> str:
     """The results as ``json``, ``csv`` (one row per model and scope) or ``md``."""
-    import csv
     import io
     import json
+
+    from medeval.core import csvsafe
 
     if fmt == "json":
         return json.dumps(summary(results), ensure_ascii=False, indent=2) + "\n"
@@ -31,7 +32,7 @@ def render(results: list[FactcheckResult], fmt: str = "json") -> str:
             rows.append((r.model, scope, g))
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = csvsafe.writer(buf, lineterminator="\n")
         w.writerow(["model", "type", "n_items", "n_followed", "n_correct", "ifr", "fact_acc", "fact_acc_followed",
                     *ERROR_TYPES])
         for model, scope, g in rows:
@@ -62,11 +63,12 @@ def _num(v: float | None) -> str:
 
 def details_csv(results: list[FactcheckResult]) -> str:
     """One row per claim: what was parsed from each response (for checking the parser by eye)."""
-    import csv
     import io
 
+    from medeval.core import csvsafe
+
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csvsafe.writer(buf, lineterminator="\n")
     w.writerow(["model", "id", "type", "label", "line", "verdict", "status", "matched", "item_correct", "item_error"])
     for r in results:
         for it in r.items:

@@ -43,15 +43,16 @@ def _pct(v) -> str:
 
 def render(s: dict, fmt: str) -> str:
     """The summary as ``json``, ``csv`` (one tidy table) or ``md`` (for a report)."""
-    import csv
     import io
     import json
+
+    from medeval.core import csvsafe
 
     if fmt == "json":
         return json.dumps(s, ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = csvsafe.writer(buf, lineterminator="\n")
         w.writerow(["statistic", "source", "model_a", "model_b", "value", "ci95_low", "ci95_high", "p", "n",
                     "undefined_reason"])
         for row in _csv_rows(s):

@@ -108,11 +108,12 @@ def read_judge_file(path) -> JudgeData:
 
     Errors name the file and the row: missing columns (with the columns found),
     empty or non-numeric scores, a (case, model, rater) given twice, a judge
-    score that differs between the rater rows of one response.
+    score that differs between the rater rows of one response. Read within the input limits
+    (:func:`medeval.core.limits.read_table_limited`: text length, NUL bytes, nesting depth).
     """
-    from medeval.core.tables import read_table
+    from medeval.core.limits import read_table_limited
 
-    header, rows = read_table(path)
+    header, rows = read_table_limited(path)
     return _collect(header, rows, str(path))
 
 
