@@ -5,6 +5,12 @@
     .venv/bin/python bench/bench_grading.py --quick    # fewer grades: about 1.5 minutes
     .venv/bin/python bench/bench_grading.py --json bench/out/grading.json
     .venv/bin/python bench/bench_grading.py --server-arg=--runner.postScriptGC=false   # try a server option
+    .venv/bin/python bench/bench_grading.py --proxy-workers 2   # 60 annotators through nginx, 2 app processes
+
+With ``--proxy-workers N`` the server is ``scripts/serve.sh --workers N`` instead: N app processes behind
+nginx (TLS, sticky sessions), and the clients go through nginx over HTTPS (wss://); the default phases
+become 60 annotators x 20 grades at 0.5-1.5 s think time, and the CPU time is given per app process and
+for nginx.
 
 It starts the real server (``streamlit run server.py``, one process, as ``scripts/start.sh``
 does, in the repository root so ``.streamlit/config.toml`` applies) on a free port of
@@ -58,6 +64,7 @@ import resource
 import shutil
 import socket
 import sqlite3
+import ssl
 import statistics
 import subprocess
 import sys
@@ -148,6 +155,85 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _cpu_seconds(pid: int) -> float:
+    try:
+        rest = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def _rss_mib(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+class ProxyServer:
+    """``scripts/serve.sh --workers N``: N app processes behind nginx (HTTPS) on free ports; ``stop`` ends them."""
+
+    def __init__(self, db_path: Path, run_dir: Path, workers: int):
+        self.run_dir, self.workers = run_dir, workers
+        self.port = free_port()
+        first = free_port()
+        while any(not _port_free(p) for p in range(first, first + workers)):
+            first = free_port()
+        self.worker_ports = list(range(first, first + workers))
+        self.env = dict(os.environ, MEDEVAL_DB=str(db_path), MEDEVAL_RUN_DIR=str(run_dir))
+        self.env.pop("MEDEVAL_DEMO", None)
+        t0 = time.perf_counter()
+        r = subprocess.run(["bash", "scripts/serve.sh", "--workers", str(workers), "--port", str(self.port),
+                            "--first-port", str(first), "--listen", "127.0.0.1", "start"], cwd=ROOT, env=self.env,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            self.stop()
+            raise RuntimeError(f"scripts/serve.sh start failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
+        self.start_seconds = time.perf_counter() - t0
+        self.app_pids = {p: int((run_dir / f"worker-{p}.pid").read_text()) for p in self.worker_ports}
+        master = int((run_dir / "nginx.pid").read_text())
+        self.nginx_pids = [master] + [int(st.parent.name) for st in Path("/proc").glob("[0-9]*/stat")
+                                      if _ppid(st) == master]
+        self.pid = master
+
+    def cpu_parts(self) -> dict[str, float]:
+        parts = {f"app :{p}": _cpu_seconds(pid) for p, pid in self.app_pids.items()}
+        parts["nginx"] = sum(_cpu_seconds(pid) for pid in self.nginx_pids)
+        return parts
+
+    def cpu_seconds(self) -> float:
+        return sum(self.cpu_parts().values())
+
+    def rss_mib(self) -> float | None:
+        rss = [_rss_mib(pid) for pid in self.app_pids.values()]
+        return None if None in rss else sum(rss)
+
+    def logs(self) -> list[Path]:
+        return [self.run_dir / "logs" / f"worker-{p}.log" for p in self.worker_ports]
+
+    def stop(self) -> None:
+        subprocess.run(["bash", "scripts/serve.sh", "stop"], cwd=ROOT, env=self.env, capture_output=True)
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def _ppid(stat: Path) -> int | None:
+    try:
+        return int(stat.read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class Server:
     """``streamlit run server.py`` in the repository root (so .streamlit/config.toml applies), on a free port."""
 
@@ -180,20 +266,16 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """User + system CPU time of the server process so far (from /proc; it starts no children)."""
-        try:
-            rest = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            return float("nan")
+        return _cpu_seconds(self.proc.pid)
 
     def rss_mib(self) -> float | None:
-        try:
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return None
+        return _rss_mib(self.proc.pid)
+
+    def cpu_parts(self) -> dict[str, float]:
+        return {"app": self.cpu_seconds()}
+
+    def logs(self) -> list[Path]:
+        return [self.log_path]
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -223,9 +305,10 @@ class Page:
 
 
 class Annotator:
-    def __init__(self, username: str, port: int, seed: int):
+    def __init__(self, username: str, port: int, seed: int, tls: ssl.SSLContext | None = None):
         self.username = username
         self.port = port
+        self.tls = tls  # through nginx: HTTPS and wss:// (the self-signed certificate is not verified)
         self.rng = random.Random(f"{seed}-{username}")
         self.cookie: str | None = None
         self.ws = None
@@ -236,10 +319,12 @@ class Annotator:
 
     def sign_in(self) -> float:
         """``POST /signin`` as the sign-in form does; keeps the session cookie. Returns the seconds it took."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        conn = (http.client.HTTPSConnection("127.0.0.1", self.port, timeout=60, context=self.tls) if self.tls
+                else http.client.HTTPConnection("127.0.0.1", self.port, timeout=60))
         body = urllib.parse.urlencode({"username": self.username, "password": PASSWORD, "next": "/grade"})
         t0 = time.perf_counter()
-        conn.request("POST", "/signin", body, {"Content-Type": "application/x-www-form-urlencoded"})
+        conn.request("POST", "/signin", body, {"Content-Type": "application/x-www-form-urlencoded",
+                                               "Origin": f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"})
         resp = conn.getresponse()
         resp.read()
         dt = time.perf_counter() - t0
@@ -252,10 +337,11 @@ class Annotator:
 
     async def connect(self) -> float:
         """Open the WebSocket and run the script once (the page load). Returns the seconds the first run took."""
-        origin = f"http://127.0.0.1:{self.port}"
+        http_, ws_ = ("https", "wss") if self.tls else ("http", "ws")
         self.ws = await websockets.connect(
-            f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"], max_size=None,
-            origin=origin, additional_headers={"Cookie": f"{COOKIE}={self.cookie}"}, open_timeout=60)
+            f"{ws_}://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"], max_size=None,
+            origin=f"{http_}://127.0.0.1:{self.port}", additional_headers={"Cookie": f"{COOKIE}={self.cookie}"},
+            open_timeout=60, **({"ssl": self.tls} if self.tls else {}))
         self.page = await self.rerun()
         if self.page.item_id is None:
             raise RuntimeError(f"{self.username}: no item to grade on the first page "
@@ -378,7 +464,7 @@ async def run_phase(name: str, clients: list[Annotator], n_each: int, think: tup
                     server: Server) -> dict:
     log(f"{name}: {len(clients)} annotator(s) x {n_each} grades"
         + (f", think time {think[0]}-{think[1]} s" if think else ", back to back"))
-    cpu0, ru0 = server.cpu_seconds(), resource.getrusage(resource.RUSAGE_SELF)
+    parts0, ru0 = server.cpu_parts(), resource.getrusage(resource.RUSAGE_SELF)
     recs: list[dict] = []
 
     async def worker(c: Annotator) -> None:
@@ -394,12 +480,14 @@ async def run_phase(name: str, clients: list[Annotator], n_each: int, think: tup
     wall = time.perf_counter() - t0
     ru1 = resource.getrusage(resource.RUSAGE_SELF)
     out = summary(recs)
-    cpu = server.cpu_seconds() - cpu0
+    parts = {k: v - parts0[k] for k, v in server.cpu_parts().items()}
+    cpu = sum(parts.values())
     out.update(name=name, annotators=len(clients), grades_each=n_each, think_s=list(think) if think else None,
                wall_s=wall, grades_per_s=len(recs) / wall, server_cpu_s=cpu,
                server_cpu_ms_per_grade=1000 * cpu / max(1, len(recs)), server_cpu_share=cpu / wall,
                client_cpu_s=(ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime), loadavg_end=loadavg(),
-               server_rss_mib=server.rss_mib())
+               server_rss_mib=server.rss_mib(),
+               cpu_ms_per_grade_by_process={k: 1000 * v / max(1, len(recs)) for k, v in parts.items()})
     if "median_s" in out:
         log(f"{name}: median {out['median_s'] * 1000:.0f} ms, p95 {out['p95_s'] * 1000:.0f} ms, "
             f"max {out['max_s'] * 1000:.0f} ms, {out['grades_per_s']:.1f} grades/s, server CPU {cpu:.1f} s")
@@ -435,8 +523,8 @@ def check_db(db_path: Path, campaign_id: int, clients: list[Annotator]) -> dict:
             "same_item_clicked_twice": clicks - len(clicked), "annotators_out_of_assignment_order": out_of_order}
 
 
-def scan_log(path: Path) -> dict:
-    text = path.read_text(errors="replace")
+def scan_log(paths: list[Path]) -> dict:
+    text = "\n".join(p.read_text(errors="replace") for p in paths)
     lines = text.splitlines()
     bad = [ln for ln in lines if re.search(r"Traceback|Error|Exception|locked", ln)]
     return {"database_is_locked": text.count("database is locked"), "tracebacks": text.count("Traceback"),
@@ -449,7 +537,7 @@ def think_label(lo, hi) -> str:
     return "back to back" if lo is None else f"think {lo:g}-{hi:g} s"
 
 
-async def run(cfg: dict, server_args: list[str], tmp: Path, res: dict) -> None:
+async def run(cfg: dict, server_args: list[str], tmp: Path, res: dict, proxy_workers: int = 0) -> None:
     n = cfg["annotators"]
     usernames = [f"bench{i:03d}" for i in range(1, n + 1)]
     need = cfg["warmup"] + cfg["single"] * (2 if cfg["single_think"] else 1) + sum(e for _, _, e in cfg["concurrent"])
@@ -459,10 +547,18 @@ async def run(cfg: dict, server_args: list[str], tmp: Path, res: dict) -> None:
     log(f"database built in {res['data']['build_seconds']:.0f} s: {res['data']['items']} items, "
         f"k = {res['data']['k']}, {res['data']['items_per_annotator_min']}-{res['data']['items_per_annotator_max']} "
         "per annotator")
-    server = Server(db_path, tmp / "server.log", server_args)
-    res["server"] = {"port": server.port, "start_seconds": server.start_seconds, "extra_args": server_args}
-    log(f"server up on port {server.port} in {server.start_seconds:.1f} s (pid {server.proc.pid})")
-    clients = [Annotator(u, server.port, SEED) for u in usernames]
+    tls = None
+    if proxy_workers:
+        server = ProxyServer(db_path, tmp / "run", proxy_workers)
+        tls = ssl.create_default_context()
+        tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE  # serve.sh's self-signed certificate
+    else:
+        server = Server(db_path, tmp / "server.log", server_args)
+    res["server"] = {"port": server.port, "start_seconds": server.start_seconds, "extra_args": server_args,
+                     "proxy_workers": proxy_workers}
+    log(f"server up on port {server.port} in {server.start_seconds:.1f} s"
+        + (f" (nginx, {proxy_workers} app processes)" if proxy_workers else f" (pid {server.proc.pid})"))
+    clients = [Annotator(u, server.port, SEED, tls) for u in usernames]
     phases = []
     try:
         first = clients[0]
@@ -499,7 +595,7 @@ async def run(cfg: dict, server_args: list[str], tmp: Path, res: dict) -> None:
     problems = [p for c in clients for r in c.clicks for p in r["problems"]]
     res["client_problems"] = {"count": len(problems), "examples": sorted(set(problems))[:10]}
     res["db_check"] = check_db(db_path, res["data"]["campaign_id"], clients)
-    res["server_log"] = scan_log(tmp / "server.log")
+    res["server_log"] = scan_log(server.logs())
     for line in res["server_log"]["first_error_lines"]:
         log(f"server log: {line}")
     for p in res["client_problems"]["examples"]:
@@ -525,6 +621,9 @@ def table(res: dict) -> list[tuple[str, str, str]]:
              f"{100 * p['server_cpu_share']:.0f}% of a core; clients {p['client_cpu_s']:.1f} s; "
              f"load {p['loadavg_end']}"),
         ]
+        if len(p.get("cpu_ms_per_grade_by_process", {})) > 1:
+            rows.append((f"{p['name']}: CPU per grade", "", ", ".join(
+                f"{k} {v:.0f} ms" for k, v in p["cpu_ms_per_grade_by_process"].items())))
     d, lg, cp = res["db_check"], res["server_log"], res["client_problems"]
     ok = (d["lost"] == d["extra"] == d["duplicates"] == d["wrong_tier"] == d["same_item_clicked_twice"]
           == d["annotators_out_of_assignment_order"] == 0 and d["rows"] == d["clicks"]
@@ -567,7 +666,10 @@ def header(info: dict, res: dict, mode: str) -> str:
         f"Python {info['python']} on {info['platform']}; SQLite {info['sqlite']}",
         "packages: " + ", ".join(f"{k} {v}" for k, v in p.items()),
         f"load average at start (1/5/15 min): {info['loadavg_start']}",
-        f"server: one process, `streamlit run server.py` on 127.0.0.1; database: demo data (2,880 responses), "
+        ("server: `scripts/serve.sh --workers {0}`: {0} app processes behind nginx (HTTPS, sticky sessions); "
+         .format(res["server"]["proxy_workers"]) if res.get("server", {}).get("proxy_workers") else
+         "server: one process, `streamlit run server.py` on 127.0.0.1; ")
+        + f"database: demo data (2,880 responses), "
         f"campaign of {d.get('items', '?')} items, k = {d.get('k', '?')}, "
         f"{d.get('items_per_annotator_min', '?')}-{d.get('items_per_annotator_max', '?')} per annotator"
         + (f"; extra server options: {' '.join(res['server']['extra_args'])}"
@@ -589,12 +691,19 @@ def main(argv=None) -> int:
                          "(default: 0.5,1.5:20 then 5,15:10 then 0:20)")
     ap.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                     help="extra option for `streamlit run`, e.g. --server-arg=--runner.postScriptGC=false")
+    ap.add_argument("--proxy-workers", type=int, default=0, metavar="N",
+                    help="run N app processes behind nginx (scripts/serve.sh) and grade through it over HTTPS; "
+                         "defaults then: --annotators 60 --concurrent 0.5,1.5:20")
     ap.add_argument("--json", metavar="PATH", help="also write every figure as JSON to PATH")
     ap.add_argument("--tmp", default="/tmp", help="folder for the temporary database and server log (default /tmp)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (database, server log)")
     args = ap.parse_args(argv)
     mode = "quick" if args.quick else "full"
     cfg = dict(SIZES[mode])
+    if args.proxy_workers < 0 or args.proxy_workers > 32:
+        ap.error("--proxy-workers must be from 1 to 32")
+    if args.proxy_workers:
+        cfg.update(annotators=60, concurrent=[(0.5, 1.5, 20 if mode == "full" else 5)])
     if args.annotators is not None:
         cfg["annotators"] = args.annotators
     if args.single is not None:
@@ -614,7 +723,7 @@ def main(argv=None) -> int:
     t_start = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="medeval-bench-grading-", dir=args.tmp))
     try:
-        asyncio.run(run(cfg, args.server_arg, tmp, res))
+        asyncio.run(run(cfg, args.server_arg, tmp, res, args.proxy_workers))
     finally:
         if args.keep:
             log(f"kept {tmp}")

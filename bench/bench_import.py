@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_import.py --quick          # 576 KB entries x 70 models = 40,320 responses
     .venv/bin/python bench/bench_import.py                  # also 2,000 diseases x 18 aspects x 16 models (576k)
     .venv/bin/python bench/bench_import.py --responses 2300000   # the MedDisKEval paper's size
+    .venv/bin/python bench/bench_import.py --responses 2300000 --models 64   # same size, the 576k run's KB
     .venv/bin/python bench/bench_import.py --quick --profile     # cProfile of the import, top 25 by cumulative time
 
 The data is seeded (``random.Random(20261123)``) and varied so that no cache hides a per-row cost:
@@ -127,7 +128,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="only the 40,320-response size")
     ap.add_argument("--responses", type=int, default=None,
-                    help="one extra size: about this many responses (diseases x 18 aspects x 16 models)")
+                    help="one extra size: about this many responses (diseases x 18 aspects x --models models)")
+    ap.add_argument("--models", type=int, default=16,
+                    help="models of the --responses size (default 16); more models means a smaller knowledge base "
+                         "for the same number of responses (64 keeps the 576k run's 36,000 entries at 2.3M)")
     ap.add_argument("--profile", action="store_true", help="print a cProfile of each import (slower)")
     ap.add_argument("--tmp", default=None, help="folder for the generated files (default: the system's)")
     ap.add_argument("--json", default=None, help="also write the figures as JSON")
@@ -136,7 +140,7 @@ def main() -> None:
     if not args.quick:
         sizes.append((2000, 16))
     if args.responses:
-        sizes.append((max(1, round(args.responses / (18 * 16))), 16))
+        sizes.append((max(1, round(args.responses / (18 * args.models))), args.models))
     print(f"machine: {os.cpu_count()} CPUs ({cpu_model()}), Python {sys.version.split()[0]}, load {loadavg()}")
     rng = random.Random(SEED)
     rows, res, t_all = [("KB entries", "models", "responses", "wall s", "responses/s", "CPU s", "peak RSS MiB")], {}, \

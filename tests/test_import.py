@@ -279,6 +279,17 @@ BAD = {
         {"responses": ("r.jsonl", '{"model": "ModelC", "disease": "感冒", "aspect": "药物", "response": "布洛芬"}\n'
                                   '{"model": "ModelC", "disease": "感冒", "aspect": "主要症状", "response": "x\\u0000y"}\n')},
         "responses", 2, ["the response contains a NUL byte (character 2)"]),
+    # the responses file is read as a stream (issue 13): the same errors as when it was read whole
+    "blank_responses_jsonl": (
+        {"responses": ("r.jsonl", "\n  \n")}, "responses", None, ["the file is empty"]),
+    "header_only_responses_csv": (
+        {"responses": ("r.csv", "model,disease,aspect,response\n\n")}, "responses", None, ["header but no rows"]),
+    "blank_header_responses_csv": (
+        {"responses": ("r.csv", "\nmodel,disease,aspect,response\n")}, "responses", 1, ["the header row is blank"]),
+    "missing_column_jsonl_lists_every_key": (
+        {"responses": ("r.jsonl", '{"model": "ModelC", "disease": "感冒", "aspect": "药物"}\n'
+                                  '{"model": "ModelC", "disease": "感冒", "aspect": "主要症状", "answer": "x"}\n')},
+        "responses", None, ["'response' is missing (found: model, disease, aspect, answer)"]),
     "nul_in_disease_json": (
         {"kb": ("kb.json", '[{"disease": "流\\u0000感", "aspect": "药物", "reference": "x"}]')}, "kb", 1,
         ["the disease contains a NUL byte"]),
@@ -383,3 +394,117 @@ def test_failure_during_write_phase_rolls_back_everything(fail_after, db, db_pat
     s = import_files(db, kb=kb, models=models, responses=resp)
     assert (s.kb_added, s.models_added, s.models_updated, s.responses_added) == (3, 2, 1, 4)
     assert db_dump(db_path) != before
+
+
+# ---------------------------------------------------------------- streaming (issue 13: memory flat in the rows)
+
+def responses_text(n_models: int, fmt: str = "csv", pad: int = 0) -> str:
+    """Responses of ``n_models`` new models to the 4 aspects of the small knowledge base (4 rows per model)."""
+    rows = [{"model": f"Stream-{m:04d}", "disease": "感冒", "aspect": a, "response": f"{a} {m} " + "x" * pad}
+            for m in range(n_models) for a in ("Primary Symptoms", "Medications", "Physical Examinations",
+                                               "Severity Level")]
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    out = io.StringIO()
+    w = csv.DictWriter(out, ["model", "disease", "aspect", "response"], lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return out.getvalue()
+
+
+def count_transactions(monkeypatch, on_enter=None) -> list:
+    """Record the importer's write transactions (``on_enter()``'s value at the start of each)."""
+    import medeval.engine.importer as importer
+
+    seen, real = [], importer.transaction
+
+    def watched(db):
+        seen.append(on_enter() if on_enter else None)
+        return real(db)
+
+    monkeypatch.setattr(importer, "transaction", watched)
+    return seen
+
+
+def test_responses_are_written_before_the_file_is_read_to_the_end(db, db_path, tmp_path, small_files, monkeypatch):
+    """The responses file is a pipe fed row by row: when the first write transaction starts, most of it has
+    not been read yet (the importer reads a chunk, writes it, reads on). Reading the file whole first --
+    what made memory grow with the rows -- would have drained the pipe before the first write."""
+    import os
+    import threading
+
+    import_files(db, kb=small_files["kb"])
+    text = responses_text(750, pad=150).encode()  # 3,000 rows, ~600 KB: far beyond the pipe's 64 KB buffer
+    lines = text.splitlines(keepends=True)
+    fifo = tmp_path / "stream.csv"
+    os.mkfifo(fifo)
+    fed = [0]
+
+    def feed():
+        fd = os.open(fifo, os.O_WRONLY)
+        try:
+            for line in lines:
+                os.write(fd, line)  # blocks while the pipe is full: ``fed`` is at most 64 KB ahead of the reader
+                fed[0] += len(line)
+        finally:
+            os.close(fd)
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    seen = count_transactions(monkeypatch, lambda: fed[0])
+    try:
+        s = import_files(db, responses=fifo, chunk_rows=100)
+    finally:
+        if feeder.is_alive():  # the import failed: drain the pipe so that the feeder ends
+            fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            while feeder.is_alive():
+                try:
+                    os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    pass
+            os.close(fd)
+        feeder.join(5)
+    assert s.responses_added == 3000 and len(s.models_implicit) == 750
+    assert len(seen) == 1 + 30 + 1  # the batch, one transaction per 100 rows, the flip
+    assert seen[0] < len(text) / 3, (seen[0], len(text))
+    assert seen[-1] == len(text)
+    assert content(db_path)["responses"][-1][:4] == ("Stream-0749", "感冒", "Severity Level", "Severity Level 749 " + "x" * 150)
+
+
+LATE = {  # a bad row near the end of a 2,000-row responses file (row 1 is the header) -> (row text, message parts)
+    "not_in_kb": ("Late,肺炎,药物,阿莫西林", ["response of Late for 肺炎 / 药物: this disease is not in the knowledge base"]),
+    "duplicate": ("Stream-0003,感冒,Medications,again",
+                  ["duplicate response of Stream-0003 for 感冒 / Medications (also on row 15)"]),
+    "duplicate_alias": ("Stream-0003,感冒,药物,again",
+                        ["duplicate response of Stream-0003 for 感冒 / Medications (also on row 15, under another "
+                         "name of the aspect)"]),
+    "differs_from_db": ("ModelA,感冒,Medications,阿司匹林",
+                        ["ModelA already has a different response for 感冒 / Medications in the database"]),
+    "unknown_aspect": ("Late,感冒,Medicatoins,x", ["unknown aspect 'Medicatoins'"]),
+    "nul": ("Late,感冒,药物,a\x00b", ["the response contains a NUL byte"]),
+    "too_many_values": ("Late,感冒,药物,a,b", ["5 values but the header has 4 columns"]),
+    "not_utf8": (None, ["not UTF-8", "byte 0xe9", "line 1902"]),
+}
+
+
+@pytest.mark.parametrize("case", list(LATE))
+def test_a_bad_row_in_a_late_chunk_leaves_the_database_as_it_was(case, db, db_path, tmp_path, small_files,
+                                                                 monkeypatch):
+    """Chunks before the bad row are already written when it is read: they are removed, nothing is imported."""
+    import_small(db, small_files)
+    before = db_dump(db_path)
+    bad_line, expected = LATE[case]
+    text = responses_text(475)  # rows 2-1901
+    data = text.encode() + ("Late,感冒,药物,caf".encode() + b"\xe9\n" if bad_line is None else (bad_line + "\n").encode())
+    data += responses_text(500)[len("model,disease,aspect,response\n"):].replace("Stream-", "After-").encode()
+    path = tmp_path / "r.csv"
+    path.write_bytes(data)
+    seen = count_transactions(monkeypatch)
+    with pytest.raises(InputError) as e:
+        import_files(db, responses=path, chunk_rows=100)
+    assert e.value.file == str(path) and e.value.row == (None if bad_line is None else 1902)
+    for part in expected:
+        assert part in str(e.value), str(e.value)
+    assert len(seen) >= 1 + 19  # the batch and 19 chunks were written before the bad row was read
+    assert db_dump(db_path) == before
+    assert not db.conn.in_transaction

@@ -2,6 +2,7 @@
 
 import math
 import random
+import warnings
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -116,3 +117,69 @@ def test_registry_and_did_you_mean():
     assert set(metrics_for("enumerated")) == {"bleu1", "rouge1", "cosine"}
     with pytest.raises(MedevalError, match="Did you mean"):
         get_metric("cosin")
+
+
+# ---------------------------------------------------------------- precomputed reference profiles (score_db's form)
+
+def test_reference_profile_gives_the_same_values_as_rouge_score_and_nltk():
+    from medeval.engine.metrics import lexical_scores, ref_profile
+
+    scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=Tokenizer())
+    pairs = _pairs(2000) + [(ZH_REF, ZH_CAND), (ZH_CAND, ZH_REF), (EN_REF, EN_CAND), ("咳嗽", "咳咳咳咳")]
+    profiles = {ref: ref_profile(tokenize(ref)) for ref, _ in pairs}
+    for ref, cand in pairs:
+        c = tokenize(cand)
+        s, b = overlap_scores(profiles[ref], c)
+        want = scorer.score(ref, cand)["rouge1"]
+        assert (s.precision, s.recall, s.fmeasure) == (want.precision, want.recall, want.fmeasure)
+        assert (s, b) == overlap_scores(tokenize(ref), c)  # bit for bit the token-list form
+        assert lexical_scores(profiles[ref], c) == (s.fmeasure, b) == lexical_scores(tokenize(ref), c)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nltk warns on zero overlap
+            assert b == pytest.approx(sentence_bleu([tokenize(ref)], c, weights=(1,)) if c else 0.0, abs=1e-12)
+
+
+def test_reference_profile_is_not_used_up_by_scoring():
+    from medeval.engine.metrics import lexical_scores, ref_profile
+
+    p = ref_profile(tokenize("咳嗽咳嗽;发热"))
+    got = [lexical_scores(p, tokenize(c)) for c in ("咳嗽咳嗽", "咳咳咳咳嗽", "发热", "咳嗽咳嗽")]
+    # 4 of 6 reference tokens matched: P 1, R 2/3; the answer is shorter: BP exp(1 - 6/4)
+    assert got[0] == got[3] == (2 * (2 / 3) / (1 + 2 / 3), math.exp(1 - 6 / 4))  # the same answer, the same score
+    assert p.counts == {"咳": 2, "嗽": 2, "发": 1, "热": 1} and p.length == 6
+
+
+# ---------------------------------------------------------------- the tokenizer's fast path
+
+def _tokenize_one_pass(text):
+    """The tokenizer as specified (module docstring): superscripts, then NFKC of everything, lowercase, findall."""
+    import unicodedata
+
+    from medeval.engine.tokenize import _TOKEN_RE, SUPERSCRIPTS
+
+    return _TOKEN_RE.findall(unicodedata.normalize("NFKC", text.translate(SUPERSCRIPTS)).lower()) if text else []
+
+
+TRICKY = ["咳嗽；发热，头痛：（轻度）", "10．5×10⁹/L", "１０.５mg", "ＣＲＰ升高", "体温39.5℃", "Ａ\u0301ＢＣ",
+          "；\u0301咳", "a；b", "豈更車", "Ⅱ度肿大", "ｍｇ／ｋｇ", "x²+y³", "10⁻³", "ﬁbrosis", "㎎", "", "；，：（）"]
+
+
+def test_fast_tokenizer_equals_the_one_pass_definition():
+    for text in TRICKY + [a + b for a, _ in _pairs(300) for b in ("；", "，ＣＴ", "¹²")]:
+        assert tokenize(text) == _tokenize_one_pass(text), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="咳嗽豈ab1.９ＡＣ；，：（）、。 ⁹²⁻\u0301℃Ⅱﬁ㎎", max_size=25))
+def test_fast_tokenizer_equals_the_one_pass_definition_property(text):
+    assert tokenize(text) == _tokenize_one_pass(text)
+
+
+def test_fast_path_assumptions_hold():
+    import unicodedata
+
+    from medeval.engine.tokenize import _SUPER, WIDE_PUNCTUATION
+
+    for wide, ascii_ in WIDE_PUNCTUATION:  # replacing them before NFKC cannot change NFKC's result
+        assert unicodedata.normalize("NFKD", wide) == unicodedata.normalize("NFKC", wide) == ascii_
+    assert not any(unicodedata.is_normalized("NFKC", ch) for ch in _SUPER)  # only NFKC-changed text has them

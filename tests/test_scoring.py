@@ -90,3 +90,88 @@ def test_memory_is_bounded_by_chunk_not_data(db, small_files):
     seen = []
     score_db(db, metrics=["bleu1"], batch_size=2, progress=seen.append)
     assert seen == [2, 2, 2, 2]
+
+
+# ---------------------------------------------------------------- per-run reference cache
+
+_KB = """disease,aspect,reference
+感冒,Primary Symptoms,咳嗽;打喷嚏;流鼻涕;发热
+感冒,药物,对乙酰氨基酚;布洛芬
+感冒,Physical Examinations,咽部充血，扁桃体无肿大
+感冒,危重等级,4
+"""
+_ANSWERS = {  # per aspect: one answer per model, none equal to a reference
+    "Primary Symptoms": ["感冒的主要症状包括：咳嗽、流涕和发烧。", "骨折", "咳嗽咳嗽咳嗽，发热", "", "打喷嚏；流鼻涕；发热；咳嗽"],
+    "Medications": ["布洛芬", "无", "对乙酰氨基酚（扑热息痛）", "布洛芬；布洛芬", "Ibuprofen 0.2g"],
+    "Physical Examinations": ["咽部充血", "建议就医", "扁桃体Ⅱ度肿大，咽部充血", "体温39.5℃", "咽部无充血"],
+    "Severity Level": ["危重等级为4级", "二级", "4", "三级", "4级"],
+}
+
+
+def _many_models(tmp_path):
+    """Five models answering the same four KB entries: every reference is shared by five responses."""
+    names = [f"Model{i}" for i in range(5)]
+    (tmp_path / "kb.csv").write_text(_KB, encoding="utf-8")
+    (tmp_path / "models.csv").write_text("model,backbone,kind\n" + "".join(f"{m},,general\n" for m in names),
+                                         encoding="utf-8")
+    lines = ["model,disease,aspect,response"]
+    for i, m in enumerate(names):  # model-major, as an import writes them
+        lines += [f'{m},感冒,{aspect},"{answers[i]}"' for aspect, answers in _ANSWERS.items()]
+    (tmp_path / "responses.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"kb": tmp_path / "kb.csv", "responses": tmp_path / "responses.csv", "models": tmp_path / "models.csv"}
+
+
+def _lexical_rows(db):
+    return db.conn.execute("SELECT r.processed, k.processed, s.metric, s.score FROM scores s "
+                           "JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
+                           "WHERE s.metric IN ('bleu1', 'rouge1')").fetchall()
+
+
+def _assert_equal_to_direct(db):
+    rows = _lexical_rows(db)
+    assert len(rows) == 2 * 15  # 5 models x 3 lexical entries, two metrics each
+    for cand, ref, metric, score in rows:  # == not approx: the cache must not change a single bit
+        assert score == (bleu1(ref, cand) if metric == "bleu1" else rouge1(ref, cand).fmeasure), (metric, ref, cand)
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3, 7, 2000])
+def test_cached_reference_profiles_give_the_direct_scores_across_chunks(db, tmp_path, batch_size):
+    import_files(db, **_many_models(tmp_path))
+    s = score_db(db, metrics=["bleu1", "rouge1", "exact_match"], batch_size=batch_size)
+    assert s.responses_seen == 20
+    _assert_equal_to_direct(db)
+
+
+def _count_tokenize(monkeypatch):
+    from medeval.engine import scoring
+
+    calls = []
+
+    def counting(text):
+        calls.append(text)
+        return scoring_tokenize(text)
+
+    scoring_tokenize = scoring.tokenize
+    monkeypatch.setattr(scoring, "tokenize", counting)
+    return calls
+
+
+def test_each_reference_is_tokenised_once_per_run_not_once_per_chunk(db, tmp_path, monkeypatch):
+    import_files(db, **_many_models(tmp_path))
+    refs = [r[0] for r in db.conn.execute("SELECT processed FROM kb_entries WHERE aspect_type != 'numeric'")]
+    calls = _count_tokenize(monkeypatch)
+    score_db(db, metrics=["bleu1", "rouge1"], batch_size=2)  # 10 chunks; each reference is in 5 of them
+    assert {r: calls.count(r) for r in refs} == {r: 1 for r in refs}
+    _assert_equal_to_direct(db)
+
+
+def test_reference_cache_is_bounded_and_eviction_keeps_the_scores(db, tmp_path, monkeypatch):
+    from medeval.engine import scoring
+
+    import_files(db, **_many_models(tmp_path))
+    monkeypatch.setattr(scoring, "REF_PROFILES_MAX", 1)  # one reference kept: the three alternate, so they are evicted
+    calls = _count_tokenize(monkeypatch)
+    score_db(db, metrics=["bleu1", "rouge1"], batch_size=2)
+    refs = [r[0] for r in db.conn.execute("SELECT processed FROM kb_entries WHERE aspect_type != 'numeric'")]
+    assert all(calls.count(r) == 5 for r in refs)  # re-tokenised for every model: the cache never grew past 1
+    _assert_equal_to_direct(db)

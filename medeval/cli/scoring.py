@@ -49,16 +49,25 @@ def import_cmd(db_path, kb, responses, models):
               help="use-multilingual (default), minilm, or a local sentence-transformers directory [env MEDEVAL_EMBEDDING_MODEL]")
 @click.option("--batch-size", envvar="MEDEVAL_BATCH_SIZE", type=click.IntRange(1), default=None,
               help="responses per committed chunk [env MEDEVAL_BATCH_SIZE; default 2000]")
+@click.option("--device", envvar="MEDEVAL_EMBEDDING_DEVICE", default=None,
+              help="cpu, cuda, mps or auto for sentence-transformers models; use-multilingual always runs on the "
+                   "CPU [env MEDEVAL_EMBEDDING_DEVICE; default auto: cuda if available, else cpu]")
+@click.option("--workers", envvar="MEDEVAL_EMBEDDING_WORKERS", default=None,
+              help="CPU processes encoding embeddings when more than 5,000 responses are visible "
+                   "[env MEDEVAL_EMBEDDING_WORKERS; default 1; at most 2 x CPU count]")
 @click.option("--no-progress", is_flag=True, help="no progress bar")
 @click.option("--grade/--no-grade", default=True, show_default=True, help="grade new scores under the active threshold set")
 @friendly
-def score_cmd(db_path, metrics, embedding_model, batch_size, no_progress, grade):
+def score_cmd(db_path, metrics, embedding_model, batch_size, device, workers, no_progress, grade):
     """Score every response not yet scored, in chunks (resumable after an interrupt)."""
     from tqdm import tqdm
 
     from medeval.engine import thresholds as th
+    from medeval.engine.embeddings import resolve_device, resolve_workers
     from medeval.engine.scoring import score_db
 
+    workers = resolve_workers(workers)  # a bad value is refused before the database is opened
+    device = resolve_device(device, check="cosine" in metrics)
     batch_size = batch_size or int(settings.get("MEDEVAL_BATCH_SIZE"))
     bar = tqdm(total=0, unit="resp", disable=no_progress, file=sys.stderr, dynamic_ncols=True)
 
@@ -68,7 +77,7 @@ def score_cmd(db_path, metrics, embedding_model, batch_size, no_progress, grade)
 
     with connect(db_path) as db:
         s = score_db(db, metrics=[m for m in metrics.split(",") if m.strip()], embedding_model=embedding_model,
-                     batch_size=batch_size, progress=bar.update, total_callback=total)
+                     batch_size=batch_size, progress=bar.update, total_callback=total, device=device, workers=workers)
         bar.close()
         click.echo(f"{s.responses_seen} responses checked, {s.scores_added} scores added"
                    + (f"; embeddings: {s.embeddings_computed} computed, {s.embeddings_cached} from cache "

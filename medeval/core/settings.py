@@ -28,6 +28,13 @@ SETTINGS: tuple[Setting, ...] = (
             "Chinese and English), 'minilm' (the English all-MiniLM-L6-v2 shipped on PyPI), or the path "
             "of a local sentence-transformers model directory (e.g. a copy of moka-ai/m3e-base). "
             "Never downloaded.", "--embedding-model"),
+    Setting("MEDEVAL_EMBEDDING_DEVICE", "auto",
+            "Device for sentence-transformers embedding models (minilm, a local directory): cpu, cuda, mps, or auto "
+            "(cuda when torch sees a GPU, else cpu). The default use-multilingual model is pure numpy and always "
+            "runs on the CPU.", "--device"),
+    Setting("MEDEVAL_EMBEDDING_WORKERS", "1",
+            "CPU processes that encode embeddings in `medeval score` when the database holds more than 5,000 "
+            "responses (each process loads the model once); 1 to 2 x the CPU count. See bench/README.md, 'Embeddings at paper scale'.", "--workers"),
     Setting("MEDEVAL_BATCH_SIZE", "2000",
             "Responses scored per chunk by `medeval score` (memory stays flat; a chunk is committed at once).",
             "--batch-size"),
@@ -64,6 +71,11 @@ def db_path() -> str:
 
 def embedding_model() -> str:
     return get("MEDEVAL_EMBEDDING_MODEL")
+
+
+def embedding_device() -> str:
+    """MEDEVAL_EMBEDDING_DEVICE as set (checked by ``medeval.engine.embeddings.resolve_device``)."""
+    return get("MEDEVAL_EMBEDDING_DEVICE")
 
 
 def _positive_seconds(name: str, example: str) -> float:

