@@ -17,6 +17,8 @@ from medeval.demo.generate import DEMO_MODELS
 from medeval.core.errors import MedevalError
 from medeval.stats.factcheck import read_factcheck, score_items
 
+pytestmark = pytest.mark.slow  # builds the demo task campaigns (about 1 s per module fixture)
+
 DATA = resources.files("medeval.demo").joinpath("data")
 SRC = "DEMO DATA (medeval's own writing) -- not clinical advice"
 G, M, B = "DemoGPT-L", "DemoMed-7B", "DemoBase-7B"
