@@ -111,7 +111,7 @@ def refused(app, cookie: str | None, origin: str | None = "same") -> bool:
     return False
 
 
-def rerun(ws, widgets: dict[str, bool] | None = None) -> list[ForwardMsg]:
+def rerun(ws, widgets: dict[str, bool] | None = None, *, timeout_s: float = TIMEOUT_S) -> list[ForwardMsg]:
     """Send a rerun request for "/" (with button presses: widget id -> trigger); the ForwardMsgs until it is drawn."""
     msg = BackMsg()
     msg.rerun_script.query_string = ""
@@ -120,10 +120,10 @@ def rerun(ws, widgets: dict[str, bool] | None = None) -> list[ForwardMsg]:
         w = msg.rerun_script.widget_states.widgets.add()
         w.id, w.trigger_value = wid, value
     ws.send(msg.SerializeToString())
-    got, deadline = [], time.monotonic() + TIMEOUT_S
+    got, deadline = [], time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         fwd = ForwardMsg()
-        fwd.ParseFromString(ws.recv(timeout=TIMEOUT_S))
+        fwd.ParseFromString(ws.recv(timeout=timeout_s))
         got.append(fwd)
         # "/" is a hidden home page that switches to the role's first page: one run ends early for the next
         if fwd.WhichOneof("type") == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:

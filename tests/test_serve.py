@@ -26,7 +26,6 @@ import shutil
 import socket
 import ssl
 import subprocess
-import time
 from contextlib import closing
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -35,9 +34,9 @@ from urllib.parse import urlencode
 import pytest
 
 from tests import browser_support as bs
+from tests.test_security_websocket import rerun
 
 websockets = pytest.importorskip("websockets")
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from websockets.exceptions import InvalidStatus  # noqa: E402
 from websockets.sync.client import connect as ws_connect  # noqa: E402
@@ -216,18 +215,7 @@ def _open_ws(dep: Deployment, cookie: str, origin: str):
 
 
 def _rerun(ws) -> list[ForwardMsg]:
-    msg = BackMsg()
-    msg.rerun_script.query_string = ""
-    msg.rerun_script.page_script_hash = ""
-    ws.send(msg.SerializeToString())
-    got, deadline = [], time.monotonic() + TIMEOUT_S
-    while time.monotonic() < deadline:
-        fwd = ForwardMsg()
-        fwd.ParseFromString(ws.recv(timeout=TIMEOUT_S))
-        got.append(fwd)
-        if fwd.WhichOneof("type") == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-            return got
-    raise AssertionError("the script did not finish")
+    return rerun(ws, timeout_s=TIMEOUT_S)
 
 
 def test_websocket_through_the_proxy_opens_on_the_pages_process(dep):
