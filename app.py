@@ -57,15 +57,17 @@ NEW_TASK = st.Page("app_pages/new_task.py", title="New task", icon=":material/pl
 TASK_RESULTS = st.Page("app_pages/task_results.py", title="Task results", icon=":material/analytics:",
                        url_path="task-results")
 USERS = st.Page("app_pages/users.py", title="Users & audit", icon=":material/manage_accounts:", url_path="users")
+HELP = st.Page("app_pages/help.py", title="Help", icon=":material/help:", url_path="help")
 
 if user is None:
     pages = [st.Page(signed_out, title="Sign in", url_path="signed-out")]
 elif user.role == "annotator":
-    pages = [GRADE, ANNOTATE]
+    pages = [GRADE, ANNOTATE, HELP]
 elif user.role == "researcher":
-    pages = [CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE, ANNOTATE]
+    pages = [CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE, ANNOTATE, HELP]
 else:
-    pages = [USERS, CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE, ANNOTATE]
+    pages = [USERS, CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE, ANNOTATE,
+             HELP]
 
 if user is not None:
     # A hidden home page at "/" forwards to the role's first page, so every real page keeps its own URL
@@ -78,6 +80,9 @@ if user is not None:
     pages = [st.Page(home, title="Home", url_path="home", default=True, visibility="hidden"), *pages]
 
 nav = st.navigation(pages)
+# The first call above (centered) must stay the script's first Streamlit call; this one overrides its layout per
+# page: researchers' and admins' tables and charts get the whole width, reading and grading screens stay narrow.
+st.set_page_config(layout=ui.page_layout(nav.url_path))
 if user is not None:
     with st.sidebar:
         st.markdown(f"Signed in as **{ui.md_escape(user.username)}** · {user.role}")  # a name is plain text

@@ -16,6 +16,7 @@ from medeval.core.errors import MedevalError
 from webui import page as ui
 
 user = ui.require("annotator", "researcher", "admin")
+ui.start_here("annotate", **ui.TIPS["annotate"])
 
 with ui.db() as d:
     mine = tasks.my_task_campaigns(d, user)

@@ -7,6 +7,7 @@ from webui import page as ui
 
 user = ui.require("researcher", "admin")
 st.title("Campaigns")
+ui.start_here("campaigns", **ui.TIPS["campaigns"])
 
 with ui.db() as d:
     camps = cp.list_campaigns(d, actor=user)

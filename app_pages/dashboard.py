@@ -40,6 +40,11 @@ if not s["n_grades"]:
     st.info("No grades yet: the statistics appear as soon as annotators start grading.")
     st.stop()
 
+
+def _ci(ci) -> str:
+    return f"{ci[0]:.2f} – {ci[1]:.2f}" if ci else ""
+
+
 st.subheader("The panel", anchor=False)
 cols = st.columns(len(s["panel"]))
 for col, p in zip(cols, s["panel"]):
@@ -100,7 +105,13 @@ if s.get("machine"):
     fig = rep.machine_figure(s)
     if fig is not None:
         st.plotly_chart(fig, key="fig_machine", config={"displayModeBar": False})
-    st.dataframe([{k: v for k, v in r.items()} for r in s["machine"]], hide_index=True, width="stretch")
+    # fits a 1366 px screen: short headers, rounded numbers, the CI as one short text
+    st.dataframe([{"metric": r["metric"], "aspect type": r["aspect_type"], "against": r["against"], "n": r["n"],
+                   "Spearman": r["spearman"], "95% CI": _ci(r["ci95"]), "p": r["p"],
+                   "undefined": r["undefined_reason"] or ""} for r in s["machine"]],
+                 column_config={"Spearman": st.column_config.NumberColumn(format="%.3f"),
+                                "p": st.column_config.NumberColumn(format="%.2g")},
+                 hide_index=True, width="stretch", key="machine_table")
 
 st.subheader("Methods", anchor=False)
 st.text(s["methods"])

@@ -16,6 +16,7 @@ from medeval.core.errors import MedevalError
 from webui import page as ui
 
 user = ui.require("annotator", "researcher", "admin")
+ui.start_here("grade", **ui.TIPS["grade"])
 
 with st.sidebar:
     st.markdown("**What the grades mean**")

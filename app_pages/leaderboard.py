@@ -95,9 +95,45 @@ if others:
 else:
     st.caption("Only one threshold-set version exists.")
 
+# the report (HTML, and a zip with the PDF), made when a button is clicked
+from medeval.reports import leaderboard_report as lb_rep  # noqa: E402
+
+
+_compare = other if others else None  # read now: the callables below run on click, outside this script run
+
+
+def _lb_data() -> dict:
+    """The report's numbers for this version (and the version chosen to compare with), read on click."""
+    with ui.db() as d:
+        return lb_rep.build(d, version, compare=_compare)
+
+
+def _lb_zip() -> bytes:
+    import io
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = lb_rep.write_report(_lb_data(), tmp, pdf=lb_rep.chromium_path() is not None)
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for p in paths.values():
+                z.write(p, Path(p).name)
+        return buf.getvalue()
+
+
 e1, e2 = st.columns(2)
 e1.download_button("Leaderboard (CSV)", lb.to_csv(board), file_name=f"leaderboard-v{version}-{metric}.csv",
                    mime="text/csv", key="lb_csv", width="stretch")
 e2.download_button("Chart (HTML, offline)", lambda: shares.to_html(include_plotlyjs=True, full_html=True),
                    file_name=f"leaderboard-v{version}-{metric}.html", mime="text/html", key="lb_chart",
                    width="stretch")
+e3, e4 = st.columns(2)
+e3.download_button("Report (HTML)", lambda: lb_rep.render_html(_lb_data()),
+                   file_name=f"leaderboard-v{version}-report.html", mime="text/html", key="lb_report_html",
+                   width="stretch",
+                   help="Offline: every metric, per aspect, the t-tests, the provenance and the comparison above")
+e4.download_button("Report (zip: HTML, PDF, …)", _lb_zip, file_name=f"leaderboard-v{version}-report.zip",
+                   mime="application/zip", key="lb_report_zip", width="stretch",
+                   help="HTML, PDF (printed by Chromium, when installed), JSON and CSVs")

@@ -37,6 +37,21 @@ def _cell(v):
     return v
 
 
+SHORT = {"n_items": "items", "n_raters": "raters", "undefined_reason": "undefined"}
+
+
+def _fit(table: list[dict]) -> tuple[list[dict], list[str]]:
+    """A results table made to fit a 1366-px screen without losing anything: the "how to read" text (one
+    sentence per statistic, repeated on its rows) goes under the table, a column empty on every row
+    is left out, long headers get short names."""
+    notes = list(dict.fromkeys(f"{row.get('statistic', '')}: {row['reading']}".lstrip(": ")
+                               for row in table if row.get("reading")))
+    empty = {k for k in table[0] if all(row.get(k) in (None, "") for row in table)}
+    shown = [{SHORT.get(k, k): _cell(v) for k, v in row.items() if k != "reading" and k not in empty}
+             for row in table]
+    return shown, notes
+
+
 prog = r["progress"]
 st.caption(f"{r['task']} · {prog['items']} items, k = {prog['k']} annotators each · {camp['status']}")
 m1, m2 = st.columns(2)
@@ -59,8 +74,12 @@ for n, sec in enumerate(r["sections"]):
         if not table:
             continue
         st.markdown(f"**{ui.md_escape(name)}**")
-        st.dataframe([{k: _cell(v) for k, v in row.items()} for row in table], hide_index=True, width="stretch",
-                     key=f"sec_{n}_{name}")
+        shown, notes = _fit(table)
+        floats = {k for row in shown for k, v in row.items() if isinstance(v, float)}
+        st.dataframe(shown, hide_index=True, width="stretch", key=f"sec_{n}_{name}",
+                     column_config={k: st.column_config.NumberColumn(format="%.3f") for k in floats})
+        for note in notes:
+            st.caption(ui.md_escape(note))
 
 if r["flags"]:
     st.subheader(f"Flagged items ({len(r['flags'])})", anchor=False)
@@ -74,6 +93,34 @@ c1.download_button("Results (JSON)", json.dumps(r, ensure_ascii=False, indent=2,
 c2.download_button("Answers (CSV)", tasks.answers_csv(rows), file_name=f"task-{cid}-answers.csv", mime="text/csv",
                    key="task_csv", width="stretch")
 ui.open_close_button(c3, camp, user, key_prefix="task")
+
+# the report (HTML, and a zip with the PDF), made when a button is clicked
+from medeval.reports import task_report as task_rep  # noqa: E402
+
+
+def _task_zip() -> bytes:
+    """The report's files (HTML, PDF where Chromium is installed, JSON, CSVs), made on click."""
+    import io
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = task_rep.write_report(r, tmp, pdf=task_rep.chromium_path() is not None)
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for p in paths.values():
+                z.write(p, Path(p).name)
+        return buf.getvalue()
+
+
+r1, r2 = st.columns(2)
+r1.download_button("Report (HTML)", lambda: task_rep.render_html(r), file_name=f"task-{cid}-report.html",
+                   mime="text/html", key="task_report_html", width="stretch",
+                   help="Offline: charts included; a methods paragraph with this campaign's numbers")
+r2.download_button("Report (zip: HTML, PDF, …)", _task_zip, file_name=f"task-{cid}-report.zip",
+                   mime="application/zip", key="task_report_zip", width="stretch",
+                   help="HTML, PDF (printed by Chromium, when installed), the results as JSON and a CSV per table")
 
 with st.expander("Configuration (reproducible from the seed)"):
     st.json(r["config"])

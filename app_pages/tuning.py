@@ -117,9 +117,13 @@ def tuner() -> None:
     left, right = st.columns(2)
     with left:
         if len(scores):
-            st.caption("Confusion: rows = experts, columns = these cut-offs")
+            st.caption("Confusion: rows = experts, columns = these cut-offs (CW, PC, BC: Completely Wrong, "
+                       "Partially Correct, Basically Correct)")
+            short = {name: "".join(w[0] for w in name.split()) for name in th.TIERS.values()}  # fits half a laptop
             st.dataframe({"experts": list(th.TIERS.values()),
-                          **{name: [ag.confusion[e][a] for e in range(3)] for a, name in enumerate(th.TIERS.values())}},
+                          **{short[name]: [ag.confusion[e][a] for e in range(3)]
+                             for a, name in enumerate(th.TIERS.values())}},
+                         column_config={abbr: st.column_config.NumberColumn(help=name) for name, abbr in short.items()},
                          hide_index=True, key="tune_confusion")
         options = [("Table 12", th.TABLE12.cutoffs.get(key)), (f"active v{act.version}", act.cutoffs.get(key)),
                    ("suggested optimum", optimum.cut_offs if optimum else None), ("your draft", (lo, hi))]

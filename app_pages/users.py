@@ -12,6 +12,7 @@ from webui import page as ui
 
 user = ui.require("admin")
 st.title("Users & audit")
+ui.start_here("users", **ui.TIPS["users"])
 
 
 def _run(fn, *args, done: str, **kwargs) -> None:

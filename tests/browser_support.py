@@ -190,3 +190,73 @@ def state(db: Path, username: str, campaign_id: int):
 
     with connect(db, migrate=False) as d:
         return cp.grading_state(d, auth.get_user(d, username), campaign_id)
+
+
+# ---------------------------------------------------------------- the demo database, screen fit (first-start tests)
+
+LAUNCH_ARGS = {"executable_path": CHROMIUM, "headless": True,
+               "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                        "--disable-sync", "--disable-dev-shm-usage"]}
+
+
+def build_demo_db(folder: Path) -> Path:
+    """The demo database built exactly as ``scripts/start.sh`` builds it on first start (a subprocess)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "annotations.db"
+    res = subprocess.run([sys.executable, "-m", "medeval", "demo", "--db", str(db)], cwd=ROOT, capture_output=True,
+                         text=True, encoding="utf-8", env={**os.environ, "PYTHONIOENCODING": "utf-8"}, timeout=600)
+    if res.returncode != 0:
+        raise RuntimeError(f"`medeval demo` failed ({res.returncode}):\n{res.stdout[-2000:]}\n{res.stderr[-4000:]}")
+    return db
+
+
+def demo_password(username: str) -> str:
+    from medeval.demo.build import DEMO_ACCOUNTS
+
+    return {u: p for u, p, _ in DEMO_ACCOUNTS}[username]
+
+
+# Every st.dataframe whose columns do not all fit: Streamlit 1.67 draws it with glide-data-grid, whose
+# ".dvn-scroller" is the element that scrolls (the dataframe's own box does not). A table hidden in a closed
+# expander is not measured.
+TABLE_FIT_JS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].flatMap((df, i) => {
+  const s = df.querySelector('.dvn-scroller');
+  if (!s || s.clientWidth === 0) return [];
+  if (s.scrollWidth <= s.clientWidth + 1) return [];
+  const heads = [...df.querySelectorAll('th[role="columnheader"]')].map(th => th.textContent);
+  return [{table: i, scrollWidth: s.scrollWidth, clientWidth: s.clientWidth, columns: heads}];
+})"""
+
+# Whether every shown st.dataframe has its grid (".dvn-scroller") drawn; one in a closed expander is not drawn.
+TABLES_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+  .every(df => !df.checkVisibility() || (df.closest('details') && !df.closest('details').open)
+               || df.querySelector('.dvn-scroller'))"""
+
+
+def tables_that_scroll(page) -> list[dict]:
+    """The dataframes on ``page`` that scroll sideways (columns hidden at this width), with their column names."""
+    return page.evaluate(TABLE_FIT_JS)
+
+
+def page_scrolls_sideways(page) -> bool:
+    return page.evaluate("() => document.documentElement.scrollWidth > window.innerWidth")
+
+
+def table_rows(locator) -> int:
+    """Data rows of one st.dataframe (glide-data-grid's accessible table counts the header row too)."""
+    locator.locator('table[role="grid"]').wait_for(state="attached")
+    return int(locator.locator('table[role="grid"]').get_attribute("aria-rowcount")) - 1
+
+
+def full_page_screenshot(page, path: Path, **kw) -> None:
+    """A screenshot of the whole page: Streamlit scrolls an inner element, so the viewport is made as tall as the
+    page for the shot (``full_page=True`` alone stops at the viewport) and then restored."""
+    size = page.viewport_size
+    height = page.evaluate("() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+                           "[data-testid=\"stAppViewContainer\"]')].map(e => e.scrollHeight), window.innerHeight)")
+    page.set_viewport_size({"width": size["width"], "height": min(int(height), 12_000)})
+    try:
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.screenshot(path=str(path), full_page=True, **kw)
+    finally:
+        page.set_viewport_size(size)

@@ -453,11 +453,12 @@ def test_annotator_cannot_open_researcher_pages_but_researcher_can(page: Page, a
         # not a page of this role: Streamlit runs the default page, which forwards to the annotator's own
         # (its "Page not found" notice may already be gone by then, so it is not waited for)
         expect(page).to_have_url(app.url + "/grade")
-    # the annotator's navigation holds their two pages and nothing of other roles
+    # the annotator's navigation holds their two pages and Help, and nothing of other roles
     nav = page.get_by_test_id("stSidebarNav")
-    expect(nav.get_by_role("link")).to_have_count(2)
+    expect(nav.get_by_role("link")).to_have_count(3)
     expect(nav).to_contain_text("Grade")
     expect(nav).to_contain_text("Rate & compare")
+    expect(nav).to_contain_text("Help")
     for other in ("Campaigns", "Users", "New campaign", "New task", "Task results", "Agreement", "Leaderboard"):
         expect(nav).not_to_contain_text(other)
     assert bs.annotations(app.db, user) == []

@@ -41,16 +41,22 @@ def test_generation_is_reproducible():
 def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
     s = build_demo(db, tmp_path / "demo")
     assert s["scores_added"] > 8000
+    # Table 12 adopted (provisional) for the demo's embedding model; the set calibrated on the simulated
+    # clinicians (medeval.demo.clinicians) published over it is the active one
+    adopted = th.load(db, s["threshold_version"])
+    assert adopted.provenance["calibrated"] is False
     ts = th.active(db)
-    assert ts.version == s["threshold_version"] and ts.provenance["calibrated"] is False
-    for metric, atype in [("bleu1", "enumerated"), ("rouge1", "enumerated"), ("cosine", "enumerated"),
-                          ("bleu1", "declarative"), ("rouge1", "declarative"), ("cosine", "declarative"),
-                          ("exact_match", "numeric")]:
-        tiers = {t for (t,) in db.conn.execute(
-            "SELECT DISTINCT g.tier FROM grades g JOIN responses r ON r.id = g.response_id "
-            "JOIN kb_entries k ON k.id = r.kb_id WHERE g.version = ? AND g.metric = ? AND k.aspect_type = ?",
-            (ts.version, metric, atype))}
-        assert tiers == ({0, 2} if atype == "numeric" else {0, 1, 2}), (metric, atype)
+    assert ts.version == s["clinicians"]["version"] != adopted.version and ts.provenance["calibrated"] is True
+    assert ts.provenance["base_version"] == adopted.version
+    for version in (adopted.version, ts.version):
+        for metric, atype in [("bleu1", "enumerated"), ("rouge1", "enumerated"), ("cosine", "enumerated"),
+                              ("bleu1", "declarative"), ("rouge1", "declarative"), ("cosine", "declarative"),
+                              ("exact_match", "numeric")]:
+            tiers = {t for (t,) in db.conn.execute(
+                "SELECT DISTINCT g.tier FROM grades g JOIN responses r ON r.id = g.response_id "
+                "JOIN kb_entries k ON k.id = r.kb_id WHERE g.version = ? AND g.metric = ? AND k.aspect_type = ?",
+                (version, metric, atype))}
+            assert tiers == ({0, 2} if atype == "numeric" else {0, 1, 2}), (version, metric, atype)
     for metric in ("bleu1", "rouge1", "cosine"):
         buckets = {b for (b,) in db.conn.execute(
             "SELECT DISTINCT min(CAST(score * 10 AS INTEGER), 9) FROM scores WHERE metric = ? AND score >= 0", (metric,))}
@@ -63,6 +69,10 @@ def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
     # building again is a no-op
     again = build_demo(db, tmp_path / "demo2")
     assert again["scores_added"] == 0
+    # ... and keeps the calibrated set active
+    assert again["threshold_version"] == s["threshold_version"] and th.active(db).version == ts.version
+    assert again["clinicians"]["grades_added"] == 0 and not again["clinicians"]["published"]
+    assert again["clinicians"]["campaigns"] == s["clinicians"]["campaigns"]
     # demo accounts sign in with the README's passwords; the demo campaign exists once, k = 3 per item
     from medeval.accounts import auth
     from medeval.annotation import campaigns as cp
@@ -74,5 +84,13 @@ def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
     prog = cp.campaign_progress(db, s["campaign"], actor=None)
     assert prog["k"] == 3 and prog["items"] > 30
     assert sorted(a["annotator"] for a in prog["annotators"]) == ["doctor1", "doctor2", "doctor3"]
+    # ... left ungraded for the demo doctors; the simulated clinicians' two campaigns come last (the newest)
+    assert db.conn.execute("SELECT count(*) FROM grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id "
+                           "WHERE ci.campaign_id = ?", (s["campaign"],)).fetchone()[0] == 0
+    from medeval.demo import clinicians as sc
+
+    assert [c["name"] for c in cp.list_campaigns(db, actor=None)] == [
+        "Demo calibration round", sc.VALIDATION_CAMPAIGN, sc.CALIBRATION_CAMPAIGN]
     readme = (ROOT / "README.md").read_text()
     assert all(f"`{u}`" in readme and f"`{p}`" in readme for u, p, _ in DEMO_ACCOUNTS)
+    assert "sim_clin_" in readme and "SIMULATED" in readme  # the README says the clinicians are simulated

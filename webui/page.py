@@ -13,7 +13,7 @@ from typing import Callable, Iterator
 import sqlite_utils
 import streamlit as st
 
-from medeval.accounts import auth
+from medeval.accounts import auth, hints
 from medeval.accounts.auth import User
 from medeval.core import settings
 from medeval.store.db import connect
@@ -189,3 +189,66 @@ def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> N
     else:
         container.button("Reopen campaign", key=f"{key_prefix}_reopen", on_click=_set, args=("open",),
                          width="stretch")
+
+
+# Researcher and admin work pages (tables, charts) use the whole width; reading and grading screens stay centered.
+WIDE_PAGES = frozenset({"campaigns", "agreement", "tuning", "leaderboard", "task-results", "users", "new-campaign",
+                        "new-task"})
+
+
+def page_layout(url_path: str) -> str:
+    """The layout of the page at ``url_path`` (an ``st.Page``'s url_path): "wide" or "centered"."""
+    return "wide" if url_path in WIDE_PAGES else "centered"
+
+
+HELP_PATH = "/help"
+
+# The start-here panels of each role's first pages: ``start_here(name, **TIPS[name])``. Short, plain words (no
+# statistics for annotators); help_section is the slug of a "## " section of README.md (the Help page).
+TIPS = {
+    "campaigns": {
+        "title": "Start here",
+        "body": "Campaigns shows how far each grading campaign has come: who graded what, which items still need "
+                "grades, and the grades as a CSV file.",
+        "next_step": "Next: open Agreement to see how the clinicians agree (in the demo they are simulated), "
+                     "then Tune cut-offs.",
+        "help_section": "five-minutes-with-the-demo"},
+    "users": {
+        "title": "Start here",
+        "body": "Add an account for each clinician (annotator) and researcher, change roles, reset passwords, and "
+                "read the audit log of sign-ins and changes.",
+        "next_step": "Next: give each new user their password in person; they sign in at this address.",
+        "help_section": "the-web-app"},
+    "grade": {
+        "title": "Start here",
+        "body": "Read the reference and the answer, then press 1, 2 or 3 (S skip, F flag); the sidebar says what "
+                "each grade means.",
+        "next_step": "Your grades save as you go; you can stop any time and carry on later.",
+        "help_section": "the-web-app"},
+    "annotate": {
+        "title": "Start here",
+        "body": "Read what is shown and press the key written on the button of your answer (S skip, F flag).",
+        "next_step": "Each answer saves at once; you can stop any time and carry on later.",
+        "help_section": "the-web-app"},
+}
+
+
+def start_here(hint: str, *, title: str, body: str, next_step: str, help_section: str) -> None:
+    """A compact "start here" panel for a page: what it is for, the next step, a link to the Help page's
+    section, and a "Got it, hide this" button. Hidden for good, for this user only, once they press it
+    (``medeval.accounts.hints``; the Help page shows them all again). The texts are the page's own."""
+    u = user()
+    if u is None:
+        return
+    with db() as d:
+        if hints.is_dismissed(d, u, hint):
+            return
+
+    def _dismiss() -> None:
+        with db() as d:
+            hints.dismiss(d, u, hint)
+
+    with st.container(border=True, key=f"start_here_{hint}"):
+        st.markdown(f"**{title}** · {body}  \n{next_step} [Read more]({HELP_PATH}?section={help_section})")
+        st.button("Got it, hide this", key=f"start_here_{hint}_hide", on_click=_dismiss, type="tertiary",
+                  icon=":material/check:")

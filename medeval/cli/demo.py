@@ -43,11 +43,17 @@ def demo_cmd(db_path, embedding_model, device, keep_files):
             os.environ["MEDEVAL_EMBEDDING_DEVICE"] = previous
     for line in s["import"]:
         click.echo(line)
-    click.echo(f"{s['scores_added']} scores; active threshold set v{s['threshold_version']} "
+    click.echo(f"{s['scores_added']} scores; Table 12 threshold set v{s['threshold_version']} "
                f"(cosine: {s['embedding_model']}, provisional)")
     if s.get("tasks"):
         click.echo("demo task campaigns (doctor2 and doctor3 have answered; doctor1's work is left to try): "
                    + ", ".join(f"{cid} {name!r}" for name, cid in s["tasks"]["campaigns"].items()))
+    if s.get("clinicians"):
+        c = s["clinicians"]
+        click.echo(f"{len(c['clinicians'])} SIMULATED clinicians ({', '.join(c['clinicians'])}; no sign-in) graded "
+                   + ", ".join(f"{cid} {name!r}" for name, cid in c["campaigns"].items())
+                   + f"; threshold set v{c['version']} calibrated on their grades"
+                   + (" (active)" if c["active"] else ""))
     click.echo(f"demo campaign {s['campaign']}; demo accounts (DEMO ONLY): "
                + ", ".join(f"{u} ({r})" for u, _, r in DEMO_ACCOUNTS) + " -- passwords in the README")
 

@@ -16,13 +16,15 @@ from medeval.cli import (
     demo,
     files,
     judge,
+    leaderboard,
     scoring,
     task_campaigns,
     thresholds,
     users,
 )
 
-GROUPS = (scoring, thresholds, demo, calibrate, agreement, users, campaigns, cases, judge, files, task_campaigns)
+GROUPS = (scoring, thresholds, demo, calibrate, agreement, users, campaigns, cases, judge, files, task_campaigns,
+          leaderboard)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 140, "terminal_width": 140})

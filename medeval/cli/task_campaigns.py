@@ -132,4 +132,20 @@ def results_cmd(db_path, campaign_id, fmt):
     click.echo(json.dumps(r, ensure_ascii=False, indent=2, default=str) if fmt == "json" else _render_md(r))
 
 
+@task_grp.command("report")
+@db_option
+@click.option("--campaign", "campaign_id", type=int, required=True, help="task campaign id (see `task list`)")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="folder to write into")
+@click.option("--pdf/--no-pdf", default=True, show_default=True, help="also print report.pdf with headless Chromium")
+@friendly
+def report_cmd(db_path, campaign_id, out_dir, pdf):
+    """A task campaign's report: report.html (offline, with a methods paragraph), report.pdf, results.json, CSVs."""
+    from medeval.reports.task_report import write_report
+
+    with connect(db_path) as db:
+        r = tasks.results(db, campaign_id, actor=None)
+    for name, path in write_report(r, out_dir, pdf=pdf).items():
+        click.echo(f"{name}\t{path}")
+
+
 COMMANDS = (task_grp,)

@@ -2,13 +2,15 @@
 
 DEMO DATA -- NOT CLINICAL ADVICE. Everything goes through the same import, scoring and grading
 path as a user's data (``medeval.demo.generate`` writes the files); the simulated clinicians'
-answers of the task campaigns come from ``medeval.demo.tasks``.
+answers of the task campaigns come from ``medeval.demo.tasks``, the simulated clinicians' grades of two
+tier-grading campaigns and the threshold set calibrated on them from ``medeval.demo.clinicians``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from medeval.demo.clinicians import add_simulated_clinicians
 from medeval.demo.generate import DEMO_SEED, write_demo_files
 from medeval.demo.tasks import add_demo_tasks
 
@@ -47,9 +49,13 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
     """Import, score and grade the demo data into ``db``; returns a summary.
 
     The cosine cut-offs of Table 12 were calibrated for M3E; the demo adopts them,
-    marked provisional, for the configured embedding model so every metric is graded.
-    With ``accounts`` (the default) it also adds the demo accounts and the demo campaign, and the demo
-    task campaigns with simulated answers (:func:`medeval.demo.tasks.add_demo_tasks`).
+    marked provisional, for the configured embedding model so every metric is graded
+    (``threshold_version``). With ``accounts`` (the default) it also adds the demo accounts and the
+    demo campaign, the demo task campaigns with simulated answers
+    (:func:`medeval.demo.tasks.add_demo_tasks`) and the simulated clinicians with their two graded
+    campaigns and the threshold set calibrated on them, which becomes the active set
+    (:func:`medeval.demo.clinicians.add_simulated_clinicians`, summary ``clinicians``).
+    Building again adds nothing and keeps the active set if it is one for this embedding model.
     """
     from medeval.engine import thresholds as th
     from medeval.engine.importer import import_files
@@ -58,15 +64,19 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
     paths = write_demo_files(folder)
     summary = import_files(db, kb=paths["kb"], models=paths["models"], responses=paths["responses"])
     s = score_db(db, embedding_model=embedding_model, progress=progress)
-    existing = [t for t in th.list_sets(db) if t.embedding_model == s.embedding_model]
-    if existing:
-        version = existing[-1].version
+    sets = [t for t in th.list_sets(db) if t.embedding_model == s.embedding_model]
+    adopted = [t for t in sets if t.provenance.get("adopted_from_version") == 1]
+    if adopted or sets:  # the demo's adopted set, or Table 12 itself when the model is the paper's
+        version = (adopted or sets)[0].version
     else:
         version = th.adopt(db, 1, s.embedding_model, created_by="medeval demo")
-    th.activate(db, version)
+    current = next((t for t in sets if t.active), None)  # e.g. the set calibrated on the simulated clinicians
+    th.activate(db, current.version if current else version)
     campaign = add_demo_accounts_and_campaign(db) if accounts else None
     demo_tasks = None
     if accounts:  # the task campaigns (cases, judges, fact-check reasons) with doctor2/3's simulated answers
         demo_tasks = add_demo_tasks(db)
+    clinicians = add_simulated_clinicians(db) if accounts else None  # after the tasks: the newest campaigns
     return {"import": summary.lines(), "scores_added": s.scores_added, "threshold_version": version,
-            "embedding_model": s.embedding_model, "campaign": campaign, "tasks": demo_tasks}
+            "embedding_model": s.embedding_model, "campaign": campaign, "tasks": demo_tasks,
+            "clinicians": clinicians}

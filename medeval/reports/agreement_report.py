@@ -4,34 +4,27 @@ The HTML works offline: plotly.js is inlined once (about 4.8 MB) and every other
 figure refers to it. The PDF is that HTML printed by headless Chromium (Debian's
 ``chromium``; nothing is downloaded). Every number in the report comes from
 :func:`medeval.reports.dashboard.campaign_agreement`, which is also written as JSON and CSV.
+The page shell, tables, figure embedding and printing are shared with the other reports
+(:mod:`medeval.reports.html_kit`); ``chromium_path`` and ``print_pdf`` stay importable from here.
 """
 
 from __future__ import annotations
 
-import html
 import json
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import plotly.graph_objects as go
 
-from medeval.core import csvsafe
-from medeval.core.errors import MedevalError
+from medeval.reports import html_kit as kit
+from medeval.reports.html_kit import chromium_path, print_pdf  # noqa: F401  (imported from here by pages, tests)
 
 TIER_NAMES = ("Completely Wrong", "Partially Correct", "Basically Correct")
-_LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=50), height=360,
-               font=dict(family="Noto Sans, Noto Sans CJK SC, sans-serif", size=12))
-
-
-def _plain(text) -> str:
-    """A name as Plotly shows it literally (its labels, legends and hover text are mini-HTML): ``<>&`` escaped."""
-    return html.escape(str(text), quote=False)
-
-
-def _fmt(v, digits=3) -> str:
-    return "undefined" if v is None else f"{v:.{digits}f}"
+_LAYOUT = kit.PLOT_LAYOUT
+_plain = kit.plain  # a name as Plotly shows it literally
+_fmt = kit.fmt
+_table = kit.table
+_cell = kit.cell
+_write_csv = kit.write_csv
 
 
 def _err(values, cis):
@@ -122,25 +115,6 @@ def figures(s: dict) -> list[tuple[str, go.Figure]]:
     return out
 
 
-def _table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
-    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(r.get(key)))}</td>" for key, _ in columns) + "</tr>"
-                   for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _cell(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.3f}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_cell(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return ", ".join(f"{k}: {_cell(x)}" for k, x in v.items())
-    return str(v)
-
-
 def panel_rows(s: dict) -> list[dict]:
     return [{"statistic": p["title"], "value": p["estimate"]["value"],
              "ci95_low": (p["estimate"]["ci95"] or [None, None])[0],
@@ -157,15 +131,15 @@ def annotator_rows(s: dict) -> list[dict]:
 def render_html(s: dict) -> str:
     """One self-contained HTML page: plotly.js inlined in the first figure only."""
     c = s["campaign"]
-    figs = {name: fig.to_html(full_html=False, include_plotlyjs=(i == 0),
-                              config={"displayModeBar": False, "responsive": True})
-            for i, (name, fig) in enumerate(figures(s))}
-    stats = "".join(f"<li><b>{html.escape(p['title'])}</b>: "
-                    + (f"undefined ({html.escape(p['estimate']['undefined_reason'])})"
+    embed = kit.Figures()
+    figs = {name: embed(fig, name) for name, fig in figures(s)}  # "panel" first: it comes first on the page
+    esc = kit.esc
+    stats = "".join(f"<li><b>{esc(p['title'])}</b>: "
+                    + (f"undefined ({esc(p['estimate']['undefined_reason'])})"
                        if p["estimate"]["value"] is None else _fmt(p["estimate"]["value"]))
                     + (f" (95% CI {_fmt(p['estimate']['ci95'][0])} to {_fmt(p['estimate']['ci95'][1])})"
                        if p["estimate"]["ci95"] else "")
-                    + f"<br><span class='why'>{html.escape(p['why'])} {html.escape(p['guide'])}</span></li>"
+                    + f"<br><span class='why'>{esc(p['why'])} {esc(p['guide'])}</span></li>"
                     for p in s["panel"])
     machine = ""
     if s.get("machine"):
@@ -173,23 +147,12 @@ def render_html(s: dict) -> str:
                    + _table(s["machine"], [("metric", "metric"), ("aspect_type", "aspect type"),
                                            ("against", "against"), ("n", "n"), ("spearman", "Spearman"),
                                            ("ci95", "95% CI"), ("p", "p"), ("undefined_reason", "undefined")]))
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<title>Agreement report: {html.escape(c['name'])}</title>
-<style>
- body{{font-family:"Noto Sans","Noto Sans CJK SC",system-ui,sans-serif;max-width:980px;margin:2rem auto;
-      padding:0 1rem;color:#1f2430}}
- h1{{font-size:1.6rem}} h2{{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}}
- table{{border-collapse:collapse;font-size:.85rem;margin:.5rem 0 1rem}}
- td,th{{border:1px solid #ddd;padding:.25rem .45rem;text-align:left;vertical-align:top}}
- .why{{color:#555;font-size:.9rem}} .methods{{background:#f6f7f9;padding:.8rem 1rem;border-radius:6px}}
- @media print{{h2{{break-before:auto}} .plotly-graph-div{{break-inside:avoid}}}}
-</style></head><body>
-<h1>Agreement report: {html.escape(c['name'])}</h1>
-<p>Campaign #{c['id']} ({html.escape(c['kind'])}, {html.escape(c['status'])}), k = {c['k']} annotators per item,
+    body = f"""<h1>Agreement report: {esc(c['name'])}</h1>
+<p>Campaign #{c['id']} ({esc(c['kind'])}, {esc(c['status'])}), k = {c['k']} annotators per item,
 seed {c['seed']}, threshold set v{c['threshold_version']}. {s['n_items']} items, {s['n_items_graded']} graded;
-{s['n_grades']} grades and {s['n_skips']} skips from {s['n_annotators']} annotators. Computed {s['computed_at']}.</p>
-<h2>Methods</h2><p class="methods">{html.escape(s['methods'])}</p>
+{s['n_grades']} grades and {s['n_skips']} skips from {s['n_annotators']} annotators.
+Computed {esc(s['computed_at'])}.</p>
+<h2>Methods</h2><p class="methods">{esc(s['methods'])}</p>
 <h2>The panel</h2><ul>{stats}</ul>{figs['panel']}
 {_table(panel_rows(s), [("statistic", "statistic"), ("value", "value"), ("ci95_low", "CI low"),
                         ("ci95_high", "CI high"), ("n_items", "items"), ("n_pairable", "pairable"),
@@ -203,44 +166,8 @@ seed {c['seed']}, threshold set v{c['threshold_version']}. {s['n_items']} items,
                             ("median_seconds_per_item", "median s / item")])}
 <h2>Widest disagreements</h2>
 {_table(s['disagreements'], [("item", "item"), ("range", "tier range"), ("sd", "sd"), ("tiers", "tiers")])}
-{machine}
-</body></html>
-"""
-
-
-def _write_csv(path: Path, rows: list[dict]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        if not rows:
-            f.write("")
-            return
-        w = csvsafe.dict_writer(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
-                        for k, v in r.items()})
-
-
-def chromium_path() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        p = shutil.which(name)
-        if p:
-            return p
-    return None
-
-
-def print_pdf(html_path: Path, pdf_path: Path, *, timeout: float = 120) -> None:
-    """Print an HTML file to PDF with headless Chromium (Debian's ``chromium``)."""
-    exe = chromium_path()
-    if exe is None:
-        raise MedevalError("the PDF needs Chromium: run `bash scripts/install-browser.sh` (apt-get install chromium)")
-    with tempfile.TemporaryDirectory() as profile:
-        r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                            "--run-all-compositor-stages-before-draw", "--virtual-time-budget=10000",
-                            "--no-pdf-header-footer", f"--user-data-dir={profile}",
-                            f"--print-to-pdf={pdf_path}", html_path.resolve().as_uri()],
-                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    if r.returncode != 0 or not pdf_path.exists() or pdf_path.stat().st_size == 0:
-        raise MedevalError(f"Chromium could not print the PDF (exit {r.returncode}): {r.stderr.strip()[-300:]}")
+{machine}"""
+    return kit.page(f"Agreement report: {c['name']}", body)
 
 
 def write_report(s: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str, Path]:

@@ -297,6 +297,14 @@ CREATE TABLE thresholds (
         PRIMARY KEY (version, metric, aspect_type)
     ) WITHOUT ROWID;
 
+-- table user_hints
+CREATE TABLE user_hints (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        hint TEXT NOT NULL,
+        dismissed_at TEXT NOT NULL,
+        PRIMARY KEY (user_id, hint)
+    );
+
 -- table users
 CREATE TABLE users (
         id INTEGER PRIMARY KEY,

@@ -9,7 +9,7 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
 from medeval.core.errors import MedevalError, PermissionDenied
-from medeval.core.limits import NAME_MAX_CHARS, check_note, check_text
+from medeval.core.limits import NAME_MAX_CHARS, check_note, check_number, check_text
 from medeval.engine import thresholds as th
 from medeval.engine.aspects import BY_NAME
 from medeval.store.db import transaction
@@ -110,14 +110,23 @@ _ANY = object()
 
 def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: int | None, client_token: str,
                  skipped: bool = False, flagged: bool = False, note: str | None = None,
-                 expected_prior: int | None | object = _ANY) -> int:
+                 expected_prior: int | None | object = _ANY, at: float | None = None) -> int:
     """Record a grade (0/1/2), a skip or a flag; idempotent per client token. Returns the annotation id.
 
     A second grade of the same item supersedes the first (both are kept). With ``expected_prior`` (the
     annotation the screen showed for this item, None for a new item) a grade given on a screen that has
     changed since raises :class:`StaleGrade`: a key typed ahead of the next item must not regrade the last.
+    ``at``: when the grade was given (seconds since the epoch; default now) -- for grades recorded after the
+    fact, e.g. the demo's simulated grading sessions.
     """
     require_role(user, "annotator", "researcher", "admin")
+    if at is None:
+        at = time.time()
+    else:
+        what = "the grade's time (at, seconds since the epoch)"
+        if isinstance(at, str):  # a number only: check_number would parse text
+            raise MedevalError(f"{what} must be a number in [0, inf); got {at[:60]!r} -- give a number of seconds")
+        at = float(check_number(at, what=what, low=0))
     if not skipped and tier not in (0, 1, 2):
         raise MedevalError("a grade is 0 (completely wrong), 1 (partially correct) or 2 (basically correct)")
     if not client_token:
@@ -140,7 +149,7 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
             "INSERT INTO grade_annotations (item_id, user_id, tier, skipped, flagged, note, client_token, supersedes, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (item_id, user.id, None if skipped else tier, int(skipped), int(flagged), note, client_token,
-             prev[0] if prev else None, time.time()))
+             prev[0] if prev else None, at))
         if prev:
             audit(db, user.username, "annotation.change", str(item_id),
                   {"from": "skipped" if prev[2] else prev[1], "to": "skipped" if skipped else tier,

@@ -1,0 +1,171 @@
+"""What the offline reports share: the page shell and its print CSS, escaped tables, figures, CSV, the PDF.
+
+Every report (agreement, task results, leaderboard) is one self-contained HTML file that works offline:
+plotly.js is inlined in the first figure of the page only (:class:`Figures`), every later figure uses it.
+The PDF is that file printed by headless Chromium (Debian's ``chromium``; nothing is downloaded).
+
+Everything that comes from a file, a form or a user -- campaign, model, aspect, annotator and rubric
+names, notes -- is plain text: :func:`esc` in the HTML, :func:`plain` in a Plotly figure (whose labels,
+legends and hover texts are Plotly's own mini-HTML), so ``<img src=x onerror=...>`` is shown as typed.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from medeval.core import csvsafe
+from medeval.core.errors import MedevalError
+
+FONTS = ('"Noto Sans","Noto Sans CJK SC","Source Han Sans SC","WenQuanYi Micro Hei","PingFang SC",'
+         '"Microsoft YaHei",system-ui,sans-serif')
+PLOT_FONT = dict(family="Noto Sans, Noto Sans CJK SC, Source Han Sans SC, WenQuanYi Micro Hei, sans-serif", size=12)
+PLOT_LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=50), height=360, font=PLOT_FONT)
+PLOT_CONFIG = {"displayModeBar": False, "responsive": True}
+
+CSS = f"""
+ body{{font-family:{FONTS};max-width:980px;margin:2rem auto;padding:0 1rem;color:#1f2430;line-height:1.45}}
+ h1{{font-size:1.6rem}} h2{{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}} h3{{font-size:1rem}}
+ table{{border-collapse:collapse;font-size:.85rem;margin:.5rem 0 1rem;max-width:100%}}
+ td,th{{border:1px solid #ddd;padding:.25rem .45rem;text-align:left;vertical-align:top;
+        word-break:break-word;overflow-wrap:anywhere}}
+ th{{background:#f6f7f9;word-break:normal;overflow-wrap:break-word}} td.num{{white-space:nowrap}}
+ caption{{text-align:left;font-weight:600;padding:.2rem 0}}
+ .why{{color:#555;font-size:.9rem}} .methods{{background:#f6f7f9;padding:.8rem 1rem;border-radius:6px}}
+ .warn{{background:#fff4e5;padding:.6rem 1rem;border-left:4px solid #f0a020}}
+ .figure{{margin:.5rem 0 1rem}}
+ @page{{size:A4;margin:14mm}}
+ @media print{{body{{max-width:none;margin:0}} h2{{break-after:avoid}} .plotly-graph-div,.figure{{break-inside:avoid}}
+   thead{{display:table-header-group}} tr{{break-inside:avoid}}}}
+"""
+
+
+def esc(text) -> str:
+    """Any value as HTML text (``<>&"'`` escaped)."""
+    return html.escape(str(text))
+
+
+def plain(text) -> str:
+    """A name as Plotly shows it literally (its labels, legends and hover text are mini-HTML): ``<>&`` escaped."""
+    return html.escape(str(text), quote=False)
+
+
+def short(text, limit: int = 48) -> str:
+    """A label for a figure axis or legend: :func:`plain`, cut to ``limit`` characters (the tables hold it whole)."""
+    t = str(text)
+    return plain(t if len(t) <= limit else t[: limit - 1] + "…")
+
+
+def fmt(v, digits=3) -> str:
+    """A number with ``digits`` decimals; ``None`` is "undefined"."""
+    return "undefined" if v is None else f"{v:.{digits}f}"
+
+
+def ci_text(ci, digits=3) -> str:
+    """" (95% CI a to b)" or nothing."""
+    return f" (95% CI {fmt(ci[0], digits)} to {fmt(ci[1], digits)})" if ci and None not in ci[:2] else ""
+
+
+def cell(v) -> str:
+    """A table cell as text: floats with 3 decimals, lists in brackets, None as a dash."""
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(cell(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {cell(x)}" for k, x in v.items())
+    return str(v)
+
+
+def columns_of(rows: list[dict]) -> list[tuple[str, str]]:
+    """Every key of the rows, in the order they first appear, as (key, label) pairs."""
+    return [(k, k) for k in dict.fromkeys(k for r in rows for k in r)]
+
+
+def table(rows: list[dict], columns: list[tuple[str, str]] | None = None, *, caption: str | None = None) -> str:
+    """An HTML table of ``rows``; every header and cell escaped. ``columns``: (key, label); default every key."""
+    columns = columns_of(rows) if columns is None else columns
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
+    body = "".join("<tr>" + "".join(f"<td{_num_class(r.get(key))}>{esc(cell(r.get(key)))}</td>" for key, _ in columns)
+                   + "</tr>" for r in rows)
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+_NUMBER_TEXT = re.compile(r"-?\d[\d.,]*%?")
+
+
+def _num_class(v) -> str:
+    """Numbers (CIs, "23.6%") are not broken across lines; text wraps anywhere (long Chinese or Latin)."""
+    nums = v if isinstance(v, (list, tuple)) else [v]
+    ok = v is not None and nums and all(x is None or isinstance(x, (int, float))
+                                        or (isinstance(x, str) and _NUMBER_TEXT.fullmatch(x)) for x in nums)
+    return ' class="num"' if ok else ""
+
+
+class Figures:
+    """Embeds Plotly figures in document order: plotly.js goes inline in the first one only (offline, once)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, fig, name: str = "") -> str:
+        out = fig.to_html(full_html=False, include_plotlyjs=(self.count == 0), config=PLOT_CONFIG)
+        self.count += 1
+        attr = f' data-figure="{esc(name)}"' if name else ""
+        return f'<div class="figure"{attr}>{out}</div>'
+
+
+def page(title: str, body: str, *, css: str = "") -> str:
+    """The whole page: ``title`` is escaped here; ``body`` is HTML built with :func:`esc` and :func:`table`."""
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{esc(title)}</title>
+<style>{CSS}{css}</style></head><body>
+{body}
+</body></html>
+"""
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    """Rows as CSV (cells a spreadsheet could run neutralised); lists and dicts as JSON; every key a column."""
+    with path.open("w", newline="", encoding="utf-8") as f:
+        if not rows:
+            f.write("")
+            return
+        w = csvsafe.dict_writer(f, fieldnames=list(dict.fromkeys(k for r in rows for k in r)), restval="")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
+                        for k, v in r.items()})
+
+
+def chromium_path() -> str | None:
+    """The Chromium to print PDFs with, or None (``bash scripts/install-browser.sh`` installs it)."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+def print_pdf(html_path: Path, pdf_path: Path, *, timeout: float = 120) -> None:
+    """Print an HTML file to PDF with headless Chromium (Debian's ``chromium``)."""
+    exe = chromium_path()
+    if exe is None:
+        raise MedevalError("the PDF needs Chromium: run `bash scripts/install-browser.sh` (apt-get install chromium)")
+    with tempfile.TemporaryDirectory() as profile:
+        r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                            "--run-all-compositor-stages-before-draw", "--virtual-time-budget=10000",
+                            "--no-pdf-header-footer", f"--user-data-dir={profile}",
+                            f"--print-to-pdf={pdf_path}", Path(html_path).resolve().as_uri()],
+                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    if r.returncode != 0 or not Path(pdf_path).exists() or Path(pdf_path).stat().st_size == 0:
+        raise MedevalError(f"Chromium could not print the PDF (exit {r.returncode}): {r.stderr.strip()[-300:]}")

@@ -1,0 +1,441 @@
+"""First start, as a newcomer meets it (issue 14): the demo database that ``scripts/start.sh`` builds, a real
+browser, every page.
+
+One demo build (``python -m medeval demo``, a subprocess, as start.sh runs it) and one server (demo mode) for the
+module; the researcher signs in once and every test opens tabs in that browser context. Checks:
+
+* the researcher sees results on every work page, never an empty state (the pages' own "nothing to show"
+  sentences, listed below from ``app_pages/``), and each page shows what the walkthrough promises;
+* at 1366x768 and 1920x1080 every table shows all its columns (no sideways scrolling inside the grid) and no page
+  scrolls sideways; long Chinese texts wrap inside the column; a full-page screenshot of every page at each size
+  goes to pytest's temporary folder;
+* researcher pages are wide, the annotator's Grade screen is narrow;
+* the "Start here" panel hides for good for the user who hid it, and only for them.
+
+``MEDEVAL_DOCS_SCREENSHOTS=1`` also writes the README's screenshots to ``docs/`` (JPEG, 1366x768); without it
+nothing in the repository is written. Waits are for page states (30 s limits), never fixed sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+
+from tests import browser_support as bs  # noqa: E402
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(bs.CHROMIUM).exists(),
+                       reason=f"{bs.CHROMIUM} is missing: run scripts/install-browser.sh"),
+]
+
+TIMEOUT = bs.TIMEOUT_MS
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+SIZES = {"1366x768": {"width": 1366, "height": 768}, "1920x1080": {"width": 1920, "height": 1080}}
+LAPTOP = SIZES["1366x768"]
+DOCS = bs.ROOT / "docs"
+WRITE_DOCS = os.environ.get("MEDEVAL_DOCS_SCREENSHOTS") == "1"
+
+# The sentences the pages show when they have nothing to show (grep st.info / st.caption / st.warning in
+# app_pages/*.py), each with the page file that says it; test_the_empty_state_list_is_the_pages_own checks that
+# every one is still there, so a reworded page makes this list fail rather than go quietly stale.
+EMPTY_STATES = {
+    "No campaigns yet": ("campaigns.py", "dashboard.py"),
+    "No grades yet": ("dashboard.py",),
+    "No item has two different tiers": ("dashboard.py",),
+    "No clinicians' grades for this metric and type": ("tuning.py",),
+    "Nothing is graded under this version yet": ("leaderboard.py",),
+    "for this choice yet": ("leaderboard.py",),
+    "No medical model with a backbone": ("leaderboard.py",),
+    "Only one threshold-set version exists": ("leaderboard.py",),
+    "No rating, preference or fact-check campaign yet": ("task_results.py",),
+    "No answers yet": ("task_results.py",),
+    "There are no active users to assign work to": ("new_campaign.py", "new_task.py"),
+    "No cases or fact-check answers are imported yet": ("new_task.py",),
+    "nothing to choose from": ("new_task.py",),
+    "No grading work is assigned to you yet": ("grade.py",),
+    "No rating, preference or fact-check work is assigned to you yet": ("annotate.py",),
+}
+# The researcher's own work pages (Grade and Rate & compare are the annotators' screens: the demo assigns the
+# researcher no work there, so they rightly say so; Help is the README).
+WORK_PAGES = ("campaigns", "agreement", "tuning", "leaderboard", "task-results", "new-campaign", "new-task")
+METRIC_TYPES = [(m, t) for m in ("bleu1", "rouge1", "cosine") for t in ("enumerated", "declarative")]
+
+expect.set_options(timeout=TIMEOUT)
+
+
+# ---------------------------------------------------------------- fixtures
+
+@pytest.fixture(scope="module")
+def playwright():
+    """Playwright for this module only (see tests/test_browser.py: a session-wide one breaks asyncio.run)."""
+    pw = sync_playwright().start()
+    yield pw
+    pw.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    browser = playwright.chromium.launch(**bs.LAUNCH_ARGS)
+    yield browser
+    browser.close()
+
+
+class Demo:
+    url: str
+    db: Path
+    shots: Path
+    task_campaigns: list[int]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo database built as start.sh builds it, and the server in demo mode (stopped however tests end)."""
+    from medeval.annotation.tasks import REGISTRY
+
+    folder = tmp_path_factory.mktemp("firststart")
+    d = Demo()
+    d.db = bs.build_demo_db(folder)
+    d.shots = folder / "screens"
+    d.shots.mkdir()
+    d.task_campaigns = [cid for cid, kind in bs.query(d.db, "SELECT id, kind FROM campaigns ORDER BY id")
+                        if kind in REGISTRY]
+    server = bs.Server(d.db, folder / "server.log", demo=True)
+    try:
+        server.wait_healthy()
+        d.url = server.url
+        yield d
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def researcher(browser, demo):
+    """A browser context with the researcher signed in (one sign-in for the module)."""
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    sign_in(page, demo, "researcher")
+    page.close()
+    yield context
+    context.close()
+
+
+def new_page(context, size=LAPTOP) -> Page:
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.set_default_navigation_timeout(TIMEOUT)
+    page.set_viewport_size(size)
+    return page
+
+
+# ---------------------------------------------------------------- helpers
+
+# True once the page's elements have stopped changing for 300 ms (Streamlit reports "notRunning" a frame or two
+# before React has mounted the run's last elements); polled by wait_for_function.
+SETTLED_JS = """() => {
+  const now = [...document.querySelectorAll('[data-testid="stElementContainer"], .dvn-scroller, .main-svg')].length;
+  const w = window.__medevalSettle || (window.__medevalSettle = {n: -1, t: 0});
+  if (w.n !== now) { w.n = now; w.t = performance.now(); return false; }
+  return performance.now() - w.t > 300;
+}"""
+
+
+def wait_ready(page: Page) -> None:
+    """The script has run to the end (title drawn, idle, nothing stale, no running indicator), every table and
+    chart on the page is drawn and nothing has been added for a moment."""
+    # a page's title, or the grading screen's progress bar (it has no title)
+    page.locator('[data-testid="stMain"] h1, [data-testid="stMain"] [data-testid="stProgress"]').first.wait_for()
+    page.locator(APP_IDLE).wait_for(state="attached")
+    expect(page.locator('[data-stale="true"]')).to_have_count(0)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    page.evaluate("() => { window.__medevalSettle = null; }")
+    page.wait_for_function(SETTLED_JS, polling=100)
+    page.locator(APP_IDLE).wait_for(state="attached")
+    page.wait_for_function(bs.TABLES_DRAWN_JS)
+    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+                           ".every(c => c.querySelector('.main-svg'))")
+
+
+def open_page(page: Page, demo, path: str) -> None:
+    page.goto(demo.url + path)
+    wait_ready(page)
+
+
+def sign_in(page: Page, demo, username: str, *, shot: str | None = None) -> None:
+    page.goto(demo.url + "/")
+    page.wait_for_url(re.compile(r"/signin\?"))
+    page.fill("#username", username)
+    page.fill("#password", bs.demo_password(username))
+    if shot:
+        docs_shot(page, shot)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/signin" not in url)
+    wait_ready(page)
+
+
+def docs_shot(page: Page, name: str) -> None:
+    """A README screenshot in docs/ (viewport only, JPEG), only with MEDEVAL_DOCS_SCREENSHOTS=1."""
+    if WRITE_DOCS:
+        DOCS.mkdir(exist_ok=True)
+        page.screenshot(path=str(DOCS / f"{name}.jpg"), type="jpeg", quality=70)
+
+
+def nav_paths(page: Page) -> list[str]:
+    """The pages in the sidebar navigation, as URL paths without the slash."""
+    hrefs = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stSidebarNav\"] a')]"
+                          ".map(a => new URL(a.href).pathname)")
+    return [h.strip("/") for h in hrefs]
+
+
+def main_text(page: Page) -> str:
+    return page.get_by_test_id("stMain").inner_text()
+
+
+def empty_states(page: Page) -> list[str]:
+    text = main_text(page).lower()
+    return [p for p in EMPTY_STATES if p.lower() in text]
+
+
+def errors(page: Page) -> list[str]:
+    return [*page.get_by_test_id("stException").all_inner_texts(),
+            *page.get_by_test_id("stAlertContentError").all_inner_texts()]
+
+
+def table_after(page: Page, heading: str):
+    """The first st.dataframe after the subheader ``heading`` (on the same level of the page)."""
+    return page.locator(f'[data-testid="stElementContainer"]:has(h3:has-text("{heading}")) ~ '
+                        '[data-testid="stElementContainer"] [data-testid="stDataFrame"]').first
+
+
+def metric_value(page: Page, label: str) -> str:
+    box = page.get_by_test_id("stMetric").filter(has=page.get_by_test_id("stMetricLabel").filter(has_text=label))
+    return box.first.get_by_test_id("stMetricValue").inner_text().strip()
+
+
+def choose(page: Page, key: str, option: str) -> None:
+    """Pick ``option`` in the select box (a combo box in Streamlit 1.67) of widget ``key``."""
+    combo = page.locator(f".st-key-{key}").get_by_role("combobox")
+    if combo.input_value() == option:
+        return
+    combo.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    expect(combo).to_have_value(option)
+
+
+def open_expanders(page: Page) -> None:
+    closed = page.locator('[data-testid="stExpander"] details:not([open]) > summary')
+    while closed.count():
+        closed.first.click()
+    page.wait_for_function(bs.TABLES_DRAWN_JS)
+
+
+def main_column(page: Page) -> dict:
+    """The main block's box and its content box (inside the padding)."""
+    return page.evaluate("""() => { const e = document.querySelector('[data-testid="stMainBlockContainer"]');
+      const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+      return {width: r.width, left: r.left + parseFloat(s.paddingLeft), right: r.right - parseFloat(s.paddingRight)}; }""")
+
+
+# ---------------------------------------------------------------- what each page must show
+
+def check_campaigns(page: Page, demo, failures: list[str]) -> None:
+    if bs.table_rows(page.get_by_test_id("stDataFrame").first) < 3:  # the campaign list (keyed tables get no class)
+        failures.append("campaigns: fewer than 3 campaigns listed (the demo round and the clinicians' two)")
+    docs_shot(page, "campaigns")
+
+
+def check_agreement(page: Page, demo, failures: list[str]) -> None:
+    text = main_text(page)
+    if "95% CI" not in text:
+        failures.append("agreement: no 95% CI shown")
+    try:
+        n = bs.table_rows(table_after(page, "Each annotator"))
+        if n < 4:
+            failures.append(f"agreement: the 'Each annotator' table has {n} rows, expected >= 4")
+    except Exception as e:  # noqa: BLE001 -- reported with the rest
+        failures.append(f"agreement: no 'Each annotator' table ({type(e).__name__})")
+    if page.get_by_test_id("stMetric").count() < 3:
+        failures.append("agreement: the panel shows fewer than 3 statistics")
+    if not page.get_by_test_id("stExpander").filter(has_text=re.compile(r"Item \d+ · range")).count():
+        failures.append("agreement: no widest disagreements listed")
+    if "Clinicians vs the machine" not in text or not table_after(page, "Clinicians vs the machine").count():
+        failures.append("agreement: no 'Clinicians vs the machine' table")
+    docs_shot(page, "agreement")
+
+
+def check_tuning(page: Page, demo, failures: list[str]) -> None:
+    docs_shot(page, "tuning")
+    for metric, atype in METRIC_TYPES:
+        choose(page, "tune_metric", metric)
+        choose(page, "tune_type", atype)
+        page.locator(f".st-key-cut_{metric}_{atype}").wait_for()  # the slider of this pair: the rerun has drawn it
+        wait_ready(page)
+        found = empty_states(page)
+        points = page.locator('[data-testid="stPlotlyChart"] .scatterlayer path.point').count()
+        n = metric_value(page, "Graded examples") if not found else "0"
+        if found or not n.isdigit() or int(n) < 1 or points < 1:
+            failures.append(f"tuning {metric}/{atype}: graded examples {n!r}, points drawn {points}, says {found}")
+
+
+def check_leaderboard(page: Page, demo, failures: list[str]) -> None:
+    try:
+        if bs.table_rows(table_after(page, "Compare with another version")) < 2:
+            failures.append("leaderboard: the version comparison has fewer than 2 models")
+    except Exception as e:  # noqa: BLE001
+        failures.append(f"leaderboard: no version comparison table ({type(e).__name__})")
+    docs_shot(page, "leaderboard")
+
+
+def check_task_results(page: Page, demo, failures: list[str]) -> None:
+    if len(demo.task_campaigns) < 3:
+        failures.append(f"task results: {len(demo.task_campaigns)} task campaigns in the demo, expected 3")
+    for n, cid in enumerate(demo.task_campaigns):
+        if n:
+            open_page(page, demo, f"/task-results?campaign={cid}")
+        found, errs = empty_states(page), errors(page)
+        tables = page.get_by_test_id("stDataFrame").count()
+        answers = metric_value(page, "Answers recorded")
+        if found or errs or tables < 2 or answers in ("", "0"):
+            failures.append(f"task results #{cid}: {tables} tables, {answers!r} answers, says {found} {errs}")
+        if n == 0:
+            docs_shot(page, "task-results")
+
+
+CHECKS = {"campaigns": check_campaigns, "agreement": check_agreement, "tuning": check_tuning,
+          "leaderboard": check_leaderboard, "task-results": check_task_results}
+
+
+# ---------------------------------------------------------------- tests
+
+def test_the_empty_state_list_is_the_pages_own():
+    for phrase, files in EMPTY_STATES.items():
+        for name in files:
+            assert phrase in (bs.ROOT / "app_pages" / name).read_text(encoding="utf-8"), (phrase, name)
+
+
+def test_researcher_sees_results_on_every_page(researcher, demo):
+    page = new_page(researcher)
+    open_page(page, demo, "/campaigns")
+    nav = nav_paths(page)
+    assert set(WORK_PAGES) <= set(nav), nav
+    failures: list[str] = []
+    for path in WORK_PAGES:
+        if path != "campaigns":
+            open_page(page, demo, f"/{path}")
+        found, errs = empty_states(page), errors(page)
+        if found or errs:
+            failures.append(f"{path}: says {found} {errs}")
+        if path in CHECKS:
+            CHECKS[path](page, demo, failures)
+    page.close()
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_every_table_fits_the_screen(researcher, demo, size):
+    page = new_page(researcher, SIZES[size])
+    open_page(page, demo, "/campaigns")
+    paths = [f"/{p}" for p in nav_paths(page)]
+    paths += [f"/task-results?campaign={cid}" for cid in demo.task_campaigns[:-1]]  # the newest is the default
+    failures: list[str] = []
+    for path in paths:
+        open_page(page, demo, path)
+        open_expanders(page)
+        for t in bs.tables_that_scroll(page):
+            failures.append(f"{path}: table {t['table']} scrolls sideways ({t['scrollWidth']} px in "
+                            f"{t['clientWidth']} px): {t['columns']}")
+        if bs.page_scrolls_sideways(page):
+            failures.append(f"{path}: the page scrolls sideways")
+        name = re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-")
+        bs.full_page_screenshot(page, demo.shots / f"{size}-{name}.png")
+    page.close()
+    assert not failures, f"(screenshots: {demo.shots})\n" + "\n".join(failures)
+
+
+# For one st.text: whether it scrolls or overflows sideways, its width on one line (a hidden copy that does not
+# wrap, same font) and how many lines it takes.
+TEXT_FIT_JS = """e => {
+  const cs = getComputedStyle(e), r = e.getBoundingClientRect();
+  const probe = document.createElement('span');
+  probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre;font:' + cs.font;
+  probe.textContent = e.textContent;
+  document.body.appendChild(probe);
+  const oneLine = probe.getBoundingClientRect().width;
+  probe.remove();
+  const line = parseFloat(cs.lineHeight) || 1.6 * parseFloat(cs.fontSize);
+  return {sw: e.scrollWidth, cw: e.clientWidth, right: r.right, oneLine, lines: Math.round(r.height / line),
+          text: e.textContent.slice(0, 40)};
+}"""
+
+
+def test_long_chinese_texts_wrap_inside_the_column(researcher, demo):
+    page = new_page(researcher)
+    open_page(page, demo, "/agreement")
+    disagreements = page.get_by_test_id("stExpander").filter(has_text=re.compile(r"Item \d+ · range"))
+    assert disagreements.count(), "no disagreement to open"
+    open_expanders(page)
+    col = main_column(page)
+    boxes = page.locator('[class*="st-key-dis_"]')
+    expect(boxes.first).to_be_visible()
+    wrapped = 0
+    for i in range(boxes.count()):
+        box = boxes.nth(i).bounding_box()
+        assert box["x"] >= col["left"] - 1 and box["x"] + box["width"] <= col["right"] + 1, (box, col)
+        fit = boxes.nth(i).get_by_test_id("stText").evaluate(TEXT_FIT_JS)
+        assert fit["sw"] <= fit["cw"] + 1 and fit["right"] <= box["x"] + box["width"] + 1, fit  # nothing cut off
+        if fit["oneLine"] > box["width"]:  # too long for one line: it must take several
+            assert fit["lines"] >= 2, fit
+            wrapped += 1
+    assert wrapped, "no disagreement text is long enough to need wrapping: the check proved nothing"
+    page.close()
+
+
+def test_annotator_screen_is_narrow_researcher_pages_wide(browser, researcher, demo):
+    context = browser.new_context(viewport=LAPTOP)
+    try:
+        page = new_page(context)
+        sign_in(page, demo, "doctor1", shot="signin")
+        expect(page).to_have_url(re.compile(r"/grade"))
+        assert not empty_states(page) and not errors(page), main_text(page)
+        expect(page.get_by_test_id("stProgress")).to_be_visible()
+        docs_shot(page, "grade")
+        narrow = main_column(page)["width"]
+        assert narrow <= 800 and narrow < 0.6 * LAPTOP["width"], narrow  # centered: max-width ~736 px
+    finally:
+        context.close()
+    page = new_page(researcher)
+    open_page(page, demo, "/leaderboard")
+    assert main_column(page)["width"] > 1000
+    page.close()
+
+
+def test_start_here_panel_hides_for_good_for_that_user_only(browser, researcher, demo):
+    page = new_page(researcher)
+    open_page(page, demo, "/campaigns")
+    panel = page.locator(".st-key-start_here_campaigns")
+    expect(panel).to_contain_text("Start here")
+    panel.get_by_role("button", name="Got it, hide this").click()
+    expect(panel).to_have_count(0)
+    wait_ready(page)
+    page.reload()
+    wait_ready(page)
+    expect(page.get_by_role("heading", name="Campaigns")).to_be_visible()
+    expect(page.locator(".st-key-start_here_campaigns")).to_have_count(0)
+    page.close()
+
+    context = browser.new_context(viewport=LAPTOP)  # another user still gets it
+    try:
+        page = new_page(context)
+        sign_in(page, demo, "admin")
+        open_page(page, demo, "/campaigns")
+        expect(page.locator(".st-key-start_here_campaigns")).to_contain_text("Start here")
+    finally:
+        context.close()
