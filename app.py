@@ -56,6 +56,7 @@ ANNOTATE = st.Page("app_pages/annotate.py", title="Rate & compare", icon=":mater
 NEW_TASK = st.Page("app_pages/new_task.py", title="New task", icon=":material/playlist_add:", url_path="new-task")
 TASK_RESULTS = st.Page("app_pages/task_results.py", title="Task results", icon=":material/analytics:",
                        url_path="task-results")
+ADJUDICATE = st.Page("app_pages/adjudicate.py", title="Adjudicate", icon=":material/gavel:", url_path="adjudicate")
 USERS = st.Page("app_pages/users.py", title="Users & audit", icon=":material/manage_accounts:", url_path="users")
 HELP = st.Page("app_pages/help.py", title="Help", icon=":material/help:", url_path="help")
 
@@ -63,11 +64,14 @@ if user is None:
     pages = [st.Page(signed_out, title="Sign in", url_path="signed-out")]
 elif user.role == "annotator":
     pages = [GRADE, ANNOTATE, HELP]
+elif user.role == "adjudicator":  # a senior clinician: settles disagreements, does not grade (stays independent)
+    pages = [ADJUDICATE, HELP]
 elif user.role == "researcher":
-    pages = [CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE, ANNOTATE, HELP]
+    pages = [CAMPAIGNS, AGREEMENT, ADJUDICATE, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE,
+             ANNOTATE, HELP]
 else:
-    pages = [USERS, CAMPAIGNS, AGREEMENT, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE, ANNOTATE,
-             HELP]
+    pages = [USERS, CAMPAIGNS, AGREEMENT, ADJUDICATE, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE,
+             ANNOTATE, HELP]
 
 if user is not None:
     # A hidden home page at "/" forwards to the role's first page, so every real page keeps its own URL

@@ -4,13 +4,16 @@ One item at a time, one keystroke per answer, each answer saved at once. The pag
 the task type declares: blocks of untrusted text (plain text only) and, under the block it is
 about, the question to answer now with a button per option (its key in the label). A later
 part (the judge's assessment) appears only once the earlier part is complete -- the library
-decides, so the page cannot show it early. Answers on the item can be changed; S skips the item.
+decides, so the page cannot show it early. Answers on the item can be changed; S skips the item;
+G opens the campaign's guidelines over the item. The guidelines are shown, to be confirmed, before the
+first item and again after each new version.
 """
 
 import sqlite3
 
 import streamlit as st
 
+from medeval.annotation import guidelines as gl
 from medeval.annotation import tasks
 from medeval.core.errors import MedevalError
 from webui import page as ui
@@ -36,6 +39,41 @@ cid = ui.sticky_choice("Task", list(by_id), key="task_campaign", param="task",
                        f"{by_id[i]['total']} done" + (" (closed)" if by_id[i]["status"] == "closed" else ""))
 revisit_key = f"task_revisit_{cid}"
 
+with ui.db() as d:
+    pending = tasks.needs_acknowledgement(d, user, cid)
+    guide = gl.current(d, cid)
+shown_version = guide.version if guide else None  # recorded with every answer given on this screen
+
+
+def _guidelines_body(g) -> None:
+    """The researcher's text (sanitized Markdown: no HTML, no images, http(s) links only), definitions, examples."""
+    st.markdown(g.markdown)  # sanitized by the library; raw HTML stays off (the default)
+    if g.definitions:
+        st.markdown("**Definitions**")
+        st.dataframe([{"key": x["key"], "answer": x["name"], "meaning": x["meaning"]} for x in g.definitions],
+                     hide_index=True, width="stretch", key="task_guidelines_definitions")
+    if g.examples:
+        st.markdown("**Worked examples**")
+        st.dataframe([{"about": x["aspect_type"], "answer": x["answer"], "rating": x["tier"], "why": x["why"]}
+                      for x in g.examples], hide_index=True, width="stretch", key="task_guidelines_examples")
+
+
+def _acknowledge(version: int) -> None:
+    with ui.db() as d:
+        tasks.acknowledge(d, user, cid, version)
+
+
+if pending is not None:
+    st.subheader(ui.md_escape(by_id[cid]["name"]), anchor=False)
+    st.info("Please read this campaign's guidelines before your first item"
+            + (" (they have changed since you last read them)" if pending > 1 else "") + ".",
+            icon=":material/menu_book:")
+    with st.container(border=True, key="guidelines_screen"):
+        st.markdown(f"**Guidelines (v{pending})**")
+        _guidelines_body(guide)
+    st.button("I have read these", key="guidelines_ack", type="primary", on_click=_acknowledge, args=(pending,))
+    st.stop()
+
 
 def _answer(item_id: int, question: str | None, value: str | None, revision: int, what: str) -> None:
     """Button callback: runs before the rerun, so the screen is drawn from what was just saved.
@@ -47,7 +85,7 @@ def _answer(item_id: int, question: str | None, value: str | None, revision: int
     try:
         with ui.db() as d:
             tasks.submit_answer(d, user, item_id, question or "", value, client_token=token, skipped=question is None,
-                                revision=revision)
+                                revision=revision, guideline_version=shown_version)
     except tasks.StaleAnswer:
         # a key press that reached a button of the previous screen (Streamlit keeps it mounted during a rerun)
         st.session_state["task_stale"] = True
@@ -65,6 +103,10 @@ def _set_revisit(value: bool) -> None:
 
 def _flagging(value: bool) -> None:
     st.session_state["task_flagging"] = value
+
+
+def _reading(value: bool) -> None:
+    st.session_state["task_reading_guidelines"] = value
 
 
 with ui.db() as d:
@@ -119,6 +161,7 @@ def given_line(target: str) -> None:
 
 
 flagging = st.session_state.get("task_flagging", False)
+reading = guide is not None and st.session_state.get("task_reading_guidelines", False)
 
 
 def ask(q) -> None:
@@ -132,7 +175,7 @@ def ask(q) -> None:
             col.button(ui.md_escape(o.meaning if o.label == o.key and o.meaning else o.label),
                        key=f"opt_{item.item_id}_{q.id}_{o.value}", shortcut=o.key,
                        help=ui.md_escape(f"{o.label}: {o.meaning}") if o.meaning else None,
-                       width="stretch", on_click=_answer, disabled=flagging,
+                       width="stretch", on_click=_answer, disabled=flagging or reading,
                        args=(item.item_id, q.id, o.value, item.revision, f"{q.target} · {q.criterion} → {o.label}"))
 
 
@@ -161,15 +204,28 @@ if sides:
 if pending is not None and not asked:
     ask(pending)
 
-c1, c2, c3 = st.columns([1, 1, 2])
+c1, c2, c3, c4 = st.columns(4)
 c1.button("Skip item", key=f"task_skip_{item.item_id}", shortcut="S", width="stretch", on_click=_answer,
           args=(item.item_id, None, None, item.revision, "item skipped"), help="Come back to it after the others",
-          disabled=flagging)
+          disabled=flagging or reading)
 c2.button("Flagged" if item.flagged else "Flag…", key=f"task_flag_{item.item_id}", shortcut="F", width="stretch",
-          on_click=_flagging, args=(True,), disabled=flagging,
+          on_click=_flagging, args=(True,), disabled=flagging or reading,
           help="Report a problem with this item (a wrong reference, an unreadable answer) with a note")
 if item.revisiting:
     c3.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
+if guide is not None:
+    c4.button(f"Guidelines (v{guide.version})", key="task_open_guidelines", shortcut="G", on_click=_reading,
+              args=(True,), disabled=flagging, width="stretch", help="Read the guidelines again; this item stays on screen")
+if guide is not None:
+    @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _reading(False))
+    def _guidelines_dialog() -> None:
+        _guidelines_body(guide)
+        if st.button("Close", key="task_close_guidelines", type="primary"):
+            _reading(False)
+            st.rerun()
+
+    if reading:
+        _guidelines_dialog()
 
 if flagging:
     with st.form(key=f"task_flag_form_{item.item_id}", border=True):

@@ -62,3 +62,114 @@ ui.open_close_button(c2, camp, user, key_prefix="campaign")
 
 with st.expander("Configuration (reproducible from the seed)"):
     st.json(camp["config"])
+
+ui.guidelines_editor(cid, user, "campaign_guidelines")
+
+
+def gold_panel(cid: int) -> None:
+    """Gold items: the settings, marking by hand or from a CSV, the list, and each annotator's results."""
+    import tempfile
+    from pathlib import Path
+
+    from medeval.annotation import gold_items as gi
+    from medeval.annotation.gold_results import gold_accuracy
+    from medeval.core.errors import MedevalError
+
+    with ui.db() as d:
+        s = gi.get_settings(d, cid)
+        items = gi.list_gold(d, cid, actor=user)
+        results = gold_accuracy(d, cid, actor=user)
+    active = [g for g in items if not g.retired]
+    with st.expander(f"Gold items ({len(active)})"):
+        if msg := st.session_state.pop("gold_msg", None):
+            st.success(ui.md_escape(msg))
+        if err := st.session_state.pop("gold_err", None):
+            st.error(ui.md_escape(err))
+        st.caption("Responses whose expected grade you set, with the guideline's reason: a qualification round "
+                   "before the real items and hidden checks in the queue (shown exactly like real items). Gold "
+                   "answers are kept apart from the grades: no agreement statistic or calibration counts them.")
+
+        def run(action, done: str) -> None:
+            try:
+                with ui.db() as d:
+                    action(d)
+            except MedevalError as e:
+                st.session_state["gold_err"] = f"Not saved: {e}"
+            else:
+                st.session_state["gold_msg"] = done
+            st.rerun()
+
+        with st.form(key=f"gold_settings_{cid}", border=True):
+            st.markdown("**Settings**")
+            c1, c2, c3 = st.columns(3)
+            req = c1.checkbox("Require a qualification", value=s["qualification_required"], key="gold_req")
+            n = c2.number_input("Qualification items", 1, 50, s["qualification_items"], key="gold_n")
+            retries = c3.number_input("Retries allowed", 0, 10, s["retries"], key="gold_retries")
+            c1, c2, c3 = st.columns(3)
+            mark = c1.slider("Pass mark", 0.05, 1.0, float(s["pass_mark"]), 0.05, format="%.2f", key="gold_pass")
+            share = c2.slider("Hidden gold share", 0.0, 0.5, float(s["hidden_share"]), 0.01, key="gold_share")
+            alert = c3.slider("Accuracy alert below", 0.0, 1.0, float(s["alert_threshold"]), 0.05, key="gold_alert")
+            fb = st.checkbox("Tell the annotator the expected grade after a hidden gold item", value=s["feedback"],
+                             key="gold_feedback")
+            if st.form_submit_button("Save settings", type="primary"):
+                run(lambda d: gi.set_settings(d, cid, {"qualification_required": req, "qualification_items": int(n),
+                                                       "retries": int(retries), "pass_mark": mark,
+                                                       "hidden_share": share, "alert_threshold": alert,
+                                                       "feedback": fb}, actor=user), "Saved the gold settings")
+
+        st.markdown("**Mark a response as gold**")
+        c1, c2, c3 = st.columns(3)
+        dis = c1.text_input("Disease contains", key="gold_q_disease")
+        asp = c2.text_input("Aspect contains", key="gold_q_aspect")
+        mod = c3.text_input("Model contains", key="gold_q_model")
+        with ui.db() as d:
+            found = gi.find_responses(d, cid, disease=dis, aspect=asp, model=mod, actor=user)
+        by_rid = {f["response_id"]: f for f in found}
+        rid = st.selectbox("Response", list(by_rid), key="gold_pick", index=None, placeholder="choose a response",
+                           format_func=lambda r: f"{by_rid[r]['disease']} · {by_rid[r]['aspect']} · {by_rid[r]['model']}")
+        if rid is not None:
+            ui.plain("Model's answer", by_rid[rid]["response"], key="gold_pick_response")
+        c1, c2 = st.columns([1, 2])
+        tier = c1.radio("Expected grade", [0, 1, 2], format_func=lambda t: gi.TIER_NAMES[t], key="gold_tier")
+        reason = c2.text_area("Reason (the guideline's one line why)", key="gold_reason", height=80)
+        if st.button("Mark as gold", key="gold_mark", disabled=rid is None):
+            run(lambda d: gi.mark_gold(d, cid, rid, tier, reason or "", actor=user), "Marked as gold")
+
+        up = st.file_uploader("Or upload a CSV (disease, aspect, model, expected_tier as 0/1/2 or CW/PC/BC, reason)",
+                              type=["csv"], key="gold_csv")
+        if up is not None and st.button("Import the CSV", key="gold_import"):
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / Path(up.name).name
+                path.write_bytes(up.getvalue())
+                run(lambda d: gi.import_gold_csv(d, cid, path, actor=user), "Imported the gold items")
+
+        if items:
+            st.dataframe([{"id": g.id, "disease": g.disease, "aspect": g.aspect, "model": g.model,
+                           "expected": gi.TIER_NAMES[g.expected_tier], "reason": g.reason,
+                           "retired": g.retired} for g in items], hide_index=True, width="stretch", key="gold_table",
+                         column_config={"id": st.column_config.NumberColumn(width=50),  # fits a 1366-px screen
+                                        "disease": st.column_config.TextColumn(width=120),
+                                        "aspect": st.column_config.TextColumn(width=140),
+                                        "model": st.column_config.TextColumn(width=110),
+                                        "expected": st.column_config.TextColumn(width=130),
+                                        "reason": st.column_config.TextColumn(width=210),
+                                        "retired": st.column_config.CheckboxColumn(width=70)})
+            c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+            gid = c1.selectbox("Retire a gold item", [g.id for g in active], key="gold_retire_pick", index=None)
+            if c2.button("Retire", key="gold_retire", disabled=gid is None):
+                run(lambda d: gi.unmark_gold(d, cid, gid, actor=user), f"Retired gold item {gid}")
+
+        st.markdown("**Results per annotator**")
+        st.caption(f"Hidden-gold accuracy over time: per block of {results['block']} consecutive hidden gold "
+                   f"answers. Flagged: the latest block is below {results['threshold']:.0%}.")
+        st.dataframe([{"annotator": a["annotator"], "qualification": a["qualification"].replace("_", " "),
+                       "attempts": ", ".join(f"{t['correct']}/{t['items']}" for t in a["attempts"]),
+                       "hidden answered": a["hidden_answered"], "hidden correct": a["hidden_correct"],
+                       "accuracy": a["accuracy"], "over time": [b["accuracy"] for b in a["blocks"]],
+                       "flagged": a["flagged"]} for a in results["annotators"]],
+                     column_config={"accuracy": st.column_config.NumberColumn(format="percent"),
+                                    "over time": st.column_config.LineChartColumn(y_min=0, y_max=1)},
+                     hide_index=True, width="stretch", key="gold_results")
+
+
+gold_panel(cid)

@@ -10,6 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from medeval.annotation import campaigns as cp
+from medeval.annotation.adjudication import METHODS as CONSENSUS_METHODS
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
 from medeval.reports import agreement_report as rep
@@ -28,7 +29,8 @@ cid = ui.campaign_choice(camps, key="dash_campaign")["id"]
 
 try:
     with ui.db() as d:
-        s = dash.campaign_agreement(d, cid, actor=user)
+        # the consensus chosen in "Clinicians vs the machine" below (a widget's value outlives the rerun)
+        s = dash.campaign_agreement(d, cid, actor=user, consensus=st.session_state.get("dash_consensus", "median"))
 except MedevalError as e:
     st.error(ui.md_escape(str(e)))
     st.stop()
@@ -94,12 +96,23 @@ for r in s["disagreements"][:10]:
         if notes:
             ui.plain("Flag notes", "\n".join(notes), key=f"dis_{r['item']}_n")
 
+a = s["adjudication"]
+if a["n_adjudicated"]:
+    share = a["share_sided_with_majority"]
+    st.caption(f"{a['n_adjudicated']} items adjudicated; the adjudicated tier equalled the annotators' majority tier "
+               f"in {a['sided_with_majority']} of {a['n_with_majority']} with a majority"
+               + (f" ({share:.0%})" if share is not None else "") + ". The statistics above use the raw grades.")
+
 if s.get("machine"):
     st.subheader("Clinicians vs the machine", anchor=False)
+    st.selectbox("Consensus of the clinicians", CONSENSUS_METHODS, key="dash_consensus",
+                 format_func=lambda m: {"median": "median (MedDisKEval)", "majority": "majority (ties: lower median)",
+                                        "adjudicated": "adjudicated where available (else median)"}[m])
     with ui.db() as d:
         _ts = th.active(d)
     st.caption(f"Automated tiers under the active threshold set v{_ts.version} ({ui.md_escape(_ts.name)}). "
-               "Spearman between the median clinician tier and each metric's raw score and automated tier "
+               f"Spearman between the {dash.CONSENSUS_WORDS[s['consensus']]} and each metric's raw score and "
+               "automated tier "
                "(MedDisKEval Table 2; the paper reports > 0.7 on a random sample of 150). Draw such a sample as a "
                "random validation campaign.")
     fig = rep.machine_figure(s)
@@ -112,6 +125,23 @@ if s.get("machine"):
                  column_config={"Spearman": st.column_config.NumberColumn(format="%.3f"),
                                 "p": st.column_config.NumberColumn(format="%.2g")},
                  hide_index=True, width="stretch", key="machine_table")
+
+if s.get("gold"):
+    g = s["gold"]
+    st.subheader("Gold items", anchor=False)
+    st.caption(f"{g['gold_items']} gold items · accuracy over time in blocks of {g['block']} hidden gold answers · "
+               f"flagged when the latest block is below {g['threshold']:.0%}. Gold answers are kept apart from the "
+               "grades: none of the statistics above counts them.")
+    st.dataframe([{"annotator": a["annotator"], "qualification": a["qualification"], "accuracy": a["accuracy"],
+                   "correct": f"{a['hidden_correct']} of {a['hidden_answered']}",
+                   "over time": [b["accuracy"] for b in a["blocks"]], "flagged": a["flagged"]}
+                  for a in g["annotators"]],
+                 column_config={"accuracy": st.column_config.NumberColumn(format="percent"),
+                                "over time": st.column_config.LineChartColumn(y_min=0, y_max=1)},
+                 hide_index=True, width="stretch", key="gold_table")
+    flagged = [a["annotator"] for a in g["annotators"] if a["flagged"]]
+    if flagged:
+        st.warning(ui.md_escape("Gold accuracy below the alert threshold: " + ", ".join(flagged)))
 
 st.subheader("Methods", anchor=False)
 st.text(s["methods"])

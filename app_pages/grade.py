@@ -2,16 +2,23 @@
 
 The annotator sees the disease, the aspect (with its definition), the reference and the
 model's answer -- never the score, the model's name or anyone else's grade. Keys: 1 / 2 / 3
-grade, S skips, F flags with a note. The last few answers can be changed (history is kept).
+grade, S skips, F flags with a note, G opens the campaign's guidelines (over the item, which stays).
+The guidelines are shown, to be confirmed, before the first item and again after each new version.
+A campaign may start with a qualification round of gold items (an intro, the items drawn exactly like real
+ones, then the result: passed -> the real items; failed -> the expected answers with their reasons and
+"Try again" while retries are left). Hidden gold items in the queue are drawn exactly like real ones too.
 """
 
 import hashlib
+import math
 import sqlite3
 import time
 
 import streamlit as st
 
 from medeval.annotation import campaigns as cp
+from medeval.annotation import gold
+from medeval.annotation import guidelines as gl
 from medeval.core.errors import MedevalError
 from webui import page as ui
 
@@ -19,7 +26,7 @@ user = ui.require("annotator", "researcher", "admin")
 ui.start_here("grade", **ui.TIPS["grade"])
 
 with st.sidebar:
-    st.markdown("**What the grades mean**")
+    st.markdown("**What the grades mean** (G: the guidelines)")
     for key, _tier, name, meaning in cp.TIER_GUIDE:
         st.markdown(f"**{key}** · {name}  \n{meaning}")
     st.caption("Keys: **1 2 3** grade · **S** skip · **F** flag with a note")
@@ -41,6 +48,41 @@ cid = ui.sticky_choice("Campaign", list(by_id), key="grade_campaign", param="cam
                        + (" (closed)" if by_id[i]["status"] == "closed" else ""))
 revisit_key = f"revisit_skipped_{cid}"
 
+with ui.db() as d:
+    pending = cp.needs_acknowledgement(d, user, cid)
+    guide = gl.current(d, cid)
+shown_version = guide.version if guide else None  # recorded with every grade given on this screen
+
+
+def _guidelines_body(g) -> None:
+    """The researcher's text (sanitized Markdown: no HTML, no images, http(s) links only), definitions, examples."""
+    st.markdown(g.markdown)  # sanitized by the library; raw HTML stays off (the default)
+    if g.definitions:
+        st.markdown("**Definitions**")
+        st.dataframe([{"key": x["key"], "tier": x["name"], "meaning": x["meaning"]} for x in g.definitions],
+                     hide_index=True, width="stretch", key="guidelines_definitions")
+    if g.examples:
+        st.markdown("**Worked examples**")
+        st.dataframe([{"aspect type": x["aspect_type"], "answer": x["answer"], "tier": x["tier"], "why": x["why"]}
+                      for x in g.examples], hide_index=True, width="stretch", key="guidelines_examples")
+
+
+def _acknowledge(version: int) -> None:
+    with ui.db() as d:
+        cp.acknowledge(d, user, cid, version)
+
+
+if pending is not None:
+    st.subheader(ui.md_escape(by_id[cid]["name"]), anchor=False)
+    st.info("Please read this campaign's guidelines before your first item"
+            + (" (they have changed since you last read them)" if pending > 1 else "") + ".",
+            icon=":material/menu_book:")
+    with st.container(border=True, key="guidelines_screen"):
+        st.markdown(f"**Guidelines (v{pending})**")
+        _guidelines_body(guide)
+    st.button("I have read these", key="guidelines_ack", type="primary", on_click=_acknowledge, args=(pending,))
+    st.stop()
+
 
 def _token(item_id: int, prior: int | None, action: str, note: str = "") -> str:
     """The same answer to the same item state gives the same token, so a double click saves once."""
@@ -48,7 +90,7 @@ def _token(item_id: int, prior: int | None, action: str, note: str = "") -> str:
     return f"{item_id}:{prior or 0}:{action}:{digest}"
 
 
-def _answer(item_id: int, prior: int | None, *, tier: int | None = None, skipped: bool = False,
+def _answer(ref: str, item_id: int, prior: int | None, *, tier: int | None = None, skipped: bool = False,
             flagged: bool = False, note: str | None = None, what: str = "", changed: bool = False) -> None:
     """Button callback: runs before the rerun, so the next item is drawn from what was just saved."""
     st.session_state.pop("grade_error", None)
@@ -57,8 +99,9 @@ def _answer(item_id: int, prior: int | None, *, tier: int | None = None, skipped
         action += ":flag"
     try:
         with ui.db() as d:
-            cp.submit_grade(d, user, item_id, tier=tier, skipped=skipped, flagged=flagged, note=note,
-                            client_token=_token(item_id, prior, action, note or ""), expected_prior=prior)
+            _id, feedback = cp.submit_answer(d, user, cid, ref, tier=tier, skipped=skipped, flagged=flagged,
+                                             note=note, client_token=_token(item_id, prior, action, note or ""),
+                                             expected_prior=prior, guideline_version=shown_version)
     except cp.StaleGrade:
         # a key that reached the previous item's button (Streamlit keeps it mounted during a rerun)
         st.session_state["grade_stale"] = True
@@ -70,6 +113,7 @@ def _answer(item_id: int, prior: int | None, *, tier: int | None = None, skipped
     st.session_state["saved"] = (f"{verb}: {ui.md_escape(what)} → {cp.tier_label(tier, skipped)}"
                                  + (" · flagged" if flagged else ""))  # imported names: shown literally
     st.session_state["saved_at"] = time.time()
+    st.session_state["gold_feedback"] = feedback  # the campaign's optional feedback after a hidden gold item
     st.session_state["grade_stale"] = False
     st.session_state["flagging"] = False
 
@@ -86,6 +130,23 @@ def _set_revisit(value: bool) -> None:
     st.session_state[revisit_key] = value
 
 
+def _reading(value: bool) -> None:
+    st.session_state["reading_guidelines"] = value
+
+
+def _start_qualification() -> None:
+    st.session_state.pop("grade_error", None)
+    try:
+        with ui.db() as d:
+            cp.start_attempt(d, user, cid)
+    except MedevalError as e:
+        st.session_state["grade_error"] = f"Not started: {e}"
+
+
+def _continue(value: bool = True) -> None:
+    st.session_state[f"qualification_done_{cid}"] = value
+
+
 with ui.db() as d:
     s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
 if st.session_state.get(revisit_key) and s.item is None:
@@ -96,6 +157,8 @@ if error := st.session_state.get("grade_error"):
     st.error(ui.md_escape(error), icon=":material/error:")
 elif saved := st.session_state.get("saved"):
     st.success(saved, icon=":material/check_circle:")
+    if feedback := st.session_state.get("gold_feedback"):
+        st.info(ui.md_escape(feedback), icon=":material/school:")
 else:
     st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
 if st.session_state.pop("grade_stale", False):
@@ -116,13 +179,52 @@ def recent_answers(editable: bool) -> None:
                 for key, tier, name, _ in cp.TIER_GUIDE:
                     cols[tier].button(key, key=f"change_{g.item_id}_{tier}", help=f"Change to {name}",
                                       disabled=(g.tier == tier and not g.skipped), width="stretch",
-                                      on_click=_answer, args=(g.item_id, g.annotation_id),
+                                      on_click=_answer, args=(g.ref, g.item_id, g.annotation_id),
                                       kwargs={"tier": tier, "what": f"{g.disease} · {g.aspect}", "changed": True})
 
 
 if not s.open:
     st.warning("This campaign is closed: answers can no longer be given or changed.")
     recent_answers(editable=False)
+    st.stop()
+
+q = s.qualification
+if s.phase == "qualification" and s.item is None:
+    if q.status == "not_started":
+        st.progress(0.0, text=f"Qualification: {q.items} items")
+        with st.container(border=True, key="qualification_intro"):
+            st.markdown("**Qualification round**")
+            st.write(f"This campaign starts with {q.items} items whose expected grade is known. Grade them as you "
+                     f"would any item. To pass, {q.pass_mark:.0%} of them must get the expected grade "
+                     f"({math.ceil(q.pass_mark * q.items - 1e-9)} of {q.items}); then your items follow."
+                     + (f" You may try again {q.retries} time{'s' if q.retries != 1 else ''}." if q.retries else ""))
+        st.button("Start the qualification", key="qualification_start", type="primary", on_click=_start_qualification)
+        st.stop()
+    last = q.results[-1]
+    st.progress(1.0, text=f"Qualification attempt {q.attempt}: {last['correct']} of {last['items']} as expected")
+    st.error(f"Qualification not passed: {last['correct']} of {last['items']} items got the expected grade "
+             f"({last['share']:.0%}; the pass mark is {q.pass_mark:.0%}).", icon=":material/cancel:")
+    with ui.db() as d:
+        rows = gold.review(d, user, cid)
+    st.markdown("**The expected answers**")
+    st.dataframe([{"disease": r["disease"], "aspect": r["aspect"], "model's answer": r["response"],
+                   "your grade": cp.tier_label(r["answer"], r["skipped"]), "expected": cp.tier_label(r["expected"]),
+                   "why": r["reason"], "as expected": r["correct"]} for r in rows],
+                 hide_index=True, width="stretch", key="qualification_review")
+    if q.status == "failed_retry":
+        st.caption(f"Read the reasons, then try again ({q.attempts_left} attempt{'s' if q.attempts_left != 1 else ''} "
+                   "left).")
+        st.button("Try again", key="qualification_retry", type="primary", on_click=_start_qualification)
+    else:
+        st.warning("No attempts are left. Please contact the campaign's researcher.")
+    st.stop()
+if q is not None and q.results and q.status == "passed" and s.done == 0 and s.item is not None \
+        and not st.session_state.get(f"qualification_done_{cid}"):
+    last = q.results[-1]
+    st.progress(1.0, text=f"Qualification passed: {last['correct']} of {last['items']}")
+    st.success(f"Qualification passed: {last['correct']} of {last['items']} items got the expected grade "
+               f"({last['share']:.0%}). Your items follow.", icon=":material/verified:")
+    st.button("Continue to the items", key="qualification_continue", type="primary", on_click=_continue)
     st.stop()
 
 if s.item is None:
@@ -142,7 +244,8 @@ if s.prior is not None:
     st.progress(s.done / s.total, text=f"Revisiting a skipped item — {s.skipped} skipped left")
     st.button("Stop revisiting", key="stop_revisit", on_click=_set_revisit, args=(False,))
 else:
-    st.progress((s.position - 1) / s.total, text=f"Item {s.position} of {s.total}")
+    label = "Qualification item" if s.phase == "qualification" else "Item"
+    st.progress((s.position - 1) / s.total, text=f"{label} {s.position} of {s.total}")
 
 ui.plain("Disease", item.disease, key="item_disease")
 st.caption("Aspect")
@@ -152,18 +255,33 @@ if item.definition:
 ui.plain("Reference answer", item.reference, key="item_reference")
 ui.plain("Model's answer", item.response, key="item_response")
 
+reading = guide is not None and st.session_state.get("reading_guidelines", False)
 flagging = st.session_state.get("flagging", False)
+locked = flagging or reading  # no grade key while the flag form or the guidelines are open
 cols = st.columns(3)
 for key, tier, name, meaning in cp.TIER_GUIDE:
     cols[tier].button(name, key=f"grade_{item.item_id}_{tier}", shortcut=key, help=meaning,
-                      width="stretch", disabled=flagging,
-                      on_click=_answer, args=(item.item_id, s.prior), kwargs={"tier": tier, "what": what})
-c1, c2, _ = st.columns(3)
-c1.button("Skip", key=f"skip_{item.item_id}", shortcut="S", disabled=flagging, width="stretch",
-          on_click=_answer, args=(item.item_id, s.prior), kwargs={"skipped": True, "what": what},
+                      width="stretch", disabled=locked,
+                      on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"tier": tier, "what": what})
+c1, c2, c3 = st.columns(3)
+c1.button("Skip", key=f"skip_{item.item_id}", shortcut="S", disabled=locked, width="stretch",
+          on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"skipped": True, "what": what},
           help="Come back to it after the others")
-c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=flagging, width="stretch",
+c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=locked, width="stretch",
           on_click=_open_flag, help="Report a problem with this item (with a note)")
+if guide is not None:
+    c3.button(f"Guidelines (v{guide.version})", key="open_guidelines", shortcut="G", width="stretch",
+              disabled=flagging, on_click=_reading, args=(True,), help="Read the guidelines again; this item stays on screen")
+
+    @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _reading(False))
+    def _guidelines_dialog() -> None:
+        _guidelines_body(guide)
+        if st.button("Close", key="close_guidelines", type="primary"):
+            _reading(False)
+            st.rerun()
+
+    if reading:
+        _guidelines_dialog()
 
 if flagging:
     with st.form(key=f"flag_form_{item.item_id}", border=True):
@@ -180,7 +298,7 @@ if flagging:
         if not (note or "").strip():
             st.error("Write a short note saying what is wrong, then save the flag again.")
         else:
-            _answer(item.item_id, s.prior, tier=None if grade == "none" else grade, skipped=grade == "none",
+            _answer(item.ref, item.item_id, s.prior, tier=None if grade == "none" else grade, skipped=grade == "none",
                     flagged=True, note=note.strip(), what=what)
             st.rerun()
 

@@ -96,6 +96,7 @@ else:
     st.caption("Only one threshold-set version exists.")
 
 # the report (HTML, and a zip with the PDF), made when a button is clicked
+from medeval.reports import html_kit  # noqa: E402
 from medeval.reports import leaderboard_report as lb_rep  # noqa: E402
 
 
@@ -109,18 +110,8 @@ def _lb_data() -> dict:
 
 
 def _lb_zip() -> bytes:
-    import io
-    import tempfile
-    import zipfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = lb_rep.write_report(_lb_data(), tmp, pdf=lb_rep.chromium_path() is not None)
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-            for p in paths.values():
-                z.write(p, Path(p).name)
-        return buf.getvalue()
+    pdf = lb_rep.chromium_path() is not None
+    return html_kit.zip_report(lambda tmp: lb_rep.write_report(_lb_data(), tmp, pdf=pdf))
 
 
 e1, e2 = st.columns(2)

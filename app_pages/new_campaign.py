@@ -43,8 +43,36 @@ if kind == "bucket_grading":
     c3, c4 = st.columns(2)
     width = c3.number_input("Interval width", min_value=0.01, max_value=1.0, value=0.1, step=0.05, format="%.2f",
                             key="new_width")
-    per = c4.number_input("Items per interval", min_value=1, max_value=1000, value=10, step=1, key="new_per")
+    sampling = st.radio("Sampling", ["interval", "active"], horizontal=True, key="new_sampling",
+                        format_func={"interval": "by score interval (the paper)",
+                                     "active": "active rounds (narrow the cut-offs)"}.get)
+    if sampling == "interval":
+        st.caption("The paper's design: the same number of items from every score interval, graded at once.")
+    else:
+        st.caption("A small seed round per interval, then rounds drawn where each cut-off is still uncertain, "
+                   "until both cut-offs' 95% intervals are narrow enough or the budget is spent "
+                   "(draw each round on the Tune cut-offs page).")
+    per = c4.number_input("Items per interval" if sampling == "interval" else "Seed items per interval",
+                          min_value=1, max_value=1000, value=10 if sampling == "interval" else 2, step=1,
+                          key=f"new_per_{sampling}")
     cfg = cp.BucketConfig(tuple(metrics), tuple(types), float(width), int(per), int(k), int(seed))
+    if sampling == "active":
+        from medeval.annotation.campaigns import sampling as smp
+
+        a1, a2, a3, a4 = st.columns(4)
+        round_size = a1.number_input("Items per round (per metric and type)", min_value=1, max_value=1000, value=20,
+                                     step=5, key="new_round_size")
+        target = a2.number_input("Target 95% interval width", min_value=0.005, max_value=1.0, value=0.05,
+                                 step=0.01, format="%.3f", key="new_target")
+        budget = a3.number_input("Budget (items per metric and type)", min_value=1, max_value=100_000, value=300,
+                                 step=50, key="new_budget")
+        explore = a4.number_input("Explore share", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
+                                  format="%.2f", key="new_explore",
+                                  help="Share of each round spread over the whole score range, so a cut-off the "
+                                       "seed round missed can still be found.")
+        active_cfg = smp.ActiveConfig(tuple(metrics), tuple(types), float(width), int(per), int(round_size),
+                                      float(target), int(budget), float(explore), smp.ACTIVE_DEFAULT_CRITERION,
+                                      int(k), int(seed))
 else:
     n = st.number_input("Responses drawn at random", min_value=1, value=150, step=10, key="new_n")
 
@@ -81,8 +109,9 @@ if kind == "bucket_grading":
 
 for p in _problems():
     st.caption(f"• {p}")
+active_mode = kind == "bucket_grading" and sampling == "active"
 signature = repr((kind, name.strip(), sorted(annotators), int(k), int(seed),
-                  cfg if kind == "bucket_grading" else int(n)))
+                  (active_cfg if active_mode else cfg) if kind == "bucket_grading" else int(n)))
 if st.button("Create campaign", type="primary", disabled=bool(_problems()), key="create_campaign"):
     if st.session_state.get("created_signature") == signature:  # a double click: create it once
         st.info("This campaign was just created; change something to create another.")
@@ -90,7 +119,11 @@ if st.button("Create campaign", type="primary", disabled=bool(_problems()), key=
     st.session_state["created_signature"] = signature
     try:
         with ui.db() as d:
-            if kind == "bucket_grading":
+            if active_mode:
+                from medeval.annotation.campaigns.assignment import create_active_campaign
+
+                cid = create_active_campaign(d, name.strip(), active_cfg, annotators, actor=user)
+            elif kind == "bucket_grading":
                 cid = cp.create_bucket_campaign(d, name.strip(), cfg, annotators, actor=user)
             else:
                 cid = cp.create_random_campaign(d, name.strip(), int(n), annotators, k=int(k), seed=int(seed),

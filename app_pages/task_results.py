@@ -95,23 +95,14 @@ c2.download_button("Answers (CSV)", tasks.answers_csv(rows), file_name=f"task-{c
 ui.open_close_button(c3, camp, user, key_prefix="task")
 
 # the report (HTML, and a zip with the PDF), made when a button is clicked
+from medeval.reports import html_kit  # noqa: E402
 from medeval.reports import task_report as task_rep  # noqa: E402
 
 
 def _task_zip() -> bytes:
     """The report's files (HTML, PDF where Chromium is installed, JSON, CSVs), made on click."""
-    import io
-    import tempfile
-    import zipfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = task_rep.write_report(r, tmp, pdf=task_rep.chromium_path() is not None)
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-            for p in paths.values():
-                z.write(p, Path(p).name)
-        return buf.getvalue()
+    pdf = task_rep.chromium_path() is not None
+    return html_kit.zip_report(lambda tmp: task_rep.write_report(r, tmp, pdf=pdf))
 
 
 r1, r2 = st.columns(2)
@@ -124,3 +115,5 @@ r2.download_button("Report (zip: HTML, PDF, …)", _task_zip, file_name=f"task-{
 
 with st.expander("Configuration (reproducible from the seed)"):
     st.json(r["config"])
+
+ui.guidelines_editor(cid, user, "task_guidelines")

@@ -42,6 +42,10 @@ c1, c2, c3 = st.columns([2, 1, 1])
 by_id = {c["id"]: c for c in camps}
 cid = c1.selectbox("Clinicians' grades from", [None, *by_id], index=len(by_id),
                    format_func=lambda i: "no campaign" if i is None else f"#{i} {by_id[i]['name']}", key="tune_campaign")
+consensus = c1.selectbox("Consensus of the clinicians", cal.CONSENSUS_METHODS, key="tune_consensus",
+                         help="An item's expert tier: the lower median of its annotators' tiers (MedDisKEval), the "
+                              "most frequent tier (ties: lower median), or the adjudicated tier where an item was "
+                              "adjudicated (else median). Recorded with a publication.")
 metric = c2.selectbox("Metric", ["bleu1", "rouge1", "cosine"], key="tune_metric")
 atype = c3.selectbox("Aspect type", ["enumerated", "declarative"], key="tune_type")
 key = (metric, atype)
@@ -50,9 +54,21 @@ info = METRICS[metric]
 scores = tiers = np.array([])
 if cid is not None:
     with ui.db() as d:
-        examples = cal.graded_examples(cal.campaign_rows(d, cid))
+        examples = cal.graded_examples(cal.campaign_rows(d, cid, consensus=consensus))
     scores, tiers = examples.get(key, (np.array([]), np.array([], dtype=int)))
 optimum = cal.calibrate(metric, atype, scores, tiers, n_boot=0) if len(scores) else None
+is_active = cid is not None and by_id[cid]["kind"] == "active_calibration"
+criterion = by_id[cid]["config"].get("criterion", "kappa") if is_active else "kappa"
+
+
+@st.cache_data(show_spinner="Bootstrapping the cut-offs…", max_entries=64)
+def cut_off_intervals(metric_: str, atype_: str, scores_: np.ndarray, tiers_: np.ndarray, criterion_: str) -> dict:
+    """Each cut-off's 95% bootstrap interval; cached per grades (the arrays), so moving the slider stays fast."""
+    c = cal.calibrate(metric_, atype_, scores_, tiers_, criterion=criterion_, n_boot=200, rng=0)
+    return {"cut_offs": c.cut_offs, "low": c.bootstrap.get("low_ci95"), "high": c.bootstrap.get("high_ci95")}
+
+
+bands = cut_off_intervals(metric, atype, scores, tiers, criterion) if len(scores) >= 3 else None
 
 slider_key = f"cut_{metric}_{atype}"
 if slider_key not in st.session_state:
@@ -107,12 +123,21 @@ def tuner() -> None:
         jitter = np.random.default_rng(0).uniform(-0.12, 0.12, len(scores))
         fig.add_trace(go.Scatter(x=scores, y=tiers + jitter, mode="markers", marker=dict(size=7, opacity=0.6),
                                  name="graded examples", hovertemplate="score %{x:.3f}<extra></extra>"))
+    if bands and bands["low"]:
+        for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
+            fig.add_vrect(x0=bands[which][0], x1=bands[which][1], fillcolor=colour, opacity=0.12, line_width=0,
+                          layer="below")
     for x, label in ((lo, "low"), (hi, "high")):
         fig.add_vline(x=x, line_color="#d33a2c", annotation_text=f"{label} {x:.3f}")
     fig.update_layout(height=300, template="plotly_white", margin=dict(l=40, r=20, t=30, b=40),
                       xaxis=dict(range=[info.low, info.high], title=f"{metric} score"),
                       yaxis=dict(tickvals=[0, 1, 2], ticktext=list(th.TIERS.values()), range=[-0.5, 2.5]))
     st.plotly_chart(fig, key="tune_scatter", config={"displayModeBar": False})
+    if bands and bands["low"]:
+        (a, b), (c, d) = bands["low"], bands["high"]
+        st.caption(f"Shaded: each cut-off's 95% interval (bootstrap over the graded items, criterion {criterion}, "
+                   f"optimum {bands['cut_offs'][0]:.3f} / {bands['cut_offs'][1]:.3f}) -- low {a:.3f} to {b:.3f} "
+                   f"(width {b - a:.3f}), high {c:.3f} to {d:.3f} (width {d - c:.3f}).")
 
     left, right = st.columns(2)
     with left:
@@ -146,6 +171,68 @@ def tuner() -> None:
 
 tuner()
 
+
+@st.cache_data(show_spinner="Bootstrapping every stratum…", max_entries=16)
+def active_status(campaign_id: int, grades_signature: tuple) -> tuple[dict, list[dict]]:
+    """The active campaign's rounds (cached per campaign and grades: recomputed after a grade or a round)."""
+    from medeval.calibration import rounds
+
+    with ui.db() as d:
+        status = rounds.round_status(d, campaign_id, actor=user)
+        return rounds.public(status), rounds.width_series(d, campaign_id, status, actor=user)
+
+
+def _draw_round(campaign_id: int) -> None:
+    from medeval.calibration import rounds
+
+    try:
+        with ui.db() as d:
+            out = rounds.next_round(d, campaign_id, actor=user)
+        st.session_state["round_msg"] = ("ok", f"Round {out['round']} drawn: {out['items']} items added.")
+    except MedevalError as e:
+        st.session_state["round_msg"] = ("error", str(e))
+    active_status.clear()
+
+
+if is_active:
+    st.subheader("Active rounds", anchor=False)
+    with ui.db() as d:
+        grades_sig = tuple(d.conn.execute(
+            "SELECT count(*), max(g.id), (SELECT count(*) FROM campaign_items WHERE campaign_id = ?) FROM "
+            "grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id WHERE ci.campaign_id = ?",
+            (cid, cid)).fetchone())
+    status, series = active_status(cid, grades_sig)
+    target = float(status["target_width"])
+    mine_ = [r for r in series if r["metric"] == metric and r["aspect_type"] == atype]
+    if mine_:
+        wfig = go.Figure()
+        for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
+            pts = [r for r in mine_ if r["cut_off"] == which]
+            wfig.add_trace(go.Scatter(x=[r["after_round"] for r in pts], y=[r["width"] for r in pts],
+                                      mode="lines+markers", name=f"{which} cut-off", line=dict(color=colour)))
+        wfig.add_hline(y=target, line_dash="dash", annotation_text=f"target {target:g}")
+        wfig.update_layout(height=220, template="plotly_white", margin=dict(l=40, r=20, t=20, b=40),
+                           xaxis=dict(title="rounds graded", dtick=1), yaxis=dict(title="95% interval width",
+                                                                                   rangemode="tozero"))
+        st.plotly_chart(wfig, key="tune_widths", config={"displayModeBar": False})
+    from medeval.calibration.rounds import STOP_TEXT
+
+    st.dataframe([{"stratum": f"{s['metric']} / {s['aspect_type']}", "items": s["items"], "graded": s["n_graded"],
+                   "low width": s["widths"][0] if s["widths"] else None,
+                   "high width": s["widths"][1] if s["widths"] else None,
+                   "status": STOP_TEXT[s["stop"]] if s["stop"] else "narrowing"} for s in status["strata"]],
+                 hide_index=True, key="tune_rounds",
+                 column_config={"low width": st.column_config.NumberColumn(format="%.3f"),
+                                "high width": st.column_config.NumberColumn(format="%.3f")})
+    state = "fully answered" if status["last_round_complete"] else f"{status['missing']} answers still missing"
+    st.caption(f"Round {status['round']} ({state}). A stratum stops when both 95% intervals are at most "
+               f"{target:g} wide or it holds {status['budget']} items; each round adds up to "
+               f"{status['round_size']} items per stratum where the cut-offs are uncertain.")
+    st.button("Draw the next round", on_click=_draw_round, args=(cid,), key="next_round")
+    msg = st.session_state.pop("round_msg", None)
+    if msg:
+        (st.success if msg[0] == "ok" else st.error)(ui.md_escape(msg[1]))
+
 st.subheader("Publish", anchor=False)
 with ui.db() as d:
     mine = tuning.draft(d, user)
@@ -166,7 +253,8 @@ else:
         try:
             with ui.db() as d:
                 v = cal.publish_set(d, changes, name=name, actor=user,
-                                    provenance={"method": "tuned by hand on the tuning page", "source": source})
+                                    provenance={"method": "tuned by hand on the tuning page", "source": source,
+                                                **({"consensus": consensus} if cid is not None else {})})
                 tuning.discard_draft(d, user)
         except MedevalError as e:
             st.error(ui.md_escape(str(e)))

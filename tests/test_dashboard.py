@@ -195,7 +195,8 @@ def test_cli_report_agreement(graded, tmp_path):
     r = run("--campaign", str(graded["campaign"]), "--out", str(tmp_path / "r"), "--no-pdf", "--n-boot", "50")
     assert r.returncode == 0, r.stderr
     assert {line.split("\t")[0] for line in r.stdout.splitlines()} == {
-        "html", "json", "panel_csv", "annotators_csv", "drift_csv", "disagreements_csv", "machine_csv"}
+        "html", "json", "panel_csv", "annotators_csv", "drift_csv", "disagreements_csv", "machine_csv",
+        "gold_csv"}
     assert json.loads((tmp_path / "r" / "summary.json").read_text())["bootstrap"] == {"n_boot": 50, "seed": 0}
     bad = run("--campaign", "42", "--out", str(tmp_path / "x"), "--no-pdf")
     assert bad.returncode == 1 and "no campaign 42" in bad.stderr

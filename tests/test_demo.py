@@ -89,8 +89,10 @@ def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
                            "WHERE ci.campaign_id = ?", (s["campaign"],)).fetchone()[0] == 0
     from medeval.demo import clinicians as sc
 
+    from medeval.demo.active_demo import ACTIVE_CAMPAIGN
+
     assert [c["name"] for c in cp.list_campaigns(db, actor=None)] == [
-        "Demo calibration round", sc.VALIDATION_CAMPAIGN, sc.CALIBRATION_CAMPAIGN]
+        "Demo calibration round", sc.VALIDATION_CAMPAIGN, ACTIVE_CAMPAIGN, sc.CALIBRATION_CAMPAIGN]
     readme = (ROOT / "README.md").read_text()
     assert all(f"`{u}`" in readme and f"`{p}`" in readme for u, p, _ in DEMO_ACCOUNTS)
     assert "sim_clin_" in readme and "SIMULATED" in readme  # the README says the clinicians are simulated

@@ -141,7 +141,7 @@ def test_researcher_and_admin_work_pages_are_wide(url_path):
     assert ui.page_layout(url_path) == "wide"
 
 
-@pytest.mark.parametrize("url_path", ["grade", "annotate", "help", "signed-out", "home", ""])
+@pytest.mark.parametrize("url_path", ["grade", "annotate", "adjudicate", "help", "signed-out", "home", ""])
 def test_reading_and_grading_screens_stay_centered(url_path):
     assert ui.page_layout(url_path) == "centered"
 
@@ -151,7 +151,7 @@ def test_every_page_of_the_app_has_a_layout_on_purpose():
     import re
 
     paths = set(re.findall(r'url_path="([a-z-]+)"', (ROOT / "app.py").read_text(encoding="utf-8")))
-    centered = {"grade", "annotate", "help", "signed-out", "home"}
+    centered = {"grade", "annotate", "adjudicate", "help", "signed-out", "home"}  # adjudicate: a reading screen
     assert paths == set(ui.WIDE_PAGES) | centered, paths ^ (set(ui.WIDE_PAGES) | centered)
 
 

@@ -417,7 +417,7 @@ def test_task_cli_create_list_results(tdb, db_path, tmp_path):
     assert res.exit_code == 1 and "unknown task type" in res.output
     assert tdb.conn.execute("SELECT count(*) FROM campaigns").fetchone()[0] == n
     csv_out = invoke("task", "results", str(cid), "--db", db_path, "--format", "answers-csv").output
-    assert csv_out.splitlines() == ["item,annotator,question,value,at"]
+    assert csv_out.splitlines() == ["item,annotator,question,value,at,guideline_version"]
 
 
 def test_grading_views_refuse_a_task_campaign(tdb):

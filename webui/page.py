@@ -252,3 +252,37 @@ def start_here(hint: str, *, title: str, body: str, next_step: str, help_section
         st.markdown(f"**{title}** · {body}  \n{next_step} [Read more]({HELP_PATH}?section={help_section})")
         st.button("Got it, hide this", key=f"start_here_{hint}_hide", on_click=_dismiss, type="tertiary",
                   icon=":material/check:")
+
+
+def guidelines_editor(cid: int, actor, key: str) -> None:
+    """A compact editor of a campaign's guidelines (Campaigns, Task results): text and worked examples; each save
+    is a new version (``medeval.annotation.guidelines``, which checks the role and the input)."""
+    import pandas as pd
+
+    from medeval.annotation import guidelines as gl
+    from medeval.core.errors import MedevalError
+
+    with db() as d:
+        g = gl.current(d, cid)
+    with st.expander(f"Guidelines (v{g.version})" if g else "Guidelines (none yet)"):
+        if msg := st.session_state.pop(f"{key}_saved", None):
+            st.success(msg)
+        st.caption("What annotators read, and confirm, before their first item (again after each new version). "
+                   "Markdown: headings, lists, emphasis, http(s) links; HTML and images are not shown.")
+        text = st.text_area("Text (Markdown)", value=g.text if g else "", height=220, key=f"{key}_text_{cid}")
+        rows = pd.DataFrame([dict(e) for e in g.examples] if g else [], columns=list(gl.EXAMPLE_COLUMNS), dtype=str)
+        st.caption("Worked examples: an answer, the tier (or rating) it deserves and one line why.")
+        widths = {"aspect_type": 110, "answer": 380, "tier": 80, "why": 250}  # fits a 1366-px screen
+        edited = st.data_editor(rows, num_rows="dynamic", hide_index=True, width="stretch", key=f"{key}_ex_{cid}",
+                                column_config={c: st.column_config.TextColumn(c.replace("_", " "),
+                                                                              width=widths.get(c))
+                                               for c in gl.EXAMPLE_COLUMNS})
+        if st.button("Save as new version", key=f"{key}_save_{cid}", type="primary"):
+            try:
+                with db() as d:
+                    v = gl.set_guidelines(d, cid, text or "", examples=edited.to_dict("records"), actor=actor)
+            except MedevalError as e:
+                st.error(md_escape(f"Not saved: {e}"))
+            else:
+                st.session_state[f"{key}_saved"] = f"Saved: guidelines version {v}"
+                st.rerun()

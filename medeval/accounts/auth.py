@@ -2,7 +2,8 @@
 
 * Passwords are hashed with argon2 (argon2-cffi); no plain-text password is
   stored or logged anywhere.
-* Roles: ``annotator`` (clinician), ``researcher``, ``admin``. Functions that
+* Roles: ``annotator`` (clinician), ``researcher``, ``admin``, ``adjudicator`` (a senior clinician who
+  settles the annotators' disagreements: ``medeval.annotation.adjudication``). Functions that
   manage users take the acting user and refuse unless it is an admin; ``actor=None``
   means the local command line (whoever can run it on the server owns the database).
 * Sessions: a random token goes into the browser's signed, HttpOnly cookie;
@@ -37,7 +38,9 @@ from medeval.core import settings
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.store.db import transaction
 
-ROLES = ("annotator", "researcher", "admin")
+ROLES = ("annotator", "researcher", "admin", "adjudicator")
+# who may read the adjudication queue and record a final tier (researchers and admins adjudicate too)
+ADJUDICATING_ROLES = ("adjudicator", "researcher", "admin")
 MIN_PASSWORD_LENGTH = 10
 DEFAULT_IDLE_TIMEOUT_S = 30 * 60
 # the lock-out's limits (see medeval.accounts.throttle)

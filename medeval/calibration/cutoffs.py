@@ -4,7 +4,8 @@ MedDisKEval §3.2.2: clinicians tier examples sampled per score interval; "the
 thresholds that best divide the graded examples into the tiers become the grading
 standard". For one (metric, aspect type), given each graded item's automated score and
 the clinicians' consensus tier (the median of the annotators' tiers; with an even
-number of annotators the lower median, so a tie never invents a tier), this searches
+number of annotators the lower median, so a tie never invents a tier; or, chosen explicitly, the
+majority or the adjudicated tier: ``consensus=``, medeval.annotation.adjudication), this searches
 **every** pair of cut-offs that matters -- one between each two consecutive distinct
 scores, plus the ends of the metric's range -- and keeps the pair that maximises the
 criterion:
@@ -27,12 +28,12 @@ optimum lies within ``tolerance`` of the chosen cut-offs.
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from medeval.annotation import adjudication as adj
 from medeval.core.errors import MedevalError
 from medeval.engine.metrics import METRICS, get_metric
 
@@ -61,7 +62,20 @@ class Calibration:
 
 def consensus(tiers: list[int]) -> int:
     """The clinicians' consensus tier: the (lower) median of the annotators' tiers."""
-    return int(statistics.median_low(tiers))
+    return adj.lower_median(tiers)
+
+
+def _one_tier(tiers: list[int]) -> int:
+    """The adjudicated consensus of rows that already hold it (one per item); raw per-annotator rows cannot."""
+    if len(tiers) != 1:
+        raise MedevalError("the adjudicated consensus needs a campaign's adjudications: calibrate from the "
+                           "campaign (--campaign ID), or choose median or majority for a file")
+    return int(tiers[0])
+
+
+# how the annotators' tiers of one item become its expert tier (``consensus=``; see medeval.annotation.adjudication)
+CONSENSUS = {"median": consensus, "majority": adj.majority}
+CONSENSUS_METHODS = adj.METHODS  # median, majority, adjudicated (the last from a campaign's adjudications)
 
 
 def _candidates(scores: np.ndarray, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
@@ -192,12 +206,17 @@ def calibrate(metric: str, aspect_type: str, scores, tiers, *, criterion: str = 
                        best["also"], boot)
 
 
-def graded_examples(rows: list[dict]) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
+def graded_examples(rows: list[dict], *, consensus: str = "median"
+                    ) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
     """Per (metric, aspect type): each item's score and consensus tier, from long rows.
 
     Rows sharing an ``item`` (within a metric and type) are one item graded by several annotators:
-    their consensus tier is used, and their scores must agree.
+    their consensus tier is used (``consensus``: "median", the lower median, or "majority", the most
+    frequent tier with ties to the lower median), and their scores must agree. The "adjudicated"
+    consensus needs a campaign's adjudications: ``campaign_rows(..., consensus="adjudicated")`` gives
+    one row per item with it, which any method here leaves as it is.
     """
+    combine = CONSENSUS.get(adj.check_method(consensus), _one_tier)
     groups: dict[tuple[str, str], dict] = defaultdict(dict)
     for n, r in enumerate(rows):
         key = (get_metric(r["metric"]).name, r["aspect_type"])
@@ -209,11 +228,12 @@ def graded_examples(rows: list[dict]) -> dict[tuple[str, str], tuple[np.ndarray,
                                f"{r['score']}): one item has one score per metric")
         entry["tiers"].append(int(r["tier"]))
     return {key: (np.array([e["score"] for e in items.values()], dtype=float),
-                  np.array([consensus(e["tiers"]) for e in items.values()], dtype=int))
+                  np.array([combine(e["tiers"]) for e in items.values()], dtype=int))
             for key, items in sorted(groups.items())}
 
 
-def calibrate_rows(rows: list[dict], *, criterion: str = "kappa", n_boot: int = 200, rng=0) -> list[Calibration]:
+def calibrate_rows(rows: list[dict], *, criterion: str = "kappa", n_boot: int = 200, rng=0,
+                   consensus: str = "median") -> list[Calibration]:
     """Calibrate every (metric, aspect type) of long rows ``metric, aspect_type, score, tier[, item]``.
 
     ``n_boot`` (a whole number in [0, BOOT_MAX]) and ``rng`` (a seed in [0, SEED_MAX] or a Generator) are
@@ -225,7 +245,7 @@ def calibrate_rows(rows: list[dict], *, criterion: str = "kappa", n_boot: int = 
     if rng is not None and not isinstance(rng, np.random.Generator):
         rng = check_seed(rng, what="seed")
     return [calibrate(metric, atype, scores, tiers, criterion=criterion, n_boot=n_boot, rng=rng)
-            for (metric, atype), (scores, tiers) in graded_examples(rows).items()]
+            for (metric, atype), (scores, tiers) in graded_examples(rows, consensus=consensus).items()]
 
 
 def read_graded(path) -> list[dict]:
@@ -274,11 +294,14 @@ def read_graded(path) -> list[dict]:
     return out
 
 
-def campaign_rows(db, campaign_id: int, *, version: int | None = None) -> list[dict]:
+def campaign_rows(db, campaign_id: int, *, version: int | None = None, consensus: str = "median") -> list[dict]:
     """Graded rows of a campaign for calibration: each annotator's latest tier with the item's scores.
 
     For a bucket campaign an item counts for the (metric, aspect type) it was sampled for; for a random
-    campaign it counts for every metric it has a score for (under the threshold set's scorers).
+    campaign it counts for every metric it has a score for (under the threshold set's scorers). With
+    ``consensus`` "majority" or "adjudicated" each item has one row per metric instead, with its consensus
+    tier by that method (:func:`medeval.annotation.adjudication.consensus`); "median" keeps one row per
+    annotator, combined by :func:`graded_examples`.
     """
     import json
 
@@ -290,8 +313,12 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None) -> list[d
     q = ("SELECT ci.id, ci.strata, ci.response_id, g.tier FROM grade_annotations g JOIN campaign_items ci ON "
          "ci.id = g.item_id WHERE ci.campaign_id = ? AND g.skipped = 0 AND g.id = (SELECT max(id) FROM "
          "grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
+    graded = db.conn.execute(q, (campaign_id,)).fetchall()
+    if adj.check_method(consensus) != "median":
+        per_item = adj.consensus(db, campaign_id, consensus)
+        graded = list({item: (item, strata, rid, per_item[item]) for item, strata, rid, _ in graded}.values())
     rows = []
-    for item, strata, rid, tier in db.conn.execute(q, (campaign_id,)).fetchall():
+    for item, strata, rid, tier in graded:
         targets = {(s["metric"], s["aspect_type"]) for s in json.loads(strata) if "metric" in s}
         for metric, scorer, score, atype in db.conn.execute(
                 "SELECT s.metric, s.scorer, s.score, k.aspect_type FROM scores s JOIN responses r ON "
@@ -358,16 +385,19 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
 
 
 def publish(db, results: list[Calibration], *, name: str, actor=None, base_version: int | None = None,
-            source: dict | None = None) -> int:
+            source: dict | None = None, consensus: str = "median") -> int:
     """Publish calibrated cut-offs (see :func:`publish_set`); strata not calibrated keep the base set's.
 
-    The provenance records the source (e.g. the campaign, its items and annotators) and each stratum's
+    The provenance records the source (e.g. the campaign, its items and annotators), the consensus method
+    the expert tiers came from (``consensus``: what the results were calibrated with) and each stratum's
     criterion, value, n and bootstrap spread.
     """
+    adj.check_method(consensus)
     calibrated = [c for c in results if c.cut_offs is not None]
     if not calibrated:
         raise MedevalError("nothing to publish: no (metric, aspect type) could be calibrated")
     provenance = {"method": "exhaustive cut-off search (medeval.calibration.cutoffs)", "source": source or {},
+                  "consensus": consensus,
                   "strata": [{"metric": c.metric, "aspect_type": c.aspect_type, "criterion": c.criterion,
                               "value": c.value, "n": c.n, "value_ci95": c.bootstrap.get("value_ci95"),
                               "stable_share": c.bootstrap.get("stable_share")} for c in calibrated]}

@@ -5,6 +5,11 @@ annotators' latest non-skipped tiers) against each metric's raw score and its
 automated tier (under a threshold-set version), per metric and aspect type and
 pooled; and against the average of the three metrics' automated tiers, which
 the paper found stronger than any single metric. Spearman with a Fisher-z CI.
+
+The consensus is chosen explicitly (``consensus=``): "median" (the default, as before: the median of
+the tiers, x.5 when an even number of annotators split evenly), "majority" (the most frequent tier,
+ties to the lower median) or "adjudicated" (the adjudicator's final tier where there is one, else the
+lower median) -- see :mod:`medeval.annotation.adjudication`.
 """
 
 from __future__ import annotations
@@ -15,13 +20,18 @@ from collections import defaultdict
 import sqlite_utils
 
 from medeval.accounts.auth import User, require_role
+from medeval.annotation import adjudication as adj
 from medeval.engine import thresholds as th
 from medeval.engine.metrics import REPORT_METRICS
 from medeval.stats.agreement import correlation
 
 
-def consensus_tiers(db: sqlite_utils.Database, campaign_id: int) -> dict[int, float]:
-    """response id -> median of the annotators' latest tiers (skips left out)."""
+def consensus_tiers(db: sqlite_utils.Database, campaign_id: int, consensus: str = "median") -> dict[int, float]:
+    """response id -> the consensus of the annotators' latest tiers (skips left out) by the method ``consensus``."""
+    if adj.check_method(consensus) != "median":
+        by_response = dict(db.conn.execute("SELECT id, response_id FROM campaign_items WHERE campaign_id = ?",
+                                           (campaign_id,)).fetchall())
+        return {by_response[item]: float(t) for item, t in adj.consensus(db, campaign_id, consensus).items()}
     q = ("SELECT ci.response_id, g.tier FROM grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id "
          "WHERE ci.campaign_id = ? AND g.skipped = 0 AND g.id = (SELECT max(id) FROM grade_annotations g2 "
          "WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
@@ -32,12 +42,16 @@ def consensus_tiers(db: sqlite_utils.Database, campaign_id: int) -> dict[int, fl
 
 
 def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: int | None = None,
-                      actor: User | None) -> list[dict]:
-    """Rows of {metric, aspect_type, against ('score'|'tier'), estimate} -- Spearman with CI and n."""
+                      actor: User | None, consensus: str = "median") -> list[dict]:
+    """Rows of {metric, aspect_type, against ('score'|'tier'), estimate} -- Spearman with CI and n.
+
+    ``consensus``: how the clinicians' tiers of an item are combined (median, majority, adjudicated).
+    """
     if actor is not None:
         require_role(actor, "researcher", "admin")
+    adj.check_method(consensus)
     ts = th.load(db, version) if version is not None else th.active(db)
-    consensus = consensus_tiers(db, campaign_id)
+    consensus = consensus_tiers(db, campaign_id, consensus)
     if not consensus:
         return []
     ids = list(consensus)

@@ -43,15 +43,18 @@ def agreement_cmd(ratings, level, categories, fmt, n_boot, seed):
 @click.option("--n-boot", type=int, default=1000, show_default=True,
               help=f"bootstrap resamples for CIs (0 to {BOOT_MAX})")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap (0 to 2^32 - 1)")
+@click.option("--consensus", type=click.Choice(["median", "majority", "adjudicated"]), default="median",
+              show_default=True, help="the clinicians' tier per item for 'clinicians vs the machine' (agreement "
+                                      "statistics always use the raw grades)")
 @friendly
-def report_agreement_cmd(db_path, campaign_id, out_dir, pdf, n_boot, seed):
+def report_agreement_cmd(db_path, campaign_id, out_dir, pdf, n_boot, seed, consensus):
     """Agreement report of a campaign: report.html (offline), report.pdf, summary.json and CSVs."""
     from medeval.reports.agreement_report import write_report
     from medeval.reports.dashboard import campaign_agreement
 
     n_boot, seed = _bootstrap(n_boot, seed)
     with connect(db_path) as db:
-        s = campaign_agreement(db, campaign_id, actor=None, n_boot=n_boot, seed=seed)
+        s = campaign_agreement(db, campaign_id, actor=None, n_boot=n_boot, seed=seed, consensus=consensus)
     for name, path in write_report(s, out_dir, pdf=pdf).items():
         click.echo(f"{name}\t{path}")
 

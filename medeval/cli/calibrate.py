@@ -23,15 +23,19 @@ from medeval.store.db import connect
 @click.option("--n-boot", type=click.IntRange(0), default=200, show_default=True,
               help="bootstrap resamples for the spread of the criterion and the stability of the cut-offs")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap")
+@click.option("--consensus", type=click.Choice(["median", "majority", "adjudicated"]), default="median",
+              show_default=True, help="an item's expert tier from its annotators' tiers: the lower median, the most "
+                                      "frequent tier (ties: lower median), or the adjudicated tier where there is "
+                                      "one (else median; needs --campaign); recorded with --publish")
 @click.option("--publish", "publish_name", default=None,
               help="also store the cut-offs as a new threshold-set version with this name, activate it and regrade "
                    "(atomic; strata not calibrated keep the active set's cut-offs)")
 @friendly
-def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, publish_name):
+def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, consensus, publish_name):
     """Cut-offs per (metric, aspect type) that best reproduce the clinicians' tiers.
 
     GRADED has columns metric, aspect_type, score, tier (0/1/2) and optionally item (rows of one
-    item, one per annotator, are combined into their median tier).
+    item, one per annotator, are combined into their consensus tier: --consensus).
     """
     from medeval.calibration.cutoffs import calibrate_rows, campaign_rows, read_graded
 
@@ -41,21 +45,24 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, pu
     seed = check_seed(seed, what="--seed")
     if publish_name is not None:
         publish_name = check_name(publish_name, what="--publish (the threshold set's name)")
+    if graded is not None and consensus == "adjudicated":
+        raise MedevalError("--consensus adjudicated needs the campaign's adjudications: give --campaign ID instead "
+                           "of a file, or choose median or majority")
     if graded is not None:
         rows = read_graded(graded)
     else:
         with connect(db_path) as db:
-            rows = campaign_rows(db, campaign_id)
+            rows = campaign_rows(db, campaign_id, consensus=consensus)
         if not rows:
             raise MedevalError(f"campaign {campaign_id} has no grades yet")
-    calibrations = calibrate_rows(rows, criterion=criterion, n_boot=n_boot, rng=seed)
+    calibrations = calibrate_rows(rows, criterion=criterion, n_boot=n_boot, rng=seed, consensus=consensus)
     results = [c.to_dict() for c in calibrations]
     if publish_name is not None:
         from medeval.calibration.cutoffs import campaign_source, publish
 
         with connect(db_path) as db:
             source = campaign_source(db, campaign_id) if campaign_id is not None else {"file": str(graded)}
-            version = publish(db, calibrations, name=publish_name, source=source)
+            version = publish(db, calibrations, name=publish_name, source=source, consensus=consensus)
         click.echo(f"published threshold set v{version} ({publish_name}) and made it active", err=True)
     if fmt == "json":
         click.echo(json.dumps(results, indent=2))

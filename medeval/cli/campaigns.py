@@ -1,4 +1,4 @@
-"""Tier-grading campaigns: ``campaign create|create-random|list|progress|close|reopen|machine-agreement``."""
+"""Tier-grading campaigns: ``campaign create|create-random|next-round|rounds|list|progress|close|reopen|machine-agreement``."""
 
 from __future__ import annotations
 
@@ -26,16 +26,45 @@ def campaign_grp():
 @click.option("--per-interval", type=click.IntRange(1), default=10, show_default=True, help="items sampled per interval")
 @click.option("--k", type=click.IntRange(1), default=3, show_default=True, help="annotators per item")
 @click.option("--seed", type=int, default=0, show_default=True, help="sampling and assignment seed (stored)")
+@click.option("--sampling", type=click.Choice(["interval", "active"]), default="interval", show_default=True,
+              help="interval: the paper's fixed number per score interval; active: a seed round of --per-interval "
+                   "per interval, then rounds drawn where the cut-offs are uncertain (`campaign next-round`)")
+@click.option("--round-size", type=int, default=20, show_default=True,
+              help="active: items per (metric, aspect type) in each later round")
+@click.option("--target-width", type=float, default=0.05, show_default=True,
+              help="active: a stratum stops when both cut-offs' 95%% intervals are at most this wide")
+@click.option("--budget", type=int, default=300, show_default=True,
+              help="active: items per (metric, aspect type) at most")
+@click.option("--explore", type=float, default=0.2, show_default=True,
+              help="active: share of each round spread over the whole score range")
+@click.option("--criterion", type=click.Choice(["kappa", "accuracy", "spearman"]), default=None,
+              help="active: the calibration criterion of the rounds (default: accuracy, see the README)")
 @friendly
-def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per_interval, k, seed):
-    """Sample items per score interval and assign each to exactly k annotators."""
+def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per_interval, k, seed, sampling,
+                    round_size, target_width, budget, explore, criterion):
+    """Sample items per score interval (or an active seed round) and assign each to exactly k annotators."""
     from medeval.annotation import campaigns as cp
 
-    cfg = cp.BucketConfig(tuple(m.strip() for m in metrics.split(",") if m.strip()),
-                          tuple(t.strip() for t in aspect_types.split(",") if t.strip()), width, per_interval, k, seed)
+    metric_list = tuple(m.strip() for m in metrics.split(",") if m.strip())
+    type_list = tuple(t.strip() for t in aspect_types.split(",") if t.strip())
+    people = [a.strip() for a in annotators.split(",") if a.strip()]
+    if sampling == "active":
+        from medeval.annotation.campaigns import assignment, sampling as smp
+
+        source = click.get_current_context().get_parameter_source("per_interval")
+        if source == click.core.ParameterSource.DEFAULT:
+            per_interval = 2  # a seed round: a few per interval
+        acfg = smp.ActiveConfig(metric_list, type_list, width, per_interval, round_size, target_width, budget,
+                                explore, criterion or smp.ACTIVE_DEFAULT_CRITERION, k, seed)
+        with connect(db_path) as db:
+            cid = assignment.create_active_campaign(db, name, acfg, people, actor=None)
+            n = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+        click.echo(f"campaign {cid}: seed round of {n} items, {k} annotators each; when it is graded, "
+                   f"`medeval campaign next-round --campaign {cid}` draws the next round")
+        return
+    cfg = cp.BucketConfig(metric_list, type_list, width, per_interval, k, seed)
     with connect(db_path) as db:
-        cid = cp.create_bucket_campaign(db, name, cfg, [a.strip() for a in annotators.split(",") if a.strip()],
-                                        actor=None)
+        cid = cp.create_bucket_campaign(db, name, cfg, people, actor=None)
         p = cp.campaign_progress(db, cid, actor=None)
     n = sum(a["assigned"] for a in p["annotators"]) // k
     click.echo(f"campaign {cid}: {n} items, {k} annotators each")
@@ -130,6 +159,54 @@ def campaign_machine_agreement(db_path, campaign_id, version):
 
     with connect(db_path) as db:
         click.echo(json.dumps(machine_agreement(db, campaign_id, version=version, actor=None), indent=2))
+
+
+@campaign_grp.command("next-round")
+@db_option
+@click.option("--campaign", "campaign_id", type=int, required=True, help="an active calibration campaign")
+@friendly
+def campaign_next_round(db_path, campaign_id):
+    """Draw an active campaign's next round where the cut-offs are uncertain (the last round must be answered)."""
+    from medeval.calibration import rounds
+
+    with connect(db_path) as db:
+        out = rounds.next_round(db, campaign_id, actor=None)
+    click.echo(f"campaign {campaign_id}: round {out['round']} adds {out['items']} items")
+    for s in out["strata"]:
+        click.echo(f"  {s['metric']}/{s['aspect_type']}: {s['items_added']} items")
+    for s in out["stopped"]:
+        click.echo(f"  {s['metric']}/{s['aspect_type']}: stopped ({rounds.STOP_TEXT[s['stop']]})")
+
+
+def _fmt(v, spec=".3f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+@campaign_grp.command("rounds")
+@db_option
+@click.option("--campaign", "campaign_id", type=int, required=True, help="an active calibration campaign")
+@friendly
+def campaign_rounds(db_path, campaign_id):
+    """An active campaign's rounds: per stratum the cut-offs and 95% intervals when each round was drawn, and now."""
+    from medeval.calibration import rounds
+
+    with connect(db_path) as db:
+        history = rounds.round_history(db, campaign_id, actor=None)
+        st = rounds.round_status(db, campaign_id, actor=None)
+    click.echo("round\tstratum\tgraded\tlow\tlow 95% CI\thigh\thigh 95% CI\twidths\tadded\tstop")
+    for r in history:
+        click.echo(f"{r['round']}\t{r['metric']}/{r['aspect_type']}\t{r['n_graded']}\t{_fmt(r['low'])}\t"
+                   f"{_fmt(r['low_ci_lo'])}-{_fmt(r['low_ci_hi'])}\t{_fmt(r['high'])}\t"
+                   f"{_fmt(r['high_ci_lo'])}-{_fmt(r['high_ci_hi'])}\t{_fmt(r['low_width'])}/{_fmt(r['high_width'])}"
+                   f"\t{r['items_added']}\t{r['stop'] or '-'}")
+    state = "answered" if st["last_round_complete"] else f"{st['missing']} answers missing"
+    click.echo(f"now (round {st['round']}, {state}; target width {st['target_width']}, criterion {st['criterion']}):")
+    for s in st["strata"]:
+        cut, lo, hi, w = s["cut_offs"] or [None, None], s["low_ci95"] or [None, None], s["high_ci95"] or [None, None], \
+            s["widths"] or [None, None]
+        click.echo(f"now\t{s['metric']}/{s['aspect_type']}\t{s['n_graded']}\t{_fmt(cut[0])}\t{_fmt(lo[0])}-"
+                   f"{_fmt(lo[1])}\t{_fmt(cut[1])}\t{_fmt(hi[0])}-{_fmt(hi[1])}\t{_fmt(w[0])}/{_fmt(w[1])}\t"
+                   f"{s['items']}\t{s['stop'] or '-'}")
 
 
 COMMANDS = (campaign_grp,)

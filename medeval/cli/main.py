@@ -15,6 +15,8 @@ from medeval.cli import (
     cases,
     demo,
     files,
+    gold,
+    guidelines,
     judge,
     leaderboard,
     scoring,
@@ -24,7 +26,7 @@ from medeval.cli import (
 )
 
 GROUPS = (scoring, thresholds, demo, calibrate, agreement, users, campaigns, cases, judge, files, task_campaigns,
-          leaderboard)
+          leaderboard, guidelines, gold)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 140, "terminal_width": 140})

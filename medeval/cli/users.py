@@ -9,6 +9,10 @@ import click
 from medeval.cli.base import db_option, emit, friendly, read_password
 from medeval.store.db import connect
 
+# the roles a user can have: medeval.accounts.auth.ROLES (spelled out so `--help` needs no argon2 import; a test
+# checks that the two agree). adjudicator: a senior clinician who settles disagreements (the Adjudicate page)
+ROLE_CHOICES = ("annotator", "researcher", "admin", "adjudicator")
+
 
 @click.group("users")
 def users_grp():
@@ -19,7 +23,7 @@ def users_grp():
 @users_grp.command("add")
 @db_option
 @click.argument("username")
-@click.option("--role", type=click.Choice(["annotator", "researcher", "admin"]), required=True)
+@click.option("--role", type=click.Choice(ROLE_CHOICES), required=True)
 @friendly
 def users_add(db_path, username, role):
     """Add a user; the password is read from standard input, never from an argument."""
@@ -50,7 +54,7 @@ def users_list(db_path):
 @users_grp.command("set-role")
 @db_option
 @click.argument("username")
-@click.argument("role", type=click.Choice(["annotator", "researcher", "admin"]))
+@click.argument("role", type=click.Choice(ROLE_CHOICES))
 @friendly
 def users_set_role(db_path, username, role):
     """Change a user's role."""

@@ -21,6 +21,7 @@ DEMO_ACCOUNTS: tuple[tuple[str, str, str], ...] = (
     ("doctor1", "demo-doctor-pass", "annotator"),
     ("doctor2", "demo-doctor-pass", "annotator"),
     ("doctor3", "demo-doctor-pass", "annotator"),
+    ("senior1", "demo-senior-pass", "adjudicator"),  # adjudication (issue 15): medeval.demo.adjudications
 )
 DEMO_CAMPAIGN = "Demo calibration round"
 
@@ -44,6 +45,31 @@ def add_demo_accounts_and_campaign(db) -> int:
     return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=None)
 
 
+def add_demo_guidelines(db) -> dict:
+    """The demo's guidelines (``demo/data/guidelines.json``) on every demo campaign; returns {campaign id: version}.
+
+    Tier-grading campaigns get MedDisKEval's tier definitions with two worked examples per aspect type,
+    each task campaign a short text of its own. Idempotent: the same text again adds no version.
+    """
+    import json
+    from importlib import resources
+
+    from medeval.annotation import guidelines as gl
+    from medeval.demo.clinicians import CALIBRATION_CAMPAIGN, VALIDATION_CAMPAIGN
+    from medeval.demo.tasks import CAMPAIGNS
+
+    data = json.loads(resources.files("medeval.demo").joinpath("data", "guidelines.json").read_text("utf-8"))
+    wanted = [(name, data["grading"]["text"], data["grading"]["examples"])
+              for name in (DEMO_CAMPAIGN, VALIDATION_CAMPAIGN, CALIBRATION_CAMPAIGN)]
+    wanted += [(name, data["tasks"][kind], []) for name, kind, *_ in CAMPAIGNS]
+    out = {}
+    for name, text, examples in wanted:
+        row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (name,)).fetchone()
+        if row:
+            out[row[0]] = gl.set_guidelines(db, row[0], text, examples=examples, actor=None)
+    return out
+
+
 def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, progress=None,
                accounts: bool = True) -> dict:
     """Import, score and grade the demo data into ``db``; returns a summary.
@@ -54,7 +80,8 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
     demo campaign, the demo task campaigns with simulated answers
     (:func:`medeval.demo.tasks.add_demo_tasks`) and the simulated clinicians with their two graded
     campaigns and the threshold set calibrated on them, which becomes the active set
-    (:func:`medeval.demo.clinicians.add_simulated_clinicians`, summary ``clinicians``).
+    (:func:`medeval.demo.clinicians.add_simulated_clinicians`, summary ``clinicians``), and the guidelines
+    of every demo campaign (:func:`add_demo_guidelines`, summary ``guidelines``).
     Building again adds nothing and keeps the active set if it is one for this embedding model.
     """
     from medeval.engine import thresholds as th
@@ -76,7 +103,23 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
     demo_tasks = None
     if accounts:  # the task campaigns (cases, judges, fact-check reasons) with doctor2/3's simulated answers
         demo_tasks = add_demo_tasks(db)
-    clinicians = add_simulated_clinicians(db) if accounts else None  # after the tasks: the newest campaigns
+    clinicians = None
+    if accounts:  # after the tasks: the newest campaigns; the active-rounds campaign (issue 15) before the
+        from medeval.demo.active_demo import add_active_demo  # calibration campaign, which the pages open first
+
+        clinicians = add_simulated_clinicians(db, before_calibration=add_active_demo)
+        clinicians["active_rounds"] = clinicians.pop("before_calibration")
+    # adjudication (issue 15): senior1 settles a few of the simulated clinicians' disagreements
+    if accounts:
+        from medeval.demo.adjudications import add_demo_adjudications
+
+        clinicians["adjudications"] = add_demo_adjudications(db)
+    # gold items (issue 15): doctor1-3's qualification round, the simulated clinicians' hidden gold answers
+    if accounts:
+        from medeval.demo.gold_demo import add_demo_gold
+
+        clinicians["gold"] = add_demo_gold(db, campaign)
+    guidelines = add_demo_guidelines(db) if accounts else None  # on every demo campaign
     return {"import": summary.lines(), "scores_added": s.scores_added, "threshold_version": version,
             "embedding_model": s.embedding_model, "campaign": campaign, "tasks": demo_tasks,
-            "clinicians": clinicians}
+            "clinicians": clinicians, "guidelines": guidelines}

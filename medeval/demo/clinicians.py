@@ -195,6 +195,16 @@ def _campaign(db, name: str, create) -> tuple[int, bool]:
     return (row[0], False) if row else (create(), True)
 
 
+def _read_guidelines(db, user, campaign_id: int) -> int | None:
+    """A simulated clinician reads the campaign's guidelines first, like everyone: the version on screen."""
+    pending = cp.needs_acknowledgement(db, user, campaign_id)
+    if pending is not None:
+        cp.acknowledge(db, user, campaign_id, pending)
+    row = db.conn.execute("SELECT max(version) FROM campaign_guidelines WHERE campaign_id = ?",
+                          (campaign_id,)).fetchone()
+    return row[0]
+
+
 def _grade_all(db, campaigns: list[tuple[str, int]], ts: th.ThresholdSet) -> int:
     """Every clinician answers every item assigned to them, campaign after campaign, in their own order."""
     added = 0
@@ -212,6 +222,7 @@ def _grade_all(db, campaigns: list[tuple[str, int]], ts: th.ThresholdSet) -> int
         total = sum(sizes)
         offset = 0
         for (name, cid), size in zip(campaigns, sizes):
+            shown = _read_guidelines(db, user, cid)
             skips = _positions((name, c.username, "skip"), size, SKIPS.get((name, c.username), 0))
             flags = _positions((name, c.username, "flag"), size, FLAGS.get((name, c.username), 0), skips)
             while (item := cp.next_item(db, user, cid)) is not None:
@@ -220,7 +231,8 @@ def _grade_all(db, campaigns: list[tuple[str, int]], ts: th.ThresholdSet) -> int
                 at = min(origin + times[index], time.time())
                 token = f"demo-sim:{cid}:{item}"
                 if done in skips:
-                    cp.submit_grade(db, user, item, tier=None, skipped=True, client_token=token, at=at)
+                    cp.submit_grade(db, user, item, tier=None, skipped=True, client_token=token, at=at,
+                                    guideline_version=shown)
                 else:
                     rid = db.conn.execute("SELECT response_id FROM campaign_items WHERE id = ?", (item,)).fetchone()[0]
                     if rid not in quality_cache:
@@ -230,18 +242,20 @@ def _grade_all(db, campaigns: list[tuple[str, int]], ts: th.ThresholdSet) -> int
                     if done in flags:
                         note = FLAG_NOTES[int(_rng("note", c.username, item).integers(len(FLAG_NOTES)))]
                     cp.submit_grade(db, user, item, tier=tier, flagged=note is not None, note=note,
-                                    client_token=token, at=at)
+                                    client_token=token, at=at, guideline_version=shown)
                 added += 1
             offset += size
     return added
 
 
-def add_simulated_clinicians(db) -> dict:
+def add_simulated_clinicians(db, *, before_calibration=None) -> dict:
     """The simulated clinicians, their two fully graded campaigns and the set calibrated on them (idempotent).
 
-    Returns ``{"clinicians": [...], "campaigns": {name: id}, "grades_added": n, "version": v,
-    "published": bool, "active": bool}`` -- ``version`` is the calibrated threshold set (active once
-    published; ``published``: by this call).
+    ``before_calibration(db)``, if given, runs once the clinicians and the validation campaign exist and
+    before the calibration campaign is created (which stays the newest campaign: the pages open it first);
+    its result is returned as ``"before_calibration"``. Returns ``{"clinicians": [...], "campaigns":
+    {name: id}, "grades_added": n, "version": v, "published": bool, "active": bool, ...}`` -- ``version``
+    is the calibrated threshold set (active once published; ``published``: by this call).
     """
     for c in CLINICIANS:
         if not db.conn.execute("SELECT 1 FROM users WHERE username = ?", (c.username,)).fetchone():
@@ -250,6 +264,7 @@ def add_simulated_clinicians(db) -> dict:
     names = list(CLINICIAN_NAMES)
     vid, _ = _campaign(db, VALIDATION_CAMPAIGN, lambda: cp.create_random_campaign(
         db, VALIDATION_CAMPAIGN, VALIDATION_N, names, k=K, seed=DEMO_SEED, actor=None))
+    extra = before_calibration(db) if before_calibration else None
     kid, _ = _campaign(db, CALIBRATION_CAMPAIGN, lambda: cp.create_bucket_campaign(
         db, CALIBRATION_CAMPAIGN, CALIBRATION_CONFIG, names, actor=None))
     ts = th.active(db)
@@ -263,4 +278,4 @@ def add_simulated_clinicians(db) -> dict:
         published = True
     return {"clinicians": names, "campaigns": {VALIDATION_CAMPAIGN: vid, CALIBRATION_CAMPAIGN: kid},
             "grades_added": added, "version": version, "published": published,
-            "active": th.active(db).version == version}
+            "active": th.active(db).version == version, "before_calibration": extra}

@@ -147,12 +147,17 @@ def _simulate(db, campaign_id: int, username: str, leave_open: int) -> None:
     """Answer the doctor's items in their own order, leaving ``leave_open`` items unfinished (idempotent)."""
     user = get_user(db, username)
     kind = tasks.campaign(db, campaign_id)["kind"]
+    if (pending := tasks.needs_acknowledgement(db, user, campaign_id)) is not None:
+        tasks.acknowledge(db, user, campaign_id, pending)  # the guidelines first, like everyone
+    shown = db.conn.execute("SELECT max(version) FROM campaign_guidelines WHERE campaign_id = ?",
+                            (campaign_id,)).fetchone()[0]
 
     def answer(view) -> None:
         q = view.pending
         source, payload, layout = _item(db, view.item_id, user.id)
         value = _pick(kind, username, source, payload, layout, q.id, _rng(username, source, q.id))
-        tasks.submit_answer(db, user, view.item_id, q.id, value, client_token=f"demo:{view.item_id}:{q.id}")
+        tasks.submit_answer(db, user, view.item_id, q.id, value, client_token=f"demo:{view.item_id}:{q.id}",
+                           guideline_version=shown)
 
     while True:
         s = tasks.task_state(db, user, campaign_id)

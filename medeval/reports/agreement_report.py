@@ -143,7 +143,9 @@ def render_html(s: dict) -> str:
                     for p in s["panel"])
     machine = ""
     if s.get("machine"):
-        machine = ("<h2>Clinicians vs the machine</h2>" + figs.get("machine", "")
+        machine = ("<h2>Clinicians vs the machine</h2>"
+                   f"<p>Consensus of the clinicians: {esc(s.get('consensus', 'median'))} "
+                   f"({esc(CONSENSUS_NOTE.get(s.get('consensus', 'median'), ''))}).</p>" + figs.get("machine", "")
                    + _table(s["machine"], [("metric", "metric"), ("aspect_type", "aspect type"),
                                            ("against", "against"), ("n", "n"), ("spearman", "Spearman"),
                                            ("ci95", "95% CI"), ("p", "p"), ("undefined_reason", "undefined")]))
@@ -166,8 +168,51 @@ Computed {esc(s['computed_at'])}.</p>
                             ("median_seconds_per_item", "median s / item")])}
 <h2>Widest disagreements</h2>
 {_table(s['disagreements'], [("item", "item"), ("range", "tier range"), ("sd", "sd"), ("tiers", "tiers")])}
+{adjudication_html(s)}
+{gold_html(s)}
 {machine}"""
     return kit.page(f"Agreement report: {c['name']}", body)
+
+
+CONSENSUS_NOTE = {"median": "the lower median of the annotators' tiers",
+                  "majority": "the most frequent tier; ties resolved to the lower median",
+                  "adjudicated": "the adjudicator's final tier where an item was adjudicated, otherwise the median"}
+
+
+def adjudication_html(s: dict) -> str:
+    """How many items were adjudicated and how often the adjudicator chose the annotators' majority tier."""
+    a = s.get("adjudication") or {}
+    n = a.get("n_adjudicated", 0)
+    if not n:
+        return "<h2>Adjudication</h2><p>No item was adjudicated.</p>"
+    share = a.get("share_sided_with_majority")
+    return (f"<h2>Adjudication</h2><p>{n} items adjudicated ({a.get('n_adjudications', n)} adjudications in all, "
+            f"later ones superseding earlier ones). The adjudicated tier equalled the annotators' majority tier in "
+            f"{a['sided_with_majority']} of {a['n_with_majority']} adjudicated items with a majority"
+            + (f" ({_fmt(share, 2)})" if share is not None else "") + ". The statistics above use the raw "
+            "annotations; adjudication does not change them.</p>")
+
+
+def gold_rows(s: dict) -> list[dict]:
+    """One row per annotator: qualification, hidden gold answered/correct, accuracy overall and per block."""
+    g = s.get("gold") or {}
+    return [{"annotator": a["annotator"], "qualification": a["qualification"],
+             "hidden_answered": a["hidden_answered"], "hidden_correct": a["hidden_correct"],
+             "accuracy": a["accuracy"], "accuracy_by_block": [round(b["accuracy"], 3) for b in a["blocks"]],
+             "flagged": a["flagged"]} for a in g.get("annotators", [])]
+
+
+def gold_html(s: dict) -> str:
+    g = s.get("gold")
+    if not g:
+        return ""
+    return (f"<h2>Gold items</h2><p>{g['gold_items']} gold items; accuracy over time in blocks of {g['block']} "
+            f"hidden gold answers; flagged when the latest block is below {_fmt(g['threshold'], 2)}. Gold answers "
+            "are kept apart from the grades and count in none of the statistics above.</p>"
+            + _table(gold_rows(s), [("annotator", "annotator"), ("qualification", "qualification"),
+                                    ("hidden_answered", "hidden gold answered"), ("hidden_correct", "correct"),
+                                    ("accuracy", "accuracy"), ("accuracy_by_block", "accuracy per block"),
+                                    ("flagged", "flagged")]))
 
 
 def write_report(s: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str, Path]:
@@ -176,7 +221,8 @@ def write_report(s: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str,
     out.mkdir(parents=True, exist_ok=True)
     paths = {"html": out / "report.html", "json": out / "summary.json", "panel_csv": out / "panel.csv",
              "annotators_csv": out / "annotators.csv", "drift_csv": out / "drift.csv",
-             "disagreements_csv": out / "disagreements.csv", "machine_csv": out / "machine.csv"}
+             "disagreements_csv": out / "disagreements.csv", "machine_csv": out / "machine.csv",
+             "gold_csv": out / "gold.csv"}
     paths["html"].write_text(render_html(s), encoding="utf-8")
     paths["json"].write_text(json.dumps(s, ensure_ascii=False, indent=2), encoding="utf-8")
     _write_csv(paths["panel_csv"], panel_rows(s))
@@ -184,6 +230,7 @@ def write_report(s: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str,
     _write_csv(paths["drift_csv"], [{"annotator": r["annotator"], **b} for r in s["annotators"] for b in r["drift"]])
     _write_csv(paths["disagreements_csv"], s["disagreements"])
     _write_csv(paths["machine_csv"], s.get("machine", []))
+    _write_csv(paths["gold_csv"], gold_rows(s))
     if pdf:
         paths["pdf"] = out / "report.pdf"
         print_pdf(paths["html"], paths["pdf"])

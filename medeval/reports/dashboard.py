@@ -6,6 +6,11 @@ ordinal (0 < 1 < 2), so the panel statistics are those that respect the order:
 Krippendorff's alpha at the ordinal level (any number of annotators, missing answers
 allowed) and Cohen's kappa with linear weights per pair of annotators; percent
 agreement and Fleiss' kappa are shown for orientation only.
+
+Adjudication (:mod:`medeval.annotation.adjudication`) never changes these statistics: they stay
+computed on the raw annotations. The summary says how many items were adjudicated and how often the
+adjudicator chose the annotators' majority tier; the consensus of "Clinicians vs the machine" is
+chosen explicitly (``consensus=``: median, majority or adjudicated) and stated in the methods.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import numpy as np
 import sqlite_utils
 
 from medeval.accounts.auth import User, require_role
+from medeval.annotation import adjudication as adj
+from medeval.annotation.gold_results import gold_accuracy, methods_sentence
 from medeval.annotation.campaigns import require_grading
 from medeval.core.errors import MedevalError
 from medeval.stats.agreement import (
@@ -257,9 +264,13 @@ def tier_distribution(graded: list[Answer]) -> list[dict]:
 
 
 def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, n_boot: int = 1000,
-                       seed: int = 0, include_machine: bool = True) -> dict:
-    """Everything the dashboard shows for one campaign, as plain data (JSON-ready)."""
+                       seed: int = 0, include_machine: bool = True, consensus: str = "median") -> dict:
+    """Everything the dashboard shows for one campaign, as plain data (JSON-ready).
+
+    ``consensus``: how "Clinicians vs the machine" combines an item's tiers (recorded as ``consensus``).
+    """
     n_boot, seed = check_bootstrap(n_boot, seed)  # before any work: a bad value is a one-line error
+    adj.check_method(consensus)
     if actor is not None:
         require_role(actor, "researcher", "admin")
     row = db.conn.execute("SELECT name, kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
@@ -284,13 +295,26 @@ def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: Us
         "annotators": annotator_panel(db, campaign_id, all_answers),
         "disagreements": widest_disagreements(graded),
         "tier_distribution": tier_distribution(graded),
+        "consensus": consensus,
+        "adjudication": adj.summary(db, campaign_id),
     }
     if include_machine:
         from medeval.calibration.validation import machine_agreement
 
-        out["machine"] = machine_agreement(db, campaign_id, actor=None)
-    out["methods"] = methods_paragraph(out)
+        out["machine"] = machine_agreement(db, campaign_id, actor=None, consensus=consensus)
+    out["gold"] = gold_summary(db, campaign_id)
+    out["methods"] = " ".join(x for x in (methods_paragraph(out), methods_sentence(db, campaign_id)) if x)
     return out
+
+
+def gold_summary(db: sqlite_utils.Database, campaign_id: int) -> dict | None:
+    """Each annotator's qualification and hidden-gold accuracy over time (None: the campaign has no gold items).
+
+    Gold answers are stored apart from the grades (``gold_answers``), so nothing above counts them.
+    """
+    if not db.conn.execute("SELECT 1 FROM gold_items WHERE campaign_id = ?", (campaign_id,)).fetchone():
+        return None
+    return gold_accuracy(db, campaign_id, actor=None)
 
 
 def _fmt(v, digits=3) -> str:
@@ -328,7 +352,27 @@ def methods_paragraph(s: dict) -> str:
              "graded")
     if kappa and kappa["value"] is not None:
         text += f" (mean kappa = {_fmt(kappa['value'])})"
-    text += (". Agreement with the automated evaluation was measured as Spearman's rho between the median "
-             "clinician tier and each metric's raw score and automated tier, with Fisher-z 95% confidence "
-             "intervals. ICC is not reported because tiers are ordinal, not interval, data.")
-    return text
+    text += (f". Agreement with the automated evaluation was measured as Spearman's rho between the "
+             f"{CONSENSUS_WORDS[s.get('consensus', 'median')]} and each metric's raw score and automated tier, with "
+             f"Fisher-z 95% confidence intervals. ICC is not reported because tiers are ordinal, not interval, data.")
+    return text + adjudication_sentence(s.get("adjudication"))
+
+
+CONSENSUS_WORDS = {
+    "median": "median clinician tier",
+    "majority": "majority clinician tier (the most frequent tier; ties resolved to the lower median)",
+    "adjudicated": "adjudicated tier (a senior clinician's final tier where an item was adjudicated, otherwise the "
+                   "lower median clinician tier)",
+}
+
+
+def adjudication_sentence(a: dict | None) -> str:
+    """What the methods say about adjudication: how many items, how often the adjudicator chose the majority."""
+    if not a or not a["n_adjudicated"]:
+        return " No item was adjudicated."
+    share = a["share_sided_with_majority"]
+    return (f" {a['n_adjudicated']} items were adjudicated by a senior clinician, who recorded a final tier with a "
+            f"reason; the adjudicated tier equalled the annotators' majority tier in {a['sided_with_majority']} of "
+            f"{a['n_with_majority']} adjudicated items that had a majority"
+            + (f" ({share:.0%})" if share is not None else "") + ". The agreement statistics above use the raw "
+            "annotations only; adjudication does not change them.")

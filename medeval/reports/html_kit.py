@@ -169,3 +169,20 @@ def print_pdf(html_path: Path, pdf_path: Path, *, timeout: float = 120) -> None:
                            capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     if r.returncode != 0 or not Path(pdf_path).exists() or Path(pdf_path).stat().st_size == 0:
         raise MedevalError(f"Chromium could not print the PDF (exit {r.returncode}): {r.stderr.strip()[-300:]}")
+
+
+def zip_report(write) -> bytes:
+    """A zip of what ``write(folder)`` writes (a report's ``write_report``: HTML, PDF, JSON, CSVs), in memory.
+
+    The pages' "Report (zip)" buttons call it on click; the folder is temporary.
+    """
+    import io
+    import zipfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write(Path(tmp))
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for p in paths.values():
+                z.write(p, Path(p).name)
+        return buf.getvalue()

@@ -2,8 +2,14 @@
 -- Written from the code before the layered move (issue 11); tests/test_db.py checks a new database against it.
 -- A new migration changes this file on purpose: regenerate it with  python tests/test_db.py --write-schema
 
+-- index adjudications_item
+CREATE INDEX adjudications_item ON adjudications(item_id, id);
+
 -- index audit_log_action
 CREATE INDEX audit_log_action ON audit_log(action, target);
+
+-- index gold_answers_user
+CREATE INDEX gold_answers_user ON gold_answers(user_id, gold_id, id);
 
 -- index grade_annotations_item
 CREATE INDEX grade_annotations_item ON grade_annotations(item_id, user_id, id);
@@ -22,6 +28,18 @@ CREATE UNIQUE INDEX threshold_sets_one_active ON threshold_sets(active) WHERE ac
 
 -- table _migrations
 CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
+
+-- table adjudications
+CREATE TABLE adjudications (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        item_id INTEGER NOT NULL REFERENCES campaign_items(id),
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        tier INTEGER NOT NULL CHECK (tier IN (0, 1, 2)),
+        reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+        supersedes INTEGER REFERENCES adjudications(id),
+        created_at REAL NOT NULL
+    );
 
 -- table app_secret
 CREATE TABLE app_secret (
@@ -48,6 +66,38 @@ CREATE TABLE audit_log (
         action TEXT NOT NULL,
         target TEXT,
         detail TEXT
+    );
+
+-- table calibration_rounds
+CREATE TABLE calibration_rounds (
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        round INTEGER NOT NULL CHECK (round >= 1),
+        metric TEXT NOT NULL,
+        aspect_type TEXT NOT NULL,
+        n_graded INTEGER NOT NULL,
+        low REAL,
+        high REAL,
+        low_ci_lo REAL,
+        low_ci_hi REAL,
+        high_ci_lo REAL,
+        high_ci_hi REAL,
+        items_added INTEGER NOT NULL,
+        stop TEXT CHECK (stop IS NULL OR stop IN ('target', 'budget', 'pool')),
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (campaign_id, round, metric, aspect_type)
+    );
+
+-- table campaign_guidelines
+CREATE TABLE campaign_guidelines (
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        version INTEGER NOT NULL CHECK (version >= 1),
+        text TEXT NOT NULL,
+        definitions TEXT NOT NULL,
+        examples TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (campaign_id, version)
     );
 
 -- table campaign_items
@@ -122,6 +172,64 @@ CREATE TABLE fact_claims (
         UNIQUE (dataset, model, item_key, label)
     );
 
+-- table gold_answers
+CREATE TABLE gold_answers (
+        id INTEGER PRIMARY KEY,
+        gold_id INTEGER NOT NULL REFERENCES gold_items(id),
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        tier INTEGER CHECK (tier IN (0, 1, 2)),
+        skipped INTEGER NOT NULL DEFAULT 0,
+        flagged INTEGER NOT NULL DEFAULT 0,
+        note TEXT,
+        mode TEXT NOT NULL CHECK (mode IN ('qualification', 'hidden')),
+        attempt INTEGER,
+        client_token TEXT NOT NULL,
+        supersedes INTEGER REFERENCES gold_answers(id),
+        created_at REAL NOT NULL,
+        UNIQUE (user_id, client_token),
+        CHECK ((mode = 'qualification') = (attempt IS NOT NULL))
+    );
+
+-- table gold_attempts
+CREATE TABLE gold_attempts (
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        attempt INTEGER NOT NULL CHECK (attempt >= 1),
+        gold_ids TEXT NOT NULL,
+        pass_mark REAL NOT NULL,
+        started_at REAL NOT NULL,
+        PRIMARY KEY (campaign_id, user_id, attempt)
+    );
+
+-- table gold_items
+CREATE TABLE gold_items (
+        id INTEGER PRIMARY KEY,
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        response_id INTEGER NOT NULL REFERENCES responses(id),
+        expected_tier INTEGER NOT NULL CHECK (expected_tier IN (0, 1, 2)),
+        reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (campaign_id, response_id)
+    );
+
+-- table gold_retired
+CREATE TABLE gold_retired (
+        gold_id INTEGER PRIMARY KEY REFERENCES gold_items(id),
+        retired_by TEXT NOT NULL,
+        retired_at TEXT NOT NULL
+    );
+
+-- table gold_settings
+CREATE TABLE gold_settings (
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        version INTEGER NOT NULL CHECK (version >= 1),
+        settings TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (campaign_id, version)
+    );
+
 -- table grade_annotations
 CREATE TABLE grade_annotations (
         id INTEGER PRIMARY KEY,
@@ -133,7 +241,7 @@ CREATE TABLE grade_annotations (
         note TEXT,
         client_token TEXT NOT NULL,
         supersedes INTEGER REFERENCES grade_annotations(id),
-        created_at REAL NOT NULL,
+        created_at REAL NOT NULL, guideline_version INTEGER,
         FOREIGN KEY (item_id, user_id) REFERENCES assignments(item_id, user_id),
         UNIQUE (user_id, client_token)
     );
@@ -147,6 +255,16 @@ CREATE TABLE grades (
         tier INTEGER NOT NULL CHECK (tier IN (0,1,2)),
         PRIMARY KEY (version, response_id, metric)
     ) WITHOUT ROWID;
+
+-- table guideline_acks
+CREATE TABLE guideline_acks (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        campaign_id INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        acknowledged_at TEXT NOT NULL,
+        PRIMARY KEY (user_id, campaign_id, version),
+        FOREIGN KEY (campaign_id, version) REFERENCES campaign_guidelines(campaign_id, version)
+    );
 
 -- table import_batches
 CREATE TABLE import_batches (
@@ -237,7 +355,7 @@ CREATE TABLE task_answers (
         skipped INTEGER NOT NULL DEFAULT 0,
         client_token TEXT NOT NULL,
         supersedes INTEGER REFERENCES task_answers(id),
-        created_at REAL NOT NULL,
+        created_at REAL NOT NULL, guideline_version INTEGER,
         FOREIGN KEY (item_id, user_id) REFERENCES task_assignments(item_id, user_id),
         UNIQUE (user_id, client_token)
     );
@@ -306,14 +424,22 @@ CREATE TABLE user_hints (
     );
 
 -- table users
-CREATE TABLE users (
+CREATE TABLE "users" (
         id INTEGER PRIMARY KEY,
         username TEXT NOT NULL UNIQUE COLLATE NOCASE,
         password_hash TEXT NOT NULL,
-        role TEXT NOT NULL CHECK (role IN ('annotator','researcher','admin')),
+        role TEXT NOT NULL CHECK (role IN ('annotator','researcher','admin','adjudicator')),
         active INTEGER NOT NULL DEFAULT 1,
         created_at TEXT NOT NULL
     );
+
+-- trigger adjudications_no_delete
+CREATE TRIGGER adjudications_no_delete BEFORE DELETE ON adjudications
+        BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: record a new one instead'); END;
+
+-- trigger adjudications_no_update
+CREATE TRIGGER adjudications_no_update BEFORE UPDATE ON adjudications
+        BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: record a new one instead'); END;
 
 -- trigger audit_log_no_delete
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
@@ -322,6 +448,46 @@ CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
 -- trigger audit_log_no_update
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
         BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+
+-- trigger campaign_guidelines_no_delete
+CREATE TRIGGER campaign_guidelines_no_delete BEFORE DELETE ON campaign_guidelines
+        BEGIN SELECT RAISE(ABORT, 'guideline versions are append-only'); END;
+
+-- trigger campaign_guidelines_no_update
+CREATE TRIGGER campaign_guidelines_no_update BEFORE UPDATE ON campaign_guidelines
+        BEGIN SELECT RAISE(ABORT, 'guideline versions are append-only'); END;
+
+-- trigger gold_answers_no_delete
+CREATE TRIGGER gold_answers_no_delete BEFORE DELETE ON gold_answers
+        BEGIN SELECT RAISE(ABORT, 'gold answers are append-only'); END;
+
+-- trigger gold_answers_no_update
+CREATE TRIGGER gold_answers_no_update BEFORE UPDATE ON gold_answers
+        BEGIN SELECT RAISE(ABORT, 'gold answers are append-only'); END;
+
+-- trigger gold_attempts_no_update
+CREATE TRIGGER gold_attempts_no_update BEFORE UPDATE ON gold_attempts
+        BEGIN SELECT RAISE(ABORT, 'qualification attempts are append-only'); END;
+
+-- trigger gold_items_no_delete
+CREATE TRIGGER gold_items_no_delete BEFORE DELETE ON gold_items
+        BEGIN SELECT RAISE(ABORT, 'gold items are append-only: retire one instead'); END;
+
+-- trigger gold_items_no_update
+CREATE TRIGGER gold_items_no_update BEFORE UPDATE ON gold_items
+        BEGIN SELECT RAISE(ABORT, 'gold items are append-only: retire one instead'); END;
+
+-- trigger gold_retired_no_delete
+CREATE TRIGGER gold_retired_no_delete BEFORE DELETE ON gold_retired
+        BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
+
+-- trigger gold_retired_no_update
+CREATE TRIGGER gold_retired_no_update BEFORE UPDATE ON gold_retired
+        BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
+
+-- trigger gold_settings_no_update
+CREATE TRIGGER gold_settings_no_update BEFORE UPDATE ON gold_settings
+        BEGIN SELECT RAISE(ABORT, 'gold settings are append-only: save a new version'); END;
 
 -- trigger grade_annotations_no_delete
 CREATE TRIGGER grade_annotations_no_delete BEFORE DELETE ON grade_annotations

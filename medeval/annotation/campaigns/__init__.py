@@ -41,9 +41,12 @@ from medeval.annotation.campaigns.grading import (
     next_item,
     progress,
     recent_grades,
+    submit_answer,
     submit_grade,
     tier_label,
 )
+from medeval.annotation.gold import QualificationPending, qualification_state, start_attempt
+from medeval.annotation.guidelines import GuidelinesPending, acknowledge, needs_acknowledgement
 from medeval.annotation.campaigns.sampling import BucketConfig, check_bucket_config, intervals, sample_buckets
 from medeval.annotation.campaigns.status import (
     GRADES_CSV_COLUMNS,
@@ -58,6 +61,13 @@ from medeval.annotation.campaigns.status import (
 )
 
 __all__ = [
+    "QualificationPending",
+    "qualification_state",
+    "start_attempt",
+    "submit_answer",
+    "GuidelinesPending",
+    "acknowledge",
+    "needs_acknowledgement",
     "BucketConfig",
     "check_bucket_config",
     "intervals",

@@ -10,7 +10,9 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
 from medeval.annotation.campaigns.sampling import (
+    ActiveConfig,
     BucketConfig,
+    check_active_config,
     check_bucket_config,
     sample_buckets,
 )
@@ -28,11 +30,15 @@ from medeval.store.db import transaction
 
 
 def annotator_choices(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
-    """Active users a researcher may assign work to (username and role), annotators first."""
+    """Active users a researcher may assign work to (username and role), annotators first.
+
+    Adjudicators are not among them: they settle the panel's disagreements and do not grade.
+    """
     if actor is not None:
         require_role(actor, "researcher", "admin")
     return [{"username": u, "role": r} for u, r in db.conn.execute(
-        "SELECT username, role FROM users WHERE active = 1 ORDER BY role != 'annotator', username")]
+        "SELECT username, role FROM users WHERE active = 1 AND role != 'adjudicator' "
+        "ORDER BY role != 'annotator', username")]
 
 
 def _active_users(db, annotators: list[str], k: int) -> list[tuple]:
@@ -43,6 +49,9 @@ def _active_users(db, annotators: list[str], k: int) -> list[tuple]:
         if row is None or not row[3]:
             shown = u if len(u) <= NAME_MAX_CHARS else u[:NAME_MAX_CHARS] + "..."
             raise MedevalError(f"annotator {shown!r} is not an active user")
+        if row[2] == "adjudicator":
+            raise MedevalError(f"{row[1]!r} is an adjudicator: adjudicators settle disagreements and do not grade; "
+                               "choose annotators (or researchers)")
         users.append(row)
     if k < 1 or k > len(users):
         raise MedevalError(f"k = {k} annotators per item needs at least {k} annotators; {len(users)} chosen")
@@ -127,3 +136,90 @@ def create_random_campaign(db: sqlite_utils.Database, name: str, n: int, annotat
     report = [{"sample": "random", "available": len(pool), "sampled": n, "short": False}]
     return _store_campaign(db, name, "random_validation", {"n": n, "aspect_types": list(aspect_types)}, report,
                            chosen, users, k, seed, actor)
+
+
+ACTIVE_KIND = "active_calibration"
+
+
+def create_active_campaign(db: sqlite_utils.Database, name: str, cfg: ActiveConfig, annotators: list[str], *,
+                           actor: User | None) -> int:
+    """An active calibration campaign: its seed round (an interval sample, round 1) assigned and stored at once.
+
+    Later rounds are drawn by :func:`medeval.calibration.rounds.next_round` and appended with :func:`add_items`.
+    """
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    name = check_name(name, what="campaign name")
+    check_active_config(cfg)
+    users = _active_users(db, annotators, cfg.k)
+    chosen, report = sample_buckets(db, cfg.seed_config())
+    if not chosen:
+        raise MedevalError("no scored responses fall in the chosen metrics and aspect types: run `medeval score`")
+    chosen = {rid: [{**s, "round": 1} for s in strata] for rid, strata in chosen.items()}
+    return _store_campaign(db, name, ACTIVE_KIND, {**cfg.__dict__, "metrics": list(cfg.metrics),
+                                                   "aspect_types": list(cfg.aspect_types)},
+                           report, chosen, users, cfg.k, cfg.seed, actor)
+
+
+def add_items(db: sqlite_utils.Database, campaign_id: int, chosen: dict[int, list[dict]], *, actor: User | None,
+              extra=None) -> list[int]:
+    """Append ``chosen`` responses (id -> strata, each carrying its ``round``) to an active campaign.
+
+    Each new item goes to exactly k of the campaign's annotators, the least loaded first (counting what they
+    already have), at the end of each annotator's own order (shuffled, seeded by the campaign's seed and round).
+    One short transaction; ``extra(db)``, if given, runs inside it (e.g. recording the round). Returns the new
+    item ids. A response already in the campaign is refused: an item is graded once per campaign.
+    """
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    if not chosen:
+        raise MedevalError("no items to add")
+    rounds = {s.get("round") for strata in chosen.values() for s in strata}
+    if len(rounds) != 1 or not isinstance(next(iter(rounds)), int):
+        raise MedevalError("every added item's strata must carry the same round number")
+    with transaction(db):
+        row = db.conn.execute("SELECT kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+        if row is None:
+            raise MedevalError(f"no campaign {campaign_id}")
+        if row[0] != ACTIVE_KIND:
+            raise MedevalError(f"campaign {campaign_id} is a {row[0]} campaign: items are added to "
+                               f"{ACTIVE_KIND} campaigns only, round by round")
+        if row[2] != "open":
+            raise MedevalError(f"campaign {campaign_id} is closed: reopen it to add a round")
+        cfg = json.loads(row[1])
+        k = int(cfg["k"])
+        marks = ",".join("?" * len(cfg["annotators"]))
+        users = db.conn.execute(f"SELECT id FROM users WHERE active = 1 AND username IN ({marks}) ORDER BY username",
+                                cfg["annotators"]).fetchall()
+        if len(users) < k:
+            raise MedevalError(f"only {len(users)} of the campaign's annotators are active; each item needs k = {k}")
+        present = {r for (r,) in db.conn.execute("SELECT response_id FROM campaign_items WHERE campaign_id = ?",
+                                                  (campaign_id,))}
+        if present & set(chosen):
+            raise MedevalError(f"response {min(present & set(chosen))} is already in campaign {campaign_id}")
+        load = dict(db.conn.execute("SELECT user_id, count(*) FROM assignments WHERE campaign_id = ? GROUP BY user_id",
+                                    (campaign_id,)).fetchall())
+        last = dict(db.conn.execute("SELECT user_id, max(position) FROM assignments WHERE campaign_id = ? "
+                                    "GROUP BY user_id", (campaign_id,)).fetchall())
+        rng = np.random.default_rng([int(cfg["seed"]), 1, next(iter(rounds))])
+        loads = {uid: load.get(uid, 0) for (uid,) in users}
+        per_user: dict[int, list[int]] = {uid: [] for uid in loads}
+        new = []
+        for rid in sorted(chosen):
+            order = sorted(loads, key=lambda uid: (loads[uid], rng.random()))[:k]
+            iid = db.conn.execute("INSERT INTO campaign_items (campaign_id, response_id, strata) VALUES (?, ?, ?)",
+                                  (campaign_id, rid, json.dumps(chosen[rid]))).lastrowid
+            new.append(iid)
+            for uid in order:
+                loads[uid] += 1
+                per_user[uid].append(iid)
+        for uid, iids in per_user.items():
+            start = last.get(uid, -1) + 1
+            perm = rng.permutation(len(iids)).tolist()
+            db.conn.executemany("INSERT INTO assignments (item_id, user_id, campaign_id, position) VALUES (?, ?, ?, ?)",
+                                [(iids[j], uid, campaign_id, start + pos) for pos, j in enumerate(perm)])
+        if extra is not None:
+            extra(db)
+        audit(db, actor.username if actor else "cli", "campaign.add_items", str(campaign_id),
+              {"items": len(new), "round": next(iter(rounds))})
+    return new

@@ -1,4 +1,10 @@
-"""Grading: the blind item an annotator sees, their next item and progress, the append-only grade flow."""
+"""Grading: the blind item an annotator sees, their next item and progress, the append-only grade flow.
+
+Gold items (:mod:`medeval.annotation.gold`) take part here: a required qualification comes first (no real
+item is given or accepted before it is passed), and hidden gold items are interleaved into the queue that
+:func:`grading_state` hands out, drawn as the same :class:`BlindItem`. The page answers whatever is on
+screen through :func:`submit_answer` with the item's opaque ``ref``; gold answers go to ``gold_answers``.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +14,14 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
+from medeval.annotation import gold
+from medeval.annotation import guidelines as gl
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.core.limits import NAME_MAX_CHARS, check_note, check_number, check_text
-from medeval.engine import thresholds as th
 from medeval.engine.aspects import BY_NAME
 from medeval.store.db import transaction
 
-# What an annotator sees while grading: the key to press, the tier it records, and what it means
-# (MedDisKEval's three tiers, METHOD.md section 1). The definitions are the guide clinicians grade by.
-TIER_GUIDE: tuple[tuple[str, int, str, str], ...] = (
-    ("1", 0, th.TIERS[0], "The answer is wrong, irrelevant or empty: it gets none of the reference's key "
-                          "points right, or contradicts it."),
-    ("2", 1, th.TIERS[1], "Some of the reference's key points are right, but important ones are missing, "
-                          "wrong or mixed with errors."),
-    ("3", 2, th.TIERS[2], "The answer conveys the reference's key points; wording, order and harmless extra "
-                          "detail may differ."),
-)
+TIER_GUIDE = gl.TIER_GUIDE  # (defined with the guidelines: they are the default tier definitions)
 
 
 def tier_label(tier: int | None, skipped: bool = False) -> str:
@@ -45,6 +43,7 @@ class BlindItem:
     definition: str
     reference: str
     response: str  # untrusted text: show as plain text only
+    ref: str = ""  # opaque reference for submit_answer (a real item or a gold item): never shown
 
 
 def _assigned(db, user: User, item_id: int) -> str:
@@ -63,7 +62,17 @@ def blind_item(db: sqlite_utils.Database, user: User, item_id: int) -> BlindItem
         "SELECT k.disease, k.aspect, k.reference, r.raw FROM campaign_items ci JOIN responses r ON r.id = ci.response_id "
         "JOIN kb_entries k ON k.id = r.kb_id WHERE ci.id = ?", (item_id,)).fetchone()
     asp = BY_NAME.get(a)
-    return BlindItem(item_id, d, a, asp.name_zh if asp else a, asp.definition if asp else "", ref, raw)
+    return BlindItem(item_id, d, a, asp.name_zh if asp else a, asp.definition if asp else "", ref, raw, f"i:{item_id}")
+
+
+def _gold_blind(db, user: User, campaign_id: int, gold_id: int, ref: str) -> BlindItem:
+    """A gold item drawn exactly like a real one (its id: :func:`medeval.annotation.gold.display_id`)."""
+    d, a, reference, raw = db.conn.execute(
+        "SELECT k.disease, k.aspect, k.reference, r.raw FROM gold_items g JOIN responses r ON r.id = g.response_id "
+        "JOIN kb_entries k ON k.id = r.kb_id WHERE g.id = ?", (gold_id,)).fetchone()
+    asp = BY_NAME.get(a)
+    return BlindItem(gold.display_id(db, user, campaign_id, gold_id), d, a, asp.name_zh if asp else a,
+                     asp.definition if asp else "", reference, raw, ref)
 
 
 def _current(db, user_id: int, item_id: int):
@@ -75,8 +84,13 @@ def next_item(db: sqlite_utils.Database, user: User, campaign_id: int, *, skippe
     """The annotator's next item without a grade or skip, in their own order; None when done.
 
     With ``skipped=True``: the next item whose latest answer is a skip (to go back to them at the end).
+    Refused (:class:`medeval.annotation.guidelines.GuidelinesPending`) while the annotator has not
+    acknowledged the campaign's current guidelines, and (:class:`medeval.annotation.gold.QualificationPending`)
+    while a required qualification is not passed. Real items only: :func:`grading_state` interleaves hidden gold.
     """
     require_role(user, "annotator", "researcher", "admin")
+    gl.require_acknowledged(db, user, campaign_id)
+    gold.require_qualified(db, user, campaign_id)
     if skipped:
         row = db.conn.execute(
             "SELECT a.item_id FROM assignments a JOIN grade_annotations g ON g.item_id = a.item_id AND g.user_id = "
@@ -110,14 +124,17 @@ _ANY = object()
 
 def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: int | None, client_token: str,
                  skipped: bool = False, flagged: bool = False, note: str | None = None,
-                 expected_prior: int | None | object = _ANY, at: float | None = None) -> int:
+                 expected_prior: int | None | object = _ANY, at: float | None = None,
+                 guideline_version: int | None = None) -> int:
     """Record a grade (0/1/2), a skip or a flag; idempotent per client token. Returns the annotation id.
 
     A second grade of the same item supersedes the first (both are kept). With ``expected_prior`` (the
     annotation the screen showed for this item, None for a new item) a grade given on a screen that has
     changed since raises :class:`StaleGrade`: a key typed ahead of the next item must not regrade the last.
     ``at``: when the grade was given (seconds since the epoch; default now) -- for grades recorded after the
-    fact, e.g. the demo's simulated grading sessions.
+    fact, e.g. the demo's simulated grading sessions. ``guideline_version``: the version of the campaign's
+    guidelines that was on screen (recorded with the grade; must exist). Refused while the annotator has not
+    acknowledged the current guidelines (:class:`medeval.annotation.guidelines.GuidelinesPending`).
     """
     require_role(user, "annotator", "researcher", "admin")
     if at is None:
@@ -136,20 +153,24 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
         note = check_note(note, what="the flag note")
     with transaction(db):
         status = _assigned(db, user, item_id)
+        cid = db.conn.execute("SELECT campaign_id FROM campaign_items WHERE id = ?", (item_id,)).fetchone()[0]
+        guideline_version = gl.check_version(db, cid, guideline_version)
         dup = db.conn.execute("SELECT id FROM grade_annotations WHERE user_id = ? AND client_token = ?",
                               (user.id, client_token)).fetchone()
         if dup:
             return dup[0]
         if status != "open":
             raise MedevalError("this campaign is closed: grades can no longer be given or changed")
+        gl.require_acknowledged(db, user, cid)
+        gold.require_qualified(db, user, cid)
         prev = _current(db, user.id, item_id)
         if expected_prior is not _ANY and (prev[0] if prev else None) != expected_prior:
             raise StaleGrade("the screen changed before this grade arrived: nothing was saved from it")
         cur = db.conn.execute(
             "INSERT INTO grade_annotations (item_id, user_id, tier, skipped, flagged, note, client_token, supersedes, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "created_at, guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (item_id, user.id, None if skipped else tier, int(skipped), int(flagged), note, client_token,
-             prev[0] if prev else None, at))
+             prev[0] if prev else None, at, guideline_version))
         if prev:
             audit(db, user.username, "annotation.change", str(item_id),
                   {"from": "skipped" if prev[2] else prev[1], "to": "skipped" if skipped else tier,
@@ -170,6 +191,7 @@ class GivenGrade:
     disease: str
     aspect: str
     at: float
+    ref: str = ""  # opaque reference for submit_answer
 
 
 @dataclass(frozen=True)
@@ -185,6 +207,8 @@ class GradingState:
     total: int
     skipped: int
     recent: tuple[GivenGrade, ...]
+    phase: str = "items"  # "qualification": the qualification round (see ``qualification``); "items" otherwise
+    qualification: gold.QualificationState | None = None
 
     @property
     def position(self) -> int:
@@ -202,7 +226,20 @@ def recent_grades(db: sqlite_utils.Database, user: User, campaign_id: int, *, li
         "JOIN kb_entries k ON k.id = r.kb_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.id = "
         "(SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id) "
         "ORDER BY g.id DESC LIMIT ?", (campaign_id, user.id, limit)).fetchall()
-    return [GivenGrade(r[0], r[1], r[2], bool(r[3]), bool(r[4]), r[5], r[6], r[7], r[8]) for r in rows]
+    out = [GivenGrade(r[0], r[1], r[2], bool(r[3]), bool(r[4]), r[5], r[6], r[7], r[8], f"i:{r[0]}") for r in rows]
+    hidden = gold.recent_hidden(db, user, campaign_id, limit)
+    if hidden:  # hidden gold answers are listed (and changed) like grades: nothing tells them apart
+        out += [GivenGrade(gold.display_id(db, user, campaign_id, r[0]), r[1], r[2], bool(r[3]), bool(r[4]), r[5],
+                           r[6], r[7], r[8], f"h:{r[0]}") for r in hidden]
+        out = sorted(out, key=lambda g: g.at, reverse=True)[:limit]
+    return out
+
+
+def _counts(db, user: User, campaign_id: int) -> tuple[int, int]:
+    """(answered, total) as the annotator sees them: real items plus their planned hidden gold items."""
+    done, total = progress(db, user, campaign_id)
+    g_done, g_total = gold.hidden_counts(db, user, campaign_id)
+    return done + g_done, total + g_total
 
 
 def my_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
@@ -212,28 +249,88 @@ def my_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
     for cid, name, status in db.conn.execute(
             "SELECT c.id, c.name, c.status FROM campaigns c WHERE EXISTS (SELECT 1 FROM assignments a WHERE "
             "a.campaign_id = c.id AND a.user_id = ?) ORDER BY c.status = 'closed', c.id", (user.id,)):
-        done, total = progress(db, user, cid)
+        done, total = _counts(db, user, cid)
         out.append({"id": cid, "name": name, "status": status, "done": done, "total": total})
     return out
 
 
 def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revisit_skipped: bool = False,
                   recent: int = 5) -> GradingState:
-    """The item to show next (or a skipped one to revisit), progress and recent answers, for one annotator."""
+    """The item to show next (or a skipped one to revisit), progress and recent answers, for one annotator.
+
+    While a required qualification is not passed the state is its round (``phase`` "qualification"): the next
+    qualification item, or none with the qualification's status (to start, failed, ...). Otherwise the next
+    item is the next real one or a hidden gold item due at this point of the queue (never when revisiting
+    skipped items); ``done``/``total`` count hidden gold items with the real ones.
+    """
     require_role(user, "annotator", "researcher", "admin")
     row = db.conn.execute("SELECT name, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")
-    done, total = progress(db, user, campaign_id)
-    if total == 0:
+    _real_done, real_total = progress(db, user, campaign_id)
+    if real_total == 0:
         raise PermissionDenied("no items of this campaign are assigned to you")
+    gl.require_acknowledged(db, user, campaign_id)
+    is_open = row[1] == "open"
+    q = gold.qualification_state(db, user, campaign_id)
+    if not q.cleared:
+        item = None
+        if q.next_gold is not None:
+            item = _gold_blind(db, user, campaign_id, q.next_gold, f"q:{q.next_gold}:{q.attempt}")
+        return GradingState(campaign_id, row[0], is_open, item, None, q.answered, q.items, 0,
+                            tuple(recent_grades(db, user, campaign_id, limit=recent)), "qualification", q)
+    done, total = _counts(db, user, campaign_id)
     skipped = db.conn.execute(
         "SELECT count(*) FROM grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND a.user_id = "
         "g.user_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.skipped = 1 AND g.id = (SELECT max(id) FROM "
         "grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)",
         (campaign_id, user.id)).fetchone()[0]
-    iid = next_item(db, user, campaign_id, skipped=revisit_skipped)
-    item = blind_item(db, user, iid) if iid is not None else None
-    prior = _current(db, user.id, iid)[0] if revisit_skipped and iid is not None else None
-    return GradingState(campaign_id, row[0], row[1] == "open", item, prior, done, total, skipped,
-                        tuple(recent_grades(db, user, campaign_id, limit=recent)))
+    due = gold.hidden_due(db, user, campaign_id) if is_open and not revisit_skipped else None
+    if due is not None:
+        item, prior = _gold_blind(db, user, campaign_id, due, f"h:{due}"), None
+    else:
+        iid = next_item(db, user, campaign_id, skipped=revisit_skipped)
+        item = blind_item(db, user, iid) if iid is not None else None
+        prior = _current(db, user.id, iid)[0] if revisit_skipped and iid is not None else None
+    return GradingState(campaign_id, row[0], is_open, item, prior, done, total, skipped,
+                        tuple(recent_grades(db, user, campaign_id, limit=recent)), "items", q)
+
+
+def submit_answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, *, tier: int | None,
+                  client_token: str, skipped: bool = False, flagged: bool = False, note: str | None = None,
+                  expected_prior: int | None | object = _ANY, at: float | None = None,
+                  guideline_version: int | None = None) -> tuple[int, str | None]:
+    """Answer whatever :func:`grading_state` put on screen, by its ``ref``; returns (answer id, feedback or None).
+
+    A real item's answer is :func:`submit_grade`; a gold item's goes to ``gold_answers``
+    (:func:`medeval.annotation.gold.submit_gold`), never to the grades. ``feedback``: the expected grade and
+    its reason after a hidden gold item, when the campaign enables it.
+    """
+    kind, _, rest = str(ref).partition(":")
+    try:
+        if kind == "i":
+            item_id = int(rest)
+            cid = db.conn.execute("SELECT campaign_id FROM campaign_items WHERE id = ?", (item_id,)).fetchone()
+            if cid is None or cid[0] != campaign_id:
+                raise PermissionDenied("this item is not assigned to you")
+            return submit_grade(db, user, item_id, tier=tier, client_token=client_token, skipped=skipped,
+                                flagged=flagged, note=note, expected_prior=expected_prior, at=at,
+                                guideline_version=guideline_version), None
+        if kind == "q":
+            gold_id, attempt = (int(x) for x in rest.split(":"))
+            mode = "qualification"
+        elif kind == "h":
+            gold_id, attempt, mode = int(rest), None, "hidden"
+        else:
+            raise ValueError(ref)
+    except ValueError:
+        raise MedevalError("this answer refers to no item on your screen; reload the page") from None
+    prior = None if expected_prior is _ANY else expected_prior
+    if expected_prior is _ANY and mode == "hidden":
+        prior = gold.latest_hidden_id(db, user, gold_id)
+    try:
+        return gold.submit_gold(db, user, campaign_id, gold_id, mode, attempt=attempt, tier=tier,
+                                client_token=client_token, skipped=skipped, flagged=flagged, note=note,
+                                expected_prior=prior, at=at)
+    except gold.StaleGoldAnswer as e:
+        raise StaleGrade(str(e)) from None

@@ -39,6 +39,65 @@ def check_bucket_config(cfg: BucketConfig) -> BucketConfig:
     return cfg
 
 
+ACTIVE_CRITERIA = ("kappa", "accuracy", "spearman")  # medeval.calibration.cutoffs.CRITERIA (a higher layer)
+ACTIVE_DEFAULT_CRITERION = "accuracy"
+"""Active campaigns calibrate with accuracy by default: its optimum is local (where two neighbouring tiers are
+equally likely at a score), so it does not move when the rounds over-sample the scores near the cut-offs;
+kappa's optimum depends on the tier shares of the sample (see bench/README.md, "Active calibration sampling")."""
+
+
+@dataclass(frozen=True)
+class ActiveConfig:
+    """An active calibration campaign: a seed interval sample, then rounds drawn where the cut-offs are uncertain.
+
+    ``per_interval`` items per score interval in the seed round; each later round draws ``round_size`` items per
+    (metric, aspect type) stratum, ``explore`` of them spread over the range; a stratum stops when both cut-offs'
+    95% intervals are at most ``target_width`` wide or it holds ``budget`` items.
+    """
+
+    metrics: tuple[str, ...] = ("rouge1",)
+    aspect_types: tuple[str, ...] = ("enumerated", "declarative")
+    width: float = 0.1
+    per_interval: int = 2
+    round_size: int = 20
+    target_width: float = 0.05
+    budget: int = 300
+    explore: float = 0.2
+    criterion: str = ACTIVE_DEFAULT_CRITERION
+    k: int = 3
+    seed: int = 0
+
+    def seed_config(self) -> BucketConfig:
+        return BucketConfig(self.metrics, self.aspect_types, self.width, self.per_interval, self.k, self.seed)
+
+
+def check_active_config(cfg: ActiveConfig) -> ActiveConfig:
+    """``cfg`` with its numbers checked: InputError (or MedevalError) says what to change."""
+    check_bucket_config(cfg.seed_config())
+    check_number(cfg.round_size, what="--round-size", low=1, high=COUNT_MAX, integer=True)
+    check_number(cfg.target_width, what="--target-width", low=0, high=1, low_open=True)
+    check_number(cfg.budget, what="--budget (items per metric and aspect type)", low=1, high=COUNT_MAX, integer=True)
+    check_number(cfg.explore, what="--explore (share of a round spread over the range)", low=0, high=1)
+    if cfg.criterion not in ACTIVE_CRITERIA:
+        raise MedevalError(f"criterion {str(cfg.criterion)[:40]!r} is not one of {', '.join(ACTIVE_CRITERIA)}")
+    if not cfg.metrics or not cfg.aspect_types:
+        raise MedevalError("choose at least one metric and one aspect type")
+    for m in cfg.metrics:
+        get_metric(m)
+    return cfg
+
+
+def stratum_pool(db: sqlite_utils.Database, ts, metric: str, aspect_type: str) -> list[tuple[int, float]]:
+    """(response id, score) of every response scored on ``metric`` of ``aspect_type`` under ``ts``'s scorers."""
+    rows = db.conn.execute(
+        "SELECT s.response_id, s.score, s.scorer FROM scores s JOIN responses r ON r.id = s.response_id "
+        "JOIN kb_entries k ON k.id = r.kb_id WHERE s.metric = ? AND k.aspect_type = ? ORDER BY s.response_id",
+        (metric, aspect_type)).fetchall()
+    if metric == "cosine":
+        return [(rid, s) for rid, s, sc in rows if th.embedding_matches(ts.embedding_model, sc)]
+    return [(rid, s) for rid, s, sc in rows if sc == ts.scorer_for(metric)]
+
+
 def intervals(metric: str, width: float) -> list[tuple[float, float]]:
     """Half-open intervals [lo, hi) over the metric's range; the last one includes its upper end."""
     info = METRICS[metric]
@@ -67,14 +126,7 @@ def sample_buckets(db: sqlite_utils.Database, cfg: BucketConfig) -> tuple[dict[i
         for atype in cfg.aspect_types:
             if atype not in METRICS[metric].aspect_types:
                 continue
-            rows = db.conn.execute(
-                "SELECT s.response_id, s.score, s.scorer FROM scores s JOIN responses r ON r.id = s.response_id "
-                "JOIN kb_entries k ON k.id = r.kb_id WHERE s.metric = ? AND k.aspect_type = ? ORDER BY s.response_id",
-                (metric, atype)).fetchall()
-            if metric == "cosine":
-                rows = [r for r in rows if th.embedding_matches(ts.embedding_model, r[2])]
-            else:
-                rows = [r for r in rows if r[2] == ts.scorer_for(metric)]
+            rows = [(rid, sc, None) for rid, sc in stratum_pool(db, ts, metric, atype)]
             ivs = intervals(metric, cfg.width)
             for i, (lo, hi) in enumerate(ivs):
                 last = i == len(ivs) - 1

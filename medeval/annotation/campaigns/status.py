@@ -49,14 +49,15 @@ def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User |
     """The latest grade of every (item, annotator) of a campaign -- researcher data."""
     if actor is not None:
         require_role(actor, "researcher", "admin")
-    q = ("SELECT ci.id, ci.response_id, u.username, g.tier, g.skipped, g.flagged FROM grade_annotations g "
+    q = ("SELECT ci.id, ci.response_id, u.username, g.tier, g.skipped, g.flagged, g.guideline_version "
+         "FROM grade_annotations g "
          "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? "
          "AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
-    return [dict(zip(("item", "response_id", "annotator", "tier", "skipped", "flagged"), r))
-            for r in db.conn.execute(q, (campaign_id,))]
+    return [dict(zip(GRADES_CSV_COLUMNS, r)) for r in db.conn.execute(q, (campaign_id,))]
 
 
-GRADES_CSV_COLUMNS = ["item", "response_id", "annotator", "tier", "skipped", "flagged"]
+# guideline_version: the campaign guidelines on screen when the grade was given (medeval.annotation.guidelines)
+GRADES_CSV_COLUMNS = ["item", "response_id", "annotator", "tier", "skipped", "flagged", "guideline_version"]
 
 
 def grades_csv(grades: list[dict]) -> str:
@@ -64,7 +65,8 @@ def grades_csv(grades: list[dict]) -> str:
     return csvsafe.csv_text(grades, header=GRADES_CSV_COLUMNS)
 
 
-GRADING_KINDS = ("bucket_grading", "random_validation")  # tier grading; other kinds are medeval.annotation.tasks types
+# tier grading (active_calibration: medeval.calibration.rounds); other kinds are medeval.annotation.tasks types
+GRADING_KINDS = ("bucket_grading", "random_validation", "active_calibration")
 
 
 def require_grading(kind: str, campaign_id: int) -> None:

@@ -43,6 +43,7 @@ from medeval.annotation.tasks.answering import (
     submit_answer,
     task_state,
 )
+from medeval.annotation.guidelines import GuidelinesPending, acknowledge, needs_acknowledgement
 from medeval.annotation.tasks.campaigns import campaign, create_campaign, preview, task_campaigns
 from medeval.annotation.tasks.registry import (
     REGISTRY,
@@ -68,6 +69,9 @@ from medeval.annotation.tasks.reporting import (
 )
 
 __all__ = [
+    "GuidelinesPending",
+    "acknowledge",
+    "needs_acknowledgement",
     "ANNOTATING_ROLES",
     "SKIP",
     "FLAG",

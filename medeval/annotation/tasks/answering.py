@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
+from medeval.annotation import guidelines as gl
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import Block, Question, TaskType, get, is_task_kind
 from medeval.core.errors import MedevalError, PermissionDenied
@@ -153,9 +154,14 @@ def _progress(db, user: User, campaign_id: int) -> dict:
 
 def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revisit_skipped: bool = False
                ) -> TaskState:
-    """The item to show (the next unfinished one in the annotator's order; skipped ones at the end)."""
+    """The item to show (the next unfinished one in the annotator's order; skipped ones at the end).
+
+    Refused (:class:`medeval.annotation.guidelines.GuidelinesPending`) while the annotator has not
+    acknowledged the campaign's current guidelines.
+    """
     require_role(user, *ANNOTATING_ROLES)
     c = campaign(db, campaign_id)
+    gl.require_acknowledged(db, user, campaign_id)
     p = _progress(db, user, campaign_id)
     if p["total"] == 0:
         raise PermissionDenied("no items of this campaign are assigned to you")
@@ -186,20 +192,25 @@ class StaleAnswer(MedevalError):
 
 
 def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question: str, value: str | None, *,
-                  client_token: str, skipped: bool = False, revision: int | None = None) -> int:
+                  client_token: str, skipped: bool = False, revision: int | None = None,
+                  guideline_version: int | None = None) -> int:
     """Record one answer (or an item-level skip: ``skipped=True``, question ``""``); idempotent per token.
 
     A question of a later part is refused while an earlier part has unanswered questions; a change of an
     answer adds a row that supersedes the previous one (both are kept, the change is audited). With
     ``revision`` (the :attr:`ItemView.revision` the screen was drawn from), an answer given on a screen
     that another answer has changed since is refused with :class:`StaleAnswer`: a key press that arrives
-    after the screen moved on must not land on the question that was there before.
+    after the screen moved on must not land on the question that was there before. ``guideline_version``:
+    the version of the campaign's guidelines on screen (recorded; must exist). Refused while the annotator
+    has not acknowledged the current guidelines (:class:`medeval.annotation.guidelines.GuidelinesPending`).
     """
     require_role(user, *ANNOTATING_ROLES)
     with transaction(db):
-        payload, layout, kind, status, _cid = _assignment(db, user, item_id)
+        payload, layout, kind, status, cid = _assignment(db, user, item_id)
+        guideline_version = gl.check_version(db, cid, guideline_version)
         if (dup := _already_saved(db, user, client_token, status)) is not None:
             return dup
+        gl.require_acknowledged(db, user, cid)
         t = get(kind)
         st = _latest(db, user.id, [item_id]).get(item_id, {"answers": {}, "ids": {}, "rows": 0})
         if revision is not None and revision != st["rows"]:
@@ -221,8 +232,8 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
                 return prev  # the same answer again: nothing to record
         cur = db.conn.execute(
             "INSERT INTO task_answers (item_id, user_id, question, value, skipped, client_token, supersedes, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (item_id, user.id, question, value, int(skipped), client_token, prev, time.time()))
+            "created_at, guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (item_id, user.id, question, value, int(skipped), client_token, prev, time.time(), guideline_version))
         if prev is not None:
             audit(db, user.username, "annotation.change", f"task_item:{item_id}",
                   {"question": question, "from": st["answers"][question], "to": value})
@@ -240,9 +251,10 @@ def flag_item(db: sqlite_utils.Database, user: User, item_id: int, note: str, *,
     if not note:
         raise MedevalError("write a short note saying what is wrong with this item")
     with transaction(db):
-        _payload, _layout, _kind, status, _cid = _assignment(db, user, item_id)
+        _payload, _layout, _kind, status, cid = _assignment(db, user, item_id)
         if (dup := _already_saved(db, user, client_token, status)) is not None:
             return dup
+        gl.require_acknowledged(db, user, cid)
         return db.conn.execute(
             "INSERT INTO task_answers (item_id, user_id, question, value, skipped, client_token, created_at) "
             "VALUES (?, ?, ?, ?, 0, ?, ?)", (item_id, user.id, FLAG, note, client_token, time.time())).lastrowid

@@ -101,6 +101,7 @@ class AnswerRow:
     question: str
     value: str
     at: float
+    guideline_version: int | None = None  # the guidelines on screen when it was given
 
 
 class TaskType:

@@ -18,7 +18,8 @@ def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None =
     if actor is not None:
         require_role(actor, "researcher", "admin")
     rows = db.conn.execute(
-        "SELECT t.item_id, u.username, t.question, t.value, t.created_at FROM task_answers t JOIN task_items ti "
+        "SELECT t.item_id, u.username, t.question, t.value, t.created_at, t.guideline_version FROM task_answers t "
+        "JOIN task_items ti "
         "ON ti.id = t.item_id JOIN users u ON u.id = t.user_id WHERE ti.campaign_id = ? AND t.skipped = 0 AND "
         "t.question != ? AND t.id = (SELECT max(id) FROM task_answers t2 WHERE t2.item_id = t.item_id AND "
         "t2.user_id = t.user_id AND t2.question = t.question) ORDER BY t.created_at, t.id",
@@ -26,12 +27,12 @@ def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None =
     return [AnswerRow(*r) for r in rows]
 
 
-ANSWERS_CSV_COLUMNS = ["item", "annotator", "question", "value", "at"]
+ANSWERS_CSV_COLUMNS = ["item", "annotator", "question", "value", "at", "guideline_version"]
 
 
 def answers_csv(rows: list[AnswerRow]) -> str:
     """:func:`answers` as CSV text (cells a spreadsheet could run are neutralised)."""
-    return csvsafe.csv_text([(a.item_id, a.annotator, a.question, a.value, a.at) for a in rows],
+    return csvsafe.csv_text([(a.item_id, a.annotator, a.question, a.value, a.at, a.guideline_version) for a in rows],
                             header=ANSWERS_CSV_COLUMNS)
 
 

@@ -1,0 +1,121 @@
+"""Adjudicate (adjudicators, researchers, admins): settle the items the annotators disagree on.
+
+The queue holds the items of a campaign whose annotators' tiers lie at least the chosen distance apart,
+the widest disagreement first. For each: the item as the annotators saw it (not the model), every
+annotator's tier and flag note (names only when asked for), the current adjudication if any, and the
+final tier with a reason. Keys: 1 / 2 / 3 pick the tier; Ctrl+Enter in the reason saves. Every text from
+the data is shown as plain text. The library checks the role again
+(:mod:`medeval.annotation.adjudication`).
+"""
+
+import sqlite3
+
+import streamlit as st
+
+from medeval.accounts.auth import ADJUDICATING_ROLES
+from medeval.annotation import adjudication as adj
+from medeval.annotation import campaigns as cp
+from medeval.core.errors import MedevalError
+from webui import page as ui
+
+user = ui.require(*ADJUDICATING_ROLES)
+st.title("Adjudicate")
+
+with ui.db() as d:
+    camps = adj.campaigns(d, actor=user)
+if not camps:
+    st.info("No grading campaigns yet: there is nothing to adjudicate.")
+    st.stop()
+cid = ui.campaign_choice(camps, key="adj_campaign")["id"]
+c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
+distance = c1.radio("Disagreement of at least", adj.DISTANCES, index=1, horizontal=True, key="adj_distance",
+                    format_func=lambda n: "1 tier (any)" if n == 1 else "2 tiers (Completely Wrong vs Basically "
+                                                                        "Correct)")
+show_names = c2.toggle("Show annotator names", value=False, key="adj_names",
+                       help="Off: the annotators are numbered, so the final tier does not lean on who gave which.")
+
+if msg := st.session_state.pop("adj_msg", None):
+    (st.error if msg[0] == "error" else st.success)(msg[1])
+
+try:
+    with ui.db() as d:
+        q = adj.queue(d, cid, min_distance=distance, actor=user)
+except MedevalError as e:
+    st.error(ui.md_escape(str(e)))
+    st.stop()
+if not q:
+    st.info("No item of this campaign has annotators this far apart. Choose 1 tier to see every disagreement.")
+    st.stop()
+
+open_items = [r["item"] for r in q if r["adjudication"] is None]
+st.caption(f"{len(q)} items in the queue, {len(q) - len(open_items)} adjudicated · widest disagreement first")
+
+
+def _who(n: int, name: str) -> str:
+    return name if show_names else f"Annotator {n}"
+
+
+def _label(r: dict) -> str:
+    done = f" · adjudicated: {cp.tier_label(r['adjudication']['tier'])}" if r["adjudication"] else ""
+    return f"Item {r['item']} · {r['disease']} · {r['aspect']} · range {r['range']}{done}"  # a select box: plain
+
+
+by_item = {r["item"]: r for r in q}
+current = st.session_state.get("adj_item")
+if current not in by_item:
+    current = (open_items or [q[0]["item"]])[0]
+st.session_state["adj_item"] = current
+st.selectbox("Item", list(by_item), key="adj_item", format_func=lambda i: _label(by_item[i]))
+r = by_item[st.session_state["adj_item"]]
+item = r["item"]
+
+ui.plain("Disease · aspect", f"{r['disease']} · {r['aspect']}", key="adj_disease")
+ui.plain("Reference answer", r["reference"], key="adj_reference")
+ui.plain("Model's answer", r["response"], key="adj_response")
+st.caption("The annotators' tiers (latest answer of each; skips left out)")
+st.dataframe([{"annotator": _who(n, g["annotator"]), "tier": cp.tier_label(g["tier"]),
+               "flag note": g["note"]} for n, g in enumerate(r["annotators"], 1)],
+             hide_index=True, width="stretch", key=f"adj_tiers_{item}")
+notes = [f"{_who(n, g['annotator'])}: {g['note']}" for n, g in enumerate(r["annotators"], 1) if g["note"]]
+if notes:
+    ui.plain("Flag notes", "\n".join(notes), key="adj_notes")
+if r["adjudication"]:
+    a = r["adjudication"]
+    ui.plain("Current adjudication", f"{cp.tier_label(a['tier'])} by {a['by']}: {a['reason']}",
+             key="adj_current")
+
+tier_key = f"adj_tier_{item}"
+
+
+def _pick(tier: int) -> None:
+    st.session_state[tier_key] = tier
+
+
+def _save() -> None:
+    tier = st.session_state.get(tier_key)
+    reason = st.session_state.get(f"adj_reason_{item}", "")
+    if tier is None:
+        st.session_state["adj_msg"] = ("error", "Choose the final tier first: press 1, 2 or 3.")
+        return
+    try:
+        with ui.db() as d:
+            adj.adjudicate(d, user, item, tier, reason)
+    except (MedevalError, sqlite3.Error) as e:
+        st.session_state["adj_msg"] = ("error", ui.md_escape(f"Not saved: {e}"))
+        return
+    st.session_state["adj_msg"] = ("ok", ui.md_escape(f"Saved: item {item} → {cp.tier_label(tier)}."))
+    rest = [i for i in open_items if i != item]
+    st.session_state["adj_item"] = rest[0] if rest else item  # on to the next item still open
+
+
+st.markdown("**Final tier** · keys **1 2 3**")
+chosen = st.session_state.get(tier_key)
+cols = st.columns(3)
+for key, tier, name, meaning in cp.TIER_GUIDE:
+    cols[tier].button(name, key=f"adj_pick_{item}_{tier}", shortcut=key, help=meaning, width="stretch",
+                      type="primary" if chosen == tier else "secondary", on_click=_pick, args=(tier,))
+st.caption(f"Chosen: {cp.tier_label(chosen)}" if chosen is not None else "Chosen: none yet")
+with st.form(key=f"adj_form_{item}", border=True):
+    st.text_area("Reason (required; kept with the adjudication)", key=f"adj_reason_{item}",
+                 placeholder="e.g. the answer names the right first-line drug but a wrong dose")
+    st.form_submit_button("Save adjudication", type="primary", on_click=_save)

@@ -1,0 +1,237 @@
+"""Active calibration campaigns, round by round: where each stratum stands, and drawing the next round.
+
+An ``active_calibration`` campaign (:func:`medeval.annotation.campaigns.assignment.create_active_campaign`) starts
+with a seed round -- a small interval sample per (metric, aspect type) stratum. When a round is fully answered,
+:func:`next_round` calibrates each stratum on everything graded so far, bootstraps its cut-offs
+(:func:`medeval.calibration.active.spread`) and draws the next round's items where the bootstrap distribution of
+either cut-off has mass (:func:`medeval.calibration.active.propose`), appending them to the SAME campaign
+(exactly k annotators each). A stratum stops when both cut-offs' 95% intervals are at most the target width
+wide, when it holds its budget of items, or when its pool is spent. Each draw records a row per stratum in
+``calibration_rounds``: the cut-offs and intervals at that moment, so the narrowing can be shown round by round.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+
+import numpy as np
+import sqlite_utils
+
+from medeval.accounts.auth import User, require_role
+from medeval.annotation.campaigns.assignment import ACTIVE_KIND, add_items
+from medeval.annotation.campaigns.sampling import stratum_pool
+from medeval.calibration import active
+from medeval.calibration.cutoffs import campaign_rows, graded_examples
+from medeval.core.errors import MedevalError
+from medeval.engine import thresholds as th
+
+ROUND_COLUMNS = ("round", "metric", "aspect_type", "n_graded", "low", "high", "low_ci_lo", "low_ci_hi",
+                 "high_ci_lo", "high_ci_hi", "items_added", "stop", "created_by", "created_at")
+STOP_TEXT = {"target": "both 95% intervals are within the target width", "budget": "its budget of items is spent",
+             "pool": "no ungraded responses are left"}
+
+
+def _config(db: sqlite_utils.Database, campaign_id: int) -> dict:
+    row = db.conn.execute("SELECT kind, config FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise MedevalError(f"no campaign {campaign_id}")
+    if row[0] != ACTIVE_KIND:
+        raise MedevalError(f"campaign {campaign_id} is a {row[0]} campaign, not active calibration: rounds apply "
+                           f"to campaigns created with sampling 'active'")
+    return json.loads(row[1])
+
+
+def _items(db, campaign_id: int) -> tuple[dict[tuple[str, str], dict], int]:
+    """Per stratum: its response ids and items per round; and the campaign's last round."""
+    per: dict[tuple[str, str], dict] = defaultdict(lambda: {"responses": set(), "rounds": defaultdict(int)})
+    last = 1
+    for rid, strata in db.conn.execute("SELECT response_id, strata FROM campaign_items WHERE campaign_id = ?",
+                                       (campaign_id,)):
+        for s in json.loads(strata):
+            if "metric" not in s:
+                continue
+            r = int(s.get("round", 1))
+            entry = per[(s["metric"], s["aspect_type"])]
+            entry["responses"].add(rid)
+            entry["rounds"][r] += 1
+            last = max(last, r)
+    return per, last
+
+
+def _missing_answers(db, campaign_id: int, round_: int) -> tuple[int, int]:
+    """(assignments of the round's items without any answer, assignments of the round's items)."""
+    missing = total = 0
+    for iid, strata, n_assigned, n_answered in db.conn.execute(
+            "SELECT ci.id, ci.strata, (SELECT count(*) FROM assignments a WHERE a.item_id = ci.id), "
+            "(SELECT count(DISTINCT g.user_id) FROM grade_annotations g WHERE g.item_id = ci.id) "
+            "FROM campaign_items ci WHERE ci.campaign_id = ?", (campaign_id,)):
+        if any(int(s.get("round", 1)) == round_ for s in json.loads(strata)):
+            total += n_assigned
+            missing += n_assigned - n_answered
+    return missing, total
+
+
+def _spread(metric: str, scores, tiers, cfg: dict, round_: int, index: int, n_boot: int) -> active.CutoffSpread:
+    rng = np.random.default_rng([int(cfg["seed"]), 7, len(scores), index])  # the same data, the same figures
+    return active.spread(metric, scores, tiers, criterion=cfg.get("criterion", "accuracy"), n_boot=n_boot, rng=rng)
+
+
+def _ci(s: active.CutoffSpread, which: str) -> list[float] | None:
+    ci = s.ci95(which) if s.cut_offs is not None else None
+    return [round(ci[0], 6), round(ci[1], 6)] if ci else None
+
+
+def round_status(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, n_boot: int = 200) -> dict:
+    """Where an active campaign stands: per stratum the items, graded items, cut-offs, 95% intervals and stop reason.
+
+    Returns ``{"campaign", "round" (the last round drawn), "last_round_complete", "missing" (answers the last
+    round still lacks), "criterion", "target_width", "budget", "strata": [...]}``; each stratum has ``metric,
+    aspect_type, items, n_graded, cut_offs, low_ci95, high_ci95, widths, stop`` (``target``, ``budget``,
+    ``pool`` or None). The bootstrap is seeded by the campaign's seed and round, so the figures are reproducible.
+    """
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    cfg = _config(db, campaign_id)
+    per, last = _items(db, campaign_id)
+    missing, total = _missing_answers(db, campaign_id, last)
+    graded = graded_examples(campaign_rows(db, campaign_id))
+    ts = th.active(db)
+    in_campaign = _taken(db, campaign_id)
+    strata = []
+    for index, (metric, atype) in enumerate((m, t) for m in cfg["metrics"] for t in cfg["aspect_types"]):
+        if (metric, atype) not in per:
+            continue  # the metric does not apply to the type, or nothing was scored there
+        items = sum(per[(metric, atype)]["rounds"].values())
+        scores, tiers = graded.get((metric, atype), (np.array([]), np.array([], dtype=int)))
+        s = _spread(metric, scores, tiers, cfg, last, index, n_boot)
+        stop = active.should_stop(s, n_graded=items, budget=int(cfg["budget"]), target_width=float(cfg["target_width"]))
+        if stop is None and not any(rid not in in_campaign for rid, _ in stratum_pool(db, ts, metric, atype)):
+            stop = "pool"
+        strata.append({"metric": metric, "aspect_type": atype, "items": items, "n_graded": len(scores),
+                       "rounds": dict(sorted(per[(metric, atype)]["rounds"].items())),
+                       "cut_offs": list(s.cut_offs) if s.cut_offs else None, "low_ci95": _ci(s, "low"),
+                       "high_ci95": _ci(s, "high"), "widths": list(s.widths()) if s.cut_offs and s.widths() else None,
+                       "stop": stop, "_spread": s})
+    return {"campaign": campaign_id, "round": last, "last_round_complete": missing == 0, "missing": missing,
+            "answers": total, "criterion": cfg.get("criterion", "accuracy"), "target_width": cfg["target_width"],
+            "budget": cfg["budget"], "round_size": cfg["round_size"], "strata": strata}
+
+
+def public(status: dict) -> dict:
+    """:func:`round_status` without the internal bootstrap arrays (for JSON and pages)."""
+    return {**status, "strata": [{k: v for k, v in s.items() if not k.startswith("_")} for s in status["strata"]]}
+
+
+def _taken(db, campaign_id: int) -> set[int]:
+    """Responses a round may not draw: the campaign's items, and its gold items (never graded as real items)."""
+    return {r for (r,) in db.conn.execute(
+        "SELECT response_id FROM campaign_items WHERE campaign_id = ? UNION "
+        "SELECT response_id FROM gold_items WHERE campaign_id = ?", (campaign_id, campaign_id))}
+
+
+def next_round(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, n_boot: int = 200) -> dict:
+    """Draw the next round of an active campaign and append it (exactly k annotators per item); returns a summary.
+
+    Refused, with nothing stored, while the last round still lacks answers, when the campaign is closed, or when
+    every stratum has stopped. Records the state of each stratum at the draw in ``calibration_rounds``.
+    """
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    st = round_status(db, campaign_id, actor=None, n_boot=n_boot)
+    cfg = _config(db, campaign_id)
+    if not st["last_round_complete"]:
+        raise MedevalError(f"round {st['round']} of campaign {campaign_id} is not fully answered yet "
+                           f"({st['missing']} of {st['answers']} answers missing): draw the next round when the "
+                           f"annotators have finished it")
+    live = [s for s in st["strata"] if s["stop"] is None]
+    if not live:
+        why = "; ".join(f"{s['metric']}/{s['aspect_type']}: {STOP_TEXT[s['stop']]}" for s in st["strata"])
+        raise MedevalError(f"every stratum of campaign {campaign_id} has stopped ({why}): calibrate it on the "
+                           f"Tune cut-offs page or with `medeval calibrate --campaign {campaign_id}`")
+    new_round = st["round"] + 1
+    ts = th.active(db)
+    in_campaign = _taken(db, campaign_id)
+    chosen: dict[int, list[dict]] = {}
+    added: dict[tuple[str, str], int] = {}
+    for index, s in enumerate(st["strata"]):
+        if s["stop"] is not None:
+            continue
+        pool = stratum_pool(db, ts, s["metric"], s["aspect_type"])
+        rids = np.array([r for r, _ in pool], dtype=int)
+        scores = np.array([v for _, v in pool], dtype=float)
+        taken = np.nonzero(np.isin(rids, list(in_campaign | set(chosen))))[0]
+        m = min(int(cfg["round_size"]), int(cfg["budget"]) - s["items"])
+        rng = np.random.default_rng([int(cfg["seed"]), 11, new_round, index])
+        picked = active.propose(s["metric"], scores, taken, s["_spread"], m=m, width=float(cfg["width"]),
+                                explore=float(cfg["explore"]), rng=rng)
+        width = float(cfg["width"])
+        for j in picked.tolist():
+            b = int(active.interval_of(s["metric"], scores[j:j + 1], width)[0])
+            lo = round(b * width, 10)
+            chosen.setdefault(int(rids[j]), []).append({"metric": s["metric"], "aspect_type": s["aspect_type"],
+                                                        "interval": [lo, round(lo + width, 10)], "round": new_round})
+        added[(s["metric"], s["aspect_type"])] = len(picked)
+    if not chosen:
+        raise MedevalError(f"no ungraded responses are left in the pools of campaign {campaign_id}'s strata")
+    who = actor.username if actor else "cli"
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+    def record(db_) -> None:
+        if db_.conn.execute("SELECT 1 FROM calibration_rounds WHERE campaign_id = ? AND round = ?",
+                            (campaign_id, new_round)).fetchone():
+            raise MedevalError(f"round {new_round} of campaign {campaign_id} was drawn meanwhile by someone else")
+        for s in st["strata"]:
+            lo_ci, hi_ci = s["low_ci95"] or [None, None], s["high_ci95"] or [None, None]
+            cut = s["cut_offs"] or [None, None]
+            db_.conn.execute(
+                f"INSERT INTO calibration_rounds (campaign_id, {', '.join(ROUND_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * (len(ROUND_COLUMNS) + 1))})",
+                (campaign_id, new_round, s["metric"], s["aspect_type"], s["n_graded"], cut[0], cut[1], *lo_ci,
+                 *hi_ci, added.get((s["metric"], s["aspect_type"]), 0), s["stop"], who, at))
+
+    items = add_items(db, campaign_id, chosen, actor=actor, extra=record)
+    return {"campaign": campaign_id, "round": new_round, "items": len(items),
+            "strata": [{"metric": m, "aspect_type": t, "items_added": n} for (m, t), n in added.items()],
+            "stopped": [{"metric": s["metric"], "aspect_type": s["aspect_type"], "stop": s["stop"]}
+                        for s in st["strata"] if s["stop"] is not None]}
+
+
+def round_history(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
+    """The recorded rounds: per (round, stratum) the state when the round was drawn (cut-offs, intervals, widths)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    _config(db, campaign_id)
+    out = []
+    for row in db.conn.execute(f"SELECT {', '.join(ROUND_COLUMNS)} FROM calibration_rounds WHERE campaign_id = ? "
+                               f"ORDER BY round, metric, aspect_type", (campaign_id,)):
+        r = dict(zip(ROUND_COLUMNS, row))
+        r["low_width"] = None if r["low_ci_lo"] is None else r["low_ci_hi"] - r["low_ci_lo"]
+        r["high_width"] = None if r["high_ci_lo"] is None else r["high_ci_hi"] - r["high_ci_lo"]
+        out.append(r)
+    return out
+
+
+def width_series(db: sqlite_utils.Database, campaign_id: int, status: dict | None = None, *,
+                 actor: User | None) -> list[dict]:
+    """Each stratum's two interval widths after each graded round (long rows for a chart).
+
+    ``after_round`` r: the widths on everything graded in rounds 1..r (recorded when round r+1 was drawn); the
+    last point is the live status when the last round is fully answered.
+    """
+    rows = []
+    for r in round_history(db, campaign_id, actor=actor):
+        for which in ("low", "high"):
+            if r[f"{which}_width"] is not None:
+                rows.append({"metric": r["metric"], "aspect_type": r["aspect_type"], "after_round": r["round"] - 1,
+                             "cut_off": which, "width": r[f"{which}_width"], "n_graded": r["n_graded"]})
+    st = status or round_status(db, campaign_id, actor=None)
+    if st["last_round_complete"]:
+        for s in st["strata"]:
+            if s["widths"] and not any(x["after_round"] == st["round"] and x["metric"] == s["metric"] and
+                                       x["aspect_type"] == s["aspect_type"] for x in rows):
+                for which, w in zip(("low", "high"), s["widths"]):
+                    rows.append({"metric": s["metric"], "aspect_type": s["aspect_type"], "after_round": st["round"],
+                                 "cut_off": which, "width": w, "n_graded": s["n_graded"]})
+    return rows

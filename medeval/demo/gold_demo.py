@@ -1,0 +1,99 @@
+"""Demo gold items: a qualification round for doctor1-3 and hidden gold answered by the simulated clinicians.
+
+DEMO DATA -- NOT CLINICAL ADVICE. The expected tiers are SIMULATED: each gold response's tier is its
+quality under the simulated clinicians' hidden cut-offs (:func:`medeval.demo.clinicians.quality`),
+rounded; nobody checked them.
+
+- "Demo calibration round" (doctor1-3): :data:`ROUND_GOLD` gold items, a required qualification of 4
+  items with a pass mark of 75% and 1 retry, and ~10% hidden gold with feedback after each.
+- The simulated clinicians' calibration campaign: :data:`CLINICIAN_GOLD` gold items, ~10% hidden gold;
+  the clinicians (who graded their real items already) answer the hidden gold items at the positions the
+  plan gives them, each timed just after the real grade before it. ``sim_clin_d`` drifts (:data:`DRIFTER`):
+  their answers grow wrong over time, so the latest block falls below the alert threshold and is flagged.
+
+Through the library's own paths (``gold_items.mark_gold``, ``set_settings``, ``gold.submit_gold``);
+idempotent: a campaign with gold items already is left alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from medeval.accounts import auth
+from medeval.annotation import gold as gd
+from medeval.annotation import gold_items as gi
+from medeval.demo import clinicians as sc
+from medeval.engine import thresholds as th
+
+ROUND_GOLD = 16
+CLINICIAN_GOLD = 24
+ROUND_SETTINGS = {"qualification_required": True, "qualification_items": 4, "pass_mark": 0.75, "retries": 1,
+                  "hidden_share": 0.1, "feedback": True, "alert_threshold": 0.7}
+CLINICIAN_SETTINGS = {"hidden_share": 0.1, "feedback": False, "alert_threshold": 0.7}
+DRIFTER = "sim_clin_d"
+REASONS = (
+    "Demo (simulated): the answer misses or contradicts the reference's key points.",
+    "Demo (simulated): some key points are right, important ones are missing or wrong.",
+    "Demo (simulated): the answer conveys the reference's key points.",
+)
+
+
+def _mark(db, campaign_id: int, n: int, ts) -> int:
+    """``n`` gold items from scored responses that are not real items of the campaign (seeded choice)."""
+    if db.conn.execute("SELECT 1 FROM gold_items WHERE campaign_id = ?", (campaign_id,)).fetchone():
+        return 0
+    free = [r for (r,) in db.conn.execute(
+        "SELECT r.id FROM responses r JOIN kb_entries k ON k.id = r.kb_id WHERE k.aspect_type != 'numeric' AND "
+        "EXISTS (SELECT 1 FROM scores s WHERE s.response_id = r.id) AND r.id NOT IN (SELECT response_id FROM "
+        "campaign_items WHERE campaign_id = ?) ORDER BY r.id", (campaign_id,))]
+    picked = sc._rng("gold", campaign_id).choice(len(free), size=min(n, len(free)), replace=False).tolist()
+    for i in sorted(picked):
+        tier = int(np.clip(np.round(sc.quality(db, free[i], ts)), 0, 2))
+        gi.mark_gold(db, campaign_id, free[i], tier, REASONS[tier], actor=None)
+    return len(picked)
+
+
+def _answer_hidden(db, campaign_id: int) -> int:
+    """Each simulated clinician answers their planned hidden gold items; returns how many answers were added."""
+    added = 0
+    for c in sc.CLINICIANS:
+        user = auth.get_user(db, c.username)
+        if user is None:
+            continue
+        times = [t for (t,) in db.conn.execute(
+            "SELECT min(g.created_at) FROM grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND "
+            "a.user_id = g.user_id WHERE a.campaign_id = ? AND g.user_id = ? GROUP BY g.item_id ORDER BY 1",
+            (campaign_id, user.id))]
+        order, slots = gd.hidden_plan(db, user, campaign_id)
+        if not times:
+            continue
+        for j, (gold_id, slot) in enumerate(zip(order, slots)):
+            if gd.latest_hidden_id(db, user, gold_id) is not None:
+                continue
+            expected = gi.gold_item(db, gold_id).expected_tier
+            p_right = 0.92 - (0.75 * j / max(len(order) - 1, 1) if c.username == DRIFTER else 0.0)
+            right = sc._rng("gold-answer", c.username, gold_id).uniform() < p_right
+            tier = expected if right else (expected - 1 if expected > 0 else 1)
+            before = min(max(slot - j, 1), len(times))
+            gd.submit_gold(db, user, campaign_id, gold_id, "hidden", attempt=None, tier=tier,
+                           client_token=f"demo-gold:{campaign_id}:{gold_id}", at=times[before - 1] + 7.0)
+            added += 1
+    return added
+
+
+def add_demo_gold(db, round_campaign: int | None) -> dict:
+    """Gold items and settings on the doctors' demo round and the clinicians' calibration campaign; the
+    clinicians' hidden gold answers. Returns ``{"round": n marked, "clinicians": n marked, "answers": n}``."""
+    ts = th.active(db)
+    out = {"round": 0, "clinicians": 0, "answers": 0}
+    if round_campaign is not None:
+        out["round"] = _mark(db, round_campaign, ROUND_GOLD, ts)
+        if out["round"]:
+            gi.set_settings(db, round_campaign, ROUND_SETTINGS, actor=None)
+    row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (sc.CALIBRATION_CAMPAIGN,)).fetchone()
+    if row:
+        out["clinicians"] = _mark(db, row[0], CLINICIAN_GOLD, ts)
+        if out["clinicians"]:
+            gi.set_settings(db, row[0], CLINICIAN_SETTINGS, actor=None)
+        out["answers"] = _answer_hidden(db, row[0])
+    return out
