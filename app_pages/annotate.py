@@ -45,34 +45,13 @@ with ui.db() as d:
 shown_version = guide.version if guide else None  # recorded with every answer given on this screen
 
 
-def _guidelines_body(g) -> None:
-    """The researcher's text (sanitized Markdown: no HTML, no images, http(s) links only), definitions, examples."""
-    st.markdown(g.markdown)  # sanitized by the library; raw HTML stays off (the default)
-    if g.definitions:
-        st.markdown("**Definitions**")
-        st.dataframe([{"key": x["key"], "answer": x["name"], "meaning": x["meaning"]} for x in g.definitions],
-                     hide_index=True, width="stretch", key="task_guidelines_definitions")
-    if g.examples:
-        st.markdown("**Worked examples**")
-        st.dataframe([{"about": x["aspect_type"], "answer": x["answer"], "rating": x["tier"], "why": x["why"]}
-                      for x in g.examples], hide_index=True, width="stretch", key="task_guidelines_examples")
-
-
 def _acknowledge(version: int) -> None:
     with ui.db() as d:
         tasks.acknowledge(d, user, cid, version)
 
 
-if pending is not None:
-    st.subheader(ui.md_escape(by_id[cid]["name"]), anchor=False)
-    st.info("Please read this campaign's guidelines before your first item"
-            + (" (they have changed since you last read them)" if pending > 1 else "") + ".",
-            icon=":material/menu_book:")
-    with st.container(border=True, key="guidelines_screen"):
-        st.markdown(f"**Guidelines (v{pending})**")
-        _guidelines_body(guide)
-    st.button("I have read these", key="guidelines_ack", type="primary", on_click=_acknowledge, args=(pending,))
-    st.stop()
+GUIDE_COLUMNS = dict(answer="answer", about="about", rating="rating", key_prefix="task_")
+ui.guidelines_gate(by_id[cid]["name"], pending, guide, _acknowledge, **GUIDE_COLUMNS)
 
 
 def _answer(item_id: int, question: str | None, value: str | None, revision: int, what: str) -> None:
@@ -219,7 +198,7 @@ if guide is not None:
 if guide is not None:
     @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _reading(False))
     def _guidelines_dialog() -> None:
-        _guidelines_body(guide)
+        ui.guidelines_body(guide, **GUIDE_COLUMNS)
         if st.button("Close", key="task_close_guidelines", type="primary"):
             _reading(False)
             st.rerun()

@@ -286,3 +286,36 @@ def guidelines_editor(cid: int, actor, key: str) -> None:
             else:
                 st.session_state[f"{key}_saved"] = f"Saved: guidelines version {v}"
                 st.rerun()
+
+
+def guidelines_body(g, *, answer: str = "tier", about: str = "aspect type", rating: str = "tier",
+                    key_prefix: str = "") -> None:
+    """A campaign's guidelines: the researcher's text (sanitized by the library: no HTML, no images, http(s)
+    links only), the definitions and the worked examples. ``answer``, ``about`` and ``rating`` name the columns
+    (a tier for grading, a rating for a task)."""
+    st.markdown(g.markdown)  # sanitized by the library; raw HTML stays off (the default)
+    if g.definitions:
+        st.markdown("**Definitions**")
+        st.dataframe([{"key": x["key"], answer: x["name"], "meaning": x["meaning"]} for x in g.definitions],
+                     hide_index=True, width="stretch", key=f"{key_prefix}guidelines_definitions")
+    if g.examples:
+        st.markdown("**Worked examples**")
+        st.dataframe([{about: x["aspect_type"], "answer": x["answer"], rating: x["tier"], "why": x["why"]}
+                      for x in g.examples],
+                     hide_index=True, width="stretch", key=f"{key_prefix}guidelines_examples")
+
+
+def guidelines_gate(title: str, pending: int | None, guide, acknowledge, **body) -> None:
+    """Before the first item (and after each new version): the guidelines and "I have read these"; stops the page
+    until then. ``acknowledge(version)`` records it (the library refuses work until it has)."""
+    if pending is None:
+        return
+    st.subheader(md_escape(title), anchor=False)
+    st.info("Please read this campaign's guidelines before your first item"
+            + (" (they have changed since you last read them)" if pending > 1 else "") + ".",
+            icon=":material/menu_book:")
+    with st.container(border=True, key="guidelines_screen"):
+        st.markdown(f"**Guidelines (v{pending})**")
+        guidelines_body(guide, **body)
+    st.button("I have read these", key="guidelines_ack", type="primary", on_click=acknowledge, args=(pending,))
+    st.stop()
