@@ -268,6 +268,9 @@ def check_agreement(page: Page, demo, failures: list[str]) -> None:
         failures.append("agreement: no widest disagreements listed")
     if "Clinicians vs the machine" not in text or not table_after(page, "Clinicians vs the machine").count():
         failures.append("agreement: no 'Clinicians vs the machine' table")
+    flagged = page.get_by_test_id("stAlertContentWarning").filter(has_text="Gold accuracy below the alert threshold")
+    if "Gold items" not in text or not flagged.count() or "sim_clin_d" not in flagged.first.inner_text():
+        failures.append("agreement: no gold accuracy section with the drifting clinician flagged")
     docs_shot(page, "agreement")
 
 
@@ -481,3 +484,36 @@ def test_start_here_panel_hides_for_good_for_that_user_only(browser, researcher,
         expect(page.locator(".st-key-start_here_campaigns")).to_contain_text("Start here")
     finally:
         context.close()
+
+
+def test_active_rounds_on_first_start_narrow_and_draw_the_next_round(researcher, demo):
+    """The demo's active campaign: the intervals shaded on the chart, their widths round by round, and the next
+    round drawn with the button (last in this module: it adds items to the demo's active campaign)."""
+    from medeval.demo.active_demo import ACTIVE_CAMPAIGN
+
+    (cid, items_before), = bs.query(demo.db, "SELECT c.id, count(ci.id) FROM campaigns c JOIN campaign_items ci "
+                                             "ON ci.campaign_id = c.id WHERE c.name = ?", (ACTIVE_CAMPAIGN,))
+    (rounds_before,) = bs.query(demo.db, "SELECT count(DISTINCT round) FROM calibration_rounds WHERE campaign_id = ?",
+                                (cid,))[0]
+    page = new_page(researcher)
+    open_page(page, demo, "/tuning")
+    choose(page, "tune_campaign", f"#{cid} {ACTIVE_CAMPAIGN}")
+    choose(page, "tune_metric", "rouge1")
+    choose(page, "tune_type", "enumerated")
+    wait_ready(page)
+    expect(page.get_by_text("Active rounds", exact=True)).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Shaded: each cut-off's 95% interval"))).to_be_visible()
+    # the widths chart has one point per round drawn so far, for each cut-off
+    widths = page.locator(".st-key-tune_widths .scatterlayer path.point")
+    assert widths.count() >= 2 * (rounds_before + 1) - 2, widths.count()
+    assert not empty_states(page) and not errors(page), main_text(page)
+    page.locator(".st-key-next_round button").click()
+    wait_ready(page)
+    expect(page.get_by_text(re.compile(r"Round \d+ drawn: \d+ items added"))).to_be_visible()
+    (items_after,) = bs.query(demo.db, "SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (cid,))[0]
+    assert items_after > items_before
+    # drawn again at once: the new round is not answered yet, which the page says plainly
+    page.locator(".st-key-next_round button").click()
+    wait_ready(page)
+    expect(page.get_by_test_id("stAlertContentError")).to_contain_text("not fully answered")
+    page.close()
