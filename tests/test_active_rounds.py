@@ -16,19 +16,21 @@ from medeval.calibration import rounds
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.engine import thresholds as th
 from medeval.store.db import connect
-from tests.conftest import db_dump, invoke
+from tests.conftest import copy_db, db_dump, invoke
 
 PW = "correct horse battery"
 DOCS = [f"doc{i}" for i in range(5)]
 TRUE = (0.3, 0.7)
 
 
-@pytest.fixture
-def pool_db(db_path):
-    """600 enumerated responses with a ROUGE-1 score each (uniform), a researcher and five annotators."""
+@pytest.fixture(scope="module")
+def pool_template(tmp_path_factory):
+    """600 enumerated responses with a ROUGE-1 score each (uniform), a researcher and five annotators (built once
+    per module: the accounts' argon2 hashes are slow on purpose)."""
     g = np.random.default_rng(0)
     scorer = None
-    with connect(db_path) as db:
+    path = tmp_path_factory.mktemp("pool") / "pool.db"
+    with connect(path) as db:
         scorer = th.active(db).scorer_for("rouge1")
         db.conn.executemany("INSERT INTO models (id, name) VALUES (?, ?)", [(m, f"M{m}") for m in range(1, 7)])
         db.conn.executemany("INSERT INTO kb_entries (id, disease, aspect, aspect_type, reference, processed) "
@@ -45,6 +47,13 @@ def pool_db(db_path):
         auth.add_user(db, "res", PW, "researcher")
         for d in DOCS:
             auth.add_user(db, d, PW, "annotator")
+    return path
+
+
+@pytest.fixture
+def pool_db(db_path, pool_template):
+    """A copy of the module's pool database at ``db_path`` (MEDEVAL_DB)."""
+    copy_db(pool_template, db_path)
     return db_path
 
 

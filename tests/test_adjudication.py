@@ -60,11 +60,26 @@ def _populate(db, small_files) -> dict:
     return {"campaign": cid, "items": items}
 
 
-@pytest.fixture
-def graded(db_path, small_files):
-    with connect(db_path) as db:
-        out = _populate(db, small_files)
+@pytest.fixture(scope="module")
+def graded_template(tmp_path_factory):
+    """The graded campaign with an adjudicator, built once per module (argon2 hashes are slow on purpose)."""
+    from tests.conftest import KB_CSV, MODELS_CSV, RESP_CSV, write
+
+    folder = tmp_path_factory.mktemp("graded")
+    files = {"kb": write(folder / "kb.csv", KB_CSV), "responses": write(folder / "responses.csv", RESP_CSV),
+             "models": write(folder / "models.csv", MODELS_CSV)}
+    with connect(folder / "graded.db") as db:
+        out = _populate(db, files)
         auth.add_user(db, "senior", PW, "adjudicator")
+    return folder / "graded.db", out
+
+
+@pytest.fixture
+def graded(db_path, graded_template):
+    from tests.conftest import copy_db
+
+    path, out = graded_template
+    copy_db(path, db_path)
     return {"path": db_path, **out}
 
 
