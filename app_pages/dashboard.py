@@ -1,11 +1,7 @@
 """Agreement dashboard (researchers): the panel, each annotator, the widest disagreements, clinicians vs the
 machine; the report as HTML, PDF, JSON and CSV."""
 
-import io
 import json
-import tempfile
-import zipfile
-from pathlib import Path
 
 import streamlit as st
 
@@ -14,6 +10,7 @@ from medeval.annotation.adjudication import METHODS as CONSENSUS_METHODS
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
 from medeval.reports import agreement_report as rep
+from medeval.reports import html_kit
 from medeval.reports import dashboard as dash
 from webui import page as ui
 
@@ -152,13 +149,8 @@ st.caption("The HTML report works offline (charts included); the zip adds the PD
 
 
 def _zip() -> bytes:
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = rep.write_report(s, tmp, pdf=rep.chromium_path() is not None)
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-            for p in paths.values():
-                z.write(p, Path(p).name)
-        return buf.getvalue()
+    pdf = rep.chromium_path() is not None
+    return html_kit.zip_report(lambda tmp: rep.write_report(s, tmp, pdf=pdf))
 
 
 e1, e2, e3 = st.columns(3)

@@ -1,6 +1,8 @@
 """Gold items and qualification: marking rules, the CSV import, settings, the qualification gate, hidden gold
 (share, determinism, once each, kept out of the grades, statistics unchanged), gold accuracy, roles, the CLI."""
 
+import io
+
 import pytest
 
 from medeval.accounts import auth
@@ -391,6 +393,23 @@ def test_the_agreement_summary_and_report_show_gold_accuracy_apart_from_the_stat
     assert "<h2>Gold items</h2>" in html and "count in none of the statistics above" in html
     paths = rep.write_report(s, tmp_path / "r", pdf=False)
     assert paths["gold_csv"].read_text(encoding="utf-8").startswith("annotator,qualification")
+
+
+@pytest.mark.slow  # AppTest runs the whole Agreement page
+def test_the_agreement_page_shows_gold_accuracy_and_its_zip_holds_the_gold_table(gdb, db_path, monkeypatch):
+    import zipfile
+
+    from tests.test_leaderboard_report import deferred_downloads
+
+    db, cid = gdb
+    aa, bb, res = users(db)
+    hidden_setup(db, cid, share=0.2)
+    for u, gold_tier in ((aa, 0), (bb, 1)):
+        work_through(db, u, cid, tier_for_gold=gold_tier)
+    dl = deferred_downloads("app_pages/dashboard.py", db_path, "res", monkeypatch)
+    names = zipfile.ZipFile(io.BytesIO(dl["Everything (zip: HTML, PDF, JSON, CSV)"]())).namelist()
+    assert {"report.html", "summary.json", "gold.csv", "panel.csv"} <= set(names)
+    assert "<h2>Gold items</h2>" in dl["Report (HTML)"]()
 
 
 def test_qualification_attempts_in_the_results(gdb):
