@@ -21,6 +21,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
+
+# every browser test module: ``pytestmark = bs.browser_marks()``
+def browser_marks() -> list:
+    """The marks of a browser test module: browser, slow, and skipped with the fix when Chromium is missing."""
+    import pytest
+
+    return [pytest.mark.browser, pytest.mark.slow,
+            pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                               reason=f"{CHROMIUM} is missing: run scripts/install-browser.sh")]
+
+
 PASSWORD = "browser-test-pass"  # >= 10 characters, shared by every test account
 XSS_TEXT = '<img src=x onerror="window.__xss=1"><b>bold</b> **md**'
 TIMEOUT_MS = 30_000  # generous: CI machines have 2 cores

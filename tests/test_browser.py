@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
 import pytest
 
@@ -23,12 +22,7 @@ from medeval.annotation import campaigns as cp  # noqa: E402
 from medeval.store.db import connect  # noqa: E402
 from tests import browser_support as bs  # noqa: E402
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path(bs.CHROMIUM).exists(),
-                       reason=f"{bs.CHROMIUM} is missing: run scripts/install-browser.sh"),
-]
+pytestmark = bs.browser_marks()
 
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 PROGRESS = '[data-testid="stProgress"]'

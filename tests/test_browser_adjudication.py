@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
 import pytest
 
@@ -22,12 +21,7 @@ from tests import browser_support as bs  # noqa: E402
 from tests.conftest import KB_CSV, MODELS_CSV, RESP_CSV  # noqa: E402
 from tests.test_adjudication import HOSTILE, PW, _populate  # noqa: E402
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path(bs.CHROMIUM).exists(),
-                       reason=f"{bs.CHROMIUM} is missing: run scripts/install-browser.sh"),
-]
+pytestmark = bs.browser_marks()
 
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 HOSTILE_DISEASE = "<b>感冒</b> **bold** ![img](https://example.invalid/t.png)"

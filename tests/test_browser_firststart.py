@@ -29,12 +29,7 @@ from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
 from tests import browser_support as bs  # noqa: E402
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path(bs.CHROMIUM).exists(),
-                       reason=f"{bs.CHROMIUM} is missing: run scripts/install-browser.sh"),
-]
+pytestmark = bs.browser_marks()
 
 TIMEOUT = bs.TIMEOUT_MS
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'

@@ -5,7 +5,6 @@ Fixtures and helpers: tests/test_browser.py."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -27,12 +26,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures: one browser and conte
     wait_idle,
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path(bs.CHROMIUM).exists(),
-                       reason=f"{bs.CHROMIUM} is missing: run scripts/install-browser.sh"),
-]
+pytestmark = bs.browser_marks()
 
 USER = bs.ANNOTATORS[0]
 STRUCTURE_JS = """() => {

@@ -4,7 +4,6 @@ as text (no image, no javascript: link, no alert). Fixtures and helpers: tests/t
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -27,12 +26,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures: one browser and conte
     wait_idle,
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path(bs.CHROMIUM).exists(),
-                       reason=f"{bs.CHROMIUM} is missing: run scripts/install-browser.sh"),
-]
+pytestmark = bs.browser_marks()
 
 READER, HOSTILE_READER = "doc_keys", "doc_resume"
 TEXT = "## Grade by the key points\n\nCount the reference's **key points** the answer gets right."

@@ -30,12 +30,7 @@ from tests.test_browser import (  # noqa: E402,F401  (fixtures: one browser and 
     sign_in, wait_idle)
 from tests.test_tasks import CASES, JUDGEMENTS, RESPONSES  # noqa: E402
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path(bs.CHROMIUM).exists(),
-                       reason=f"{bs.CHROMIUM} is missing: run scripts/install-browser.sh"),
-]
+pytestmark = bs.browser_marks()
 
 # one annotator per test, each with a campaign of their own: the tests do not depend on each other
 RUBRIC_USER, PREF_USER, DOUBLE_USER, RELOAD_USER, XSS_USER, BURST_USER = (

@@ -32,8 +32,8 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
 from medeval.annotation import gold_items as gi
+from medeval.annotation.answer_input import check_tier_answer
 from medeval.core.errors import MedevalError, PermissionDenied
-from medeval.core.limits import NAME_MAX_CHARS, check_note, check_text
 from medeval.store.db import transaction
 
 ANNOTATING_ROLES = ("annotator", "researcher", "admin")
@@ -296,14 +296,7 @@ def submit_gold(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id
     ... : reason") comes back for a first hidden answer when the campaign enables it.
     """
     require_role(user, *ANNOTATING_ROLES)
-    if not skipped and tier not in (0, 1, 2):
-        raise MedevalError("a grade is 0 (completely wrong), 1 (partially correct) or 2 (basically correct)")
-    if not client_token:
-        raise MedevalError("a client token is required (it makes a resubmission harmless)")
-    check_text(client_token, what="the client token", max_chars=NAME_MAX_CHARS, allow_newlines=False)
-    if note is not None:
-        note = check_note(note, what="the flag note")
-    at = time.time() if at is None else float(at)
+    note, at = check_tier_answer(tier, skipped=skipped, client_token=client_token, note=note, at=at)
     token = f"{mode}:{gold_id}:{attempt or 0}|{client_token}"
     with transaction(db):
         if gi.require_gold_campaign(db, campaign_id) != "open":

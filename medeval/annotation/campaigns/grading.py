@@ -8,16 +8,15 @@ screen through :func:`submit_answer` with the item's opaque ``ref``; gold answer
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
 from medeval.annotation import gold
+from medeval.annotation.answer_input import check_tier_answer
 from medeval.annotation import guidelines as gl
 from medeval.core.errors import MedevalError, PermissionDenied
-from medeval.core.limits import NAME_MAX_CHARS, check_note, check_number, check_text
 from medeval.engine.aspects import BY_NAME
 from medeval.store.db import transaction
 
@@ -137,20 +136,7 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
     acknowledged the current guidelines (:class:`medeval.annotation.guidelines.GuidelinesPending`).
     """
     require_role(user, "annotator", "researcher", "admin")
-    if at is None:
-        at = time.time()
-    else:
-        what = "the grade's time (at, seconds since the epoch)"
-        if isinstance(at, str):  # a number only: check_number would parse text
-            raise MedevalError(f"{what} must be a number in [0, inf); got {at[:60]!r} -- give a number of seconds")
-        at = float(check_number(at, what=what, low=0))
-    if not skipped and tier not in (0, 1, 2):
-        raise MedevalError("a grade is 0 (completely wrong), 1 (partially correct) or 2 (basically correct)")
-    if not client_token:
-        raise MedevalError("a client token is required (it makes a resubmission harmless)")
-    check_text(client_token, what="the client token", max_chars=NAME_MAX_CHARS, allow_newlines=False)
-    if note is not None:
-        note = check_note(note, what="the flag note")
+    note, at = check_tier_answer(tier, skipped=skipped, client_token=client_token, note=note, at=at)
     with transaction(db):
         status = _assigned(db, user, item_id)
         cid = db.conn.execute("SELECT campaign_id FROM campaign_items WHERE id = ?", (item_id,)).fetchone()[0]
