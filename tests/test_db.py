@@ -99,7 +99,8 @@ def test_missing_folder_is_a_clear_error(tmp_path):
 SCHEMA = Path(__file__).resolve().parent / "data" / "schema.sql"
 MIGRATION_NAMES = ["m001_core", "m002_table12", "m003_users_sessions_audit", "m004_campaigns", "m005_app_secret",
                    "m006_threshold_drafts", "m007_cases", "m008_tasks", "m009_import_batches", "m010_user_hints",
-                   "m011_guidelines", "m012_calibration_rounds", "m013_adjudication", "m014_gold"]
+                   "m011_guidelines", "m012_calibration_rounds", "m013_adjudication", "m014_gold",
+                   "m015_task_gold"]
 
 
 def schema_text(path) -> str:

@@ -87,7 +87,11 @@ def test_marking_rules_and_refusals(gdb):
         db.conn.execute("INSERT INTO campaigns (name, kind, config, report, created_by, created_at) VALUES "
                         "('t', 'rubric', '{}', '{}', 'x', 'now')")
     tid = db.conn.execute("SELECT id FROM campaigns WHERE name = 't'").fetchone()[0]
-    with pytest.raises(MedevalError, match="only supported for tier-grading"):
+    with pytest.raises(MedevalError, match=r"campaign \d+ \(rubric\) takes no gold items"):
+        gi.mark_gold(db, tid, free[1], 1, "r", actor=res)  # (a task campaign without items: not even task gold)
+    with db.conn:
+        db.conn.execute("INSERT INTO task_items (campaign_id, source, payload) VALUES (?, 's', '{}')", (tid,))
+    with pytest.raises(MedevalError, match="is a task campaign: its gold items are task items"):
         gi.mark_gold(db, tid, free[1], 1, "r", actor=res)
     gi.unmark_gold(db, cid, gid, actor=res)
     assert gi.active_gold_ids(db, cid) == [] and gi.list_gold(db, cid, actor=res)[0].retired

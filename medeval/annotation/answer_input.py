@@ -1,5 +1,6 @@
 """The checks every tier answer goes through before anything is stored: a real grade
-(``campaigns.submit_grade``) and an answer to a gold item (``gold.submit_gold``) alike."""
+(``campaigns.submit_grade``) and an answer to a gold item (``gold.submit_gold``) alike; the time check is
+shared with task gold answers too."""
 
 from __future__ import annotations
 
@@ -9,6 +10,17 @@ from medeval.core.errors import MedevalError
 from medeval.core.limits import NAME_MAX_CHARS, check_note, check_number, check_text
 
 
+def check_time(at) -> float:
+    """An answer's time (seconds since the epoch; None: now), or MedevalError -- for answers recorded after the
+    fact, e.g. the demo's simulated sessions."""
+    if at is None:
+        return time.time()
+    what = "the answer's time (at, seconds since the epoch)"
+    if isinstance(at, str):  # a number only: check_number would parse text
+        raise MedevalError(f"{what} must be a number in [0, inf); got {at[:60]!r} -- give a number of seconds")
+    return float(check_number(at, what=what, low=0))
+
+
 def check_tier_answer(tier, *, skipped: bool, client_token: str, note: str | None,
                       at: float | None) -> tuple[str | None, float]:
     """The flag note (checked) and the answer's time (default now), or MedevalError saying what is wrong.
@@ -16,13 +28,7 @@ def check_tier_answer(tier, *, skipped: bool, client_token: str, note: str | Non
     ``at``: when the answer was given (seconds since the epoch) -- for answers recorded after the fact, e.g.
     the demo's simulated grading sessions.
     """
-    if at is None:
-        at = time.time()
-    else:
-        what = "the grade's time (at, seconds since the epoch)"
-        if isinstance(at, str):  # a number only: check_number would parse text
-            raise MedevalError(f"{what} must be a number in [0, inf); got {at[:60]!r} -- give a number of seconds")
-        at = float(check_number(at, what=what, low=0))
+    at = check_time(at)
     if not skipped and tier not in (0, 1, 2):
         raise MedevalError("a grade is 0 (completely wrong), 1 (partially correct) or 2 (basically correct)")
     if not client_token:

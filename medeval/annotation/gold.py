@@ -81,6 +81,51 @@ def _expected(db, gold_id: int) -> int:
     return db.conn.execute("SELECT expected_tier FROM gold_items WHERE id = ?", (gold_id,)).fetchone()[0]
 
 
+class Backend:
+    """What the qualification and hidden-gold flow needs to know of one family of campaigns.
+
+    This class is tier grading (a gold item is answered by one tier); task campaigns subclass it in
+    :mod:`medeval.annotation.tasks.gold` (a gold item has questions, answered one by one).
+    """
+
+    family = "tier"
+    tables = ("campaign_items", "assignments", "gold_items")  # real items, assignments, gold items
+
+    def outcome(self, db, user_id: int, gold_id: int, mode: str, attempt: int | None) -> bool | None:
+        """None: not answered yet (not complete); True: answered as expected; False: otherwise (a skip too)."""
+        a = _latest(db, user_id, gold_id, mode, attempt)
+        return None if a is None else (not a[2] and a[1] == _expected(db, gold_id))
+
+    def real_counts(self, db, user_id: int, campaign_id: int) -> tuple[int, int]:
+        """(real items done, real items assigned) of the annotator."""
+        total = db.conn.execute("SELECT count(*) FROM assignments WHERE campaign_id = ? AND user_id = ?",
+                                (campaign_id, user_id)).fetchone()[0]
+        done = db.conn.execute("SELECT count(DISTINCT g.item_id) FROM grade_annotations g JOIN assignments a ON "
+                               "a.item_id = g.item_id AND a.user_id = g.user_id WHERE a.campaign_id = ? AND "
+                               "g.user_id = ?", (campaign_id, user_id)).fetchone()[0]
+        return done, total
+
+    def hidden_started(self, db, user_id: int, campaign_id: int) -> list[int]:
+        """Gold items the annotator has begun answering in hidden mode, in the order of their first answer."""
+        return [r[0] for r in db.conn.execute(
+            "SELECT a.gold_id FROM gold_answers a JOIN gold_items g ON g.id = a.gold_id WHERE a.user_id = ? AND "
+            "g.campaign_id = ? AND a.mode = 'hidden' GROUP BY a.gold_id ORDER BY min(a.id)", (user_id, campaign_id))]
+
+    def hidden_rows(self, db, user_id: int, campaign_id: int) -> list[tuple[bool | None, float]]:
+        """Per hidden gold item answered (not retired), in order: (as expected, None for a skip; when)."""
+        rows = db.conn.execute(
+            "SELECT a.tier, a.skipped, g.expected_tier, a.created_at FROM gold_answers a JOIN gold_items g ON g.id = "
+            "a.gold_id WHERE a.user_id = ? AND g.campaign_id = ? AND a.mode = 'hidden' AND NOT EXISTS (SELECT 1 FROM "
+            "gold_retired x WHERE x.gold_id = g.id) AND a.id = (SELECT max(id) FROM gold_answers b WHERE b.user_id = "
+            "a.user_id AND b.gold_id = a.gold_id AND b.mode = 'hidden') ORDER BY (SELECT min(id) FROM gold_answers c "
+            "WHERE c.user_id = a.user_id AND c.gold_id = a.gold_id AND c.mode = 'hidden')",
+            (user_id, campaign_id)).fetchall()
+        return [(None if sk else t == e, at) for t, sk, e, at in rows]
+
+
+TIER = Backend()
+
+
 # ---------------------------------------------------------------- qualification
 
 
@@ -90,24 +135,25 @@ def _attempts(db, user_id: int, campaign_id: int) -> list[tuple[int, list[int], 
         "attempt", (campaign_id, user_id))]
 
 
-def _result(db, user_id: int, attempt: int, ids: list[int], pass_mark: float) -> dict:
+def _result(db, user_id: int, attempt: int, ids: list[int], pass_mark: float, backend: Backend = TIER) -> dict:
     answered = correct = 0
     for g in ids:
-        a = _latest(db, user_id, g, "qualification", attempt)
-        if a:
+        o = backend.outcome(db, user_id, g, "qualification", attempt)
+        if o is not None:
             answered += 1
-            correct += int(not a[2] and a[1] == _expected(db, g))
+            correct += int(o)
     complete = answered == len(ids)
     share = correct / len(ids) if ids else 0.0
     return {"attempt": attempt, "items": len(ids), "answered": answered, "correct": correct, "share": share,
             "pass_mark": pass_mark, "complete": complete, "passed": complete and share >= pass_mark - 1e-9}
 
 
-def qualification_state(db: sqlite_utils.Database, user: User, campaign_id: int) -> QualificationState:
+def qualification_state(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER
+                        ) -> QualificationState:
     """Where ``user`` stands with the campaign's qualification."""
     s = gi.get_settings(db, campaign_id)
     att = _attempts(db, user.id, campaign_id)
-    results = tuple(_result(db, user.id, a, ids, pm) for a, ids, pm in att)
+    results = tuple(_result(db, user.id, a, ids, pm, backend) for a, ids, pm in att)
     allowed = 1 + s["retries"]
     left = max(allowed - len(att), 0)
     base = {"items": s["qualification_items"], "pass_mark": s["pass_mark"], "retries": s["retries"],
@@ -120,34 +166,34 @@ def qualification_state(db: sqlite_utils.Database, user: User, campaign_id: int)
         return QualificationState("not_started", next_gold=None, answered=0, **base)
     last = results[-1]
     if not last["complete"]:
-        nxt = next(g for g in att[-1][1] if not _latest(db, user.id, g, "qualification", att[-1][0]))
+        nxt = next(g for g in att[-1][1] if backend.outcome(db, user.id, g, "qualification", att[-1][0]) is None)
         return QualificationState("in_progress", next_gold=nxt, answered=last["answered"], **base)
     return QualificationState("failed_retry" if left else "failed_final", next_gold=None,
                               answered=last["answered"], **base)
 
 
-def require_qualified(db: sqlite_utils.Database, user: User, campaign_id: int) -> None:
+def require_qualified(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER) -> None:
     """QualificationPending while the campaign requires a qualification ``user`` has not passed."""
-    q = qualification_state(db, user, campaign_id)
+    q = qualification_state(db, user, campaign_id, backend)
     if not q.cleared:
         raise QualificationPending("this campaign starts with a qualification round of gold items: pass it "
                                    f"({q.items} items, pass mark {q.pass_mark:.0%}) before grading; nothing was saved")
 
 
-def start_attempt(db: sqlite_utils.Database, user: User, campaign_id: int) -> int:
+def start_attempt(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER) -> int:
     """Start the next qualification attempt (its gold items frozen); returns its number.
 
     Refused when no qualification is needed, an attempt is in progress or passed, or no retry is left.
     """
     require_role(user, *ANNOTATING_ROLES)
-    status = gi.require_gold_campaign(db, campaign_id)
-    if not db.conn.execute("SELECT 1 FROM assignments WHERE campaign_id = ? AND user_id = ?",
+    status = gi.require_gold_campaign(db, campaign_id, backend.family)
+    if not db.conn.execute(f"SELECT 1 FROM {backend.tables[1]} WHERE campaign_id = ? AND user_id = ?",
                            (campaign_id, user.id)).fetchone():
         raise PermissionDenied("no items of this campaign are assigned to you")
     if status != "open":
         raise MedevalError("this campaign is closed: the qualification can no longer be taken")
     with transaction(db):
-        q = qualification_state(db, user, campaign_id)
+        q = qualification_state(db, user, campaign_id, backend)
         if q.status in ("not_required", "passed", "in_progress"):
             return q.attempt
         if q.status == "failed_final":
@@ -195,74 +241,71 @@ def review(db: sqlite_utils.Database, user: User, campaign_id: int, attempt: int
 # ---------------------------------------------------------------- hidden gold
 
 
-def _real_counts(db, user_id: int, campaign_id: int) -> tuple[int, int]:
-    total = db.conn.execute("SELECT count(*) FROM assignments WHERE campaign_id = ? AND user_id = ?",
-                            (campaign_id, user_id)).fetchone()[0]
-    done = db.conn.execute("SELECT count(DISTINCT g.item_id) FROM grade_annotations g JOIN assignments a ON "
-                           "a.item_id = g.item_id AND a.user_id = g.user_id WHERE a.campaign_id = ? AND g.user_id = ?",
-                           (campaign_id, user_id)).fetchone()[0]
-    return done, total
-
-
-def _hidden_answered(db, user_id: int, campaign_id: int) -> list[int]:
-    """Gold items ``user`` has answered in hidden mode, in the order of their first answer."""
-    return [r[0] for r in db.conn.execute(
-        "SELECT a.gold_id FROM gold_answers a JOIN gold_items g ON g.id = a.gold_id WHERE a.user_id = ? AND "
-        "g.campaign_id = ? AND a.mode = 'hidden' GROUP BY a.gold_id ORDER BY min(a.id)", (user_id, campaign_id))]
-
-
-def hidden_plan(db: sqlite_utils.Database, user: User, campaign_id: int) -> tuple[list[int], list[int]]:
+def hidden_plan(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER
+                ) -> tuple[list[int], list[int]]:
     """(the hidden gold items of ``user`` in order, their positions in the queue of real + hidden items).
 
     Deterministic: seeded per annotator and campaign; the same gold set and assignment give the same plan.
     """
     share = gi.get_settings(db, campaign_id)["hidden_share"]
-    answered = _hidden_answered(db, user.id, campaign_id)
-    _done, real = _real_counts(db, user.id, campaign_id)
+    started = backend.hidden_started(db, user.id, campaign_id)
+    _done, real = backend.real_counts(db, user.id, campaign_id)
     if share <= 0 or real == 0:
-        return answered, []
+        return started, []
     seen = {g for _a, ids, _p in _attempts(db, user.id, campaign_id) for g in ids}
     rng = _seed(db, "hidden", campaign_id, user.id)
     pool = [g for g in gi.active_gold_ids(db, campaign_id) if g not in seen]
     rng.shuffle(pool)  # (the whole pool, answered ones too: the order does not move as answers come in)
-    want = min(round(share * real / (1 - share)), len(set(pool) | set(answered)))
-    order = answered + [g for g in pool if g not in answered][:max(want - len(answered), 0)]
+    want = min(round(share * real / (1 - share)), len(set(pool) | set(started)))
+    order = started + [g for g in pool if g not in started][:max(want - len(started), 0)]
     slots = sorted(rng.sample(range(real + len(order)), len(order)))
     return order, slots
 
 
-def hidden_counts(db: sqlite_utils.Database, user: User, campaign_id: int) -> tuple[int, int]:
+def _hidden_done(db, user: User, campaign_id: int, order: list[int], backend: Backend) -> set[int]:
+    return {g for g in order if backend.outcome(db, user.id, g, "hidden", None) is not None}
+
+
+def hidden_counts(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER
+                  ) -> tuple[int, int]:
     """(hidden gold items answered, hidden gold items planned) for ``user``."""
-    order, _ = hidden_plan(db, user, campaign_id)
-    return len(_hidden_answered(db, user.id, campaign_id)), len(order)
+    order, _ = hidden_plan(db, user, campaign_id, backend)
+    return len(_hidden_done(db, user, campaign_id, order, backend)), len(order)
 
 
-def hidden_due(db: sqlite_utils.Database, user: User, campaign_id: int) -> int | None:
-    """The gold item to show ``user`` now instead of their next real item, or None."""
-    order, slots = hidden_plan(db, user, campaign_id)
-    answered = set(_hidden_answered(db, user.id, campaign_id))
+def hidden_due(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER) -> int | None:
+    """The gold item to show ``user`` now instead of their next real item, or None (one begun and not finished
+    comes first)."""
+    order, slots = hidden_plan(db, user, campaign_id, backend)
+    answered = _hidden_done(db, user, campaign_id, order, backend)
     if len(answered) >= len(order):
         return None
-    done, real = _real_counts(db, user.id, campaign_id)
+    nxt = next(g for g in order if g not in answered)
+    if nxt in backend.hidden_started(db, user.id, campaign_id):
+        return nxt
+    done, real = backend.real_counts(db, user.id, campaign_id)
     here = done + len(answered)
     if len(answered) < sum(1 for s in slots if s <= here) or done >= real:
-        return next(g for g in order if g not in answered)
+        return nxt
     return None
 
 
-def display_id(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id: int) -> int:
-    """The id a gold item's widgets carry on ``user``'s screen: from the campaign's item-id range, never one of
-    the annotator's own items, distinct per gold item, seeded (so it reveals nothing and stays stable)."""
-    ids = db.conn.execute("SELECT min(id), max(id) FROM campaign_items WHERE campaign_id = ?",
-                          (campaign_id,)).fetchone()
-    mine = {r[0] for r in db.conn.execute("SELECT item_id FROM assignments WHERE campaign_id = ? AND user_id = ?",
+def display_id(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id: int, backend: Backend = TIER) -> int:
+    """The id a gold item's widgets carry on ``user``'s screen: from the campaign's item-id range where it can,
+    never one of the annotator's own items, distinct per gold item, seeded (so it reveals nothing and stays
+    stable: marking more gold items later does not move it)."""
+    items, assigned, golds_table = backend.tables
+    ids = db.conn.execute(f"SELECT min(id), max(id) FROM {items} WHERE campaign_id = ?", (campaign_id,)).fetchone()
+    mine = {r[0] for r in db.conn.execute(f"SELECT item_id FROM {assigned} WHERE campaign_id = ? AND user_id = ?",
                                           (campaign_id, user.id))}
-    golds = [r[0] for r in db.conn.execute("SELECT id FROM gold_items WHERE campaign_id = ? ORDER BY id",
+    golds = [r[0] for r in db.conn.execute(f"SELECT id FROM {golds_table} WHERE campaign_id = ? ORDER BY id",
                                            (campaign_id,))]
     lo, hi = (ids[0] or 1), (ids[1] or 1)
-    candidates = [i for i in range(lo, hi + len(golds) + 1) if i not in mine]
-    _seed(db, "display", campaign_id, user.id).shuffle(candidates)
-    return candidates[golds.index(gold_id)]
+    rng = _seed(db, "display", campaign_id, user.id)
+    inside = [i for i in range(lo, hi + 1) if i not in mine]
+    rng.shuffle(inside)
+    n = golds.index(gold_id)  # (gold items are append-only: an item's place in this list never changes)
+    return inside[n] if n < len(inside) else hi + 1 + n - len(inside)
 
 
 # ---------------------------------------------------------------- answers

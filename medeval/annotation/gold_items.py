@@ -5,8 +5,9 @@ A gold item is a scored response whose expected tier a researcher has set, with 
 its answers live in ``gold_answers`` (see :mod:`medeval.annotation.gold`), so no agreement statistic or
 calibration sees them. Gold items are append-only: "unmark" retires one (a row of ``gold_retired``).
 
-Only tier-grading campaigns (bucket grading, random validation, active calibration) take gold items;
-task campaigns (rubric, preference, AccR) do not yet.
+The functions here that name responses and tiers are for tier-grading campaigns (bucket grading, random
+validation, active calibration). Task campaigns (rubric, preference, AccR) take gold items too: their items and
+expected answers live in :mod:`medeval.annotation.tasks.gold_items`; the settings below serve both families.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ TIER_CODES = {"0": 0, "1": 1, "2": 2, "cw": 0, "pc": 1, "bc": 2, "completely wro
               "basically correct": 2}
 TIER_NAMES = ("CW · Completely Wrong", "PC · Partially Correct", "BC · Basically Correct")
 DEFAULTS = {"qualification_required": False, "qualification_items": 4, "pass_mark": 0.75, "retries": 1,
-            "hidden_share": 0.0, "feedback": False, "alert_threshold": 0.7}
+            "hidden_share": 0.0, "feedback": False, "alert_threshold": 0.7, "score_tolerance": 1}
 SETTINGS_HELP = {
     "qualification_required": "annotators answer a qualification round of gold items before any real item",
     "qualification_items": "gold items per qualification attempt (1 to 50)",
@@ -40,6 +41,7 @@ SETTINGS_HELP = {
     "hidden_share": "share of gold items mixed into each annotator's queue, unmarked (0 to 0.5)",
     "feedback": "after a hidden gold item, tell the annotator the expected grade and its reason",
     "alert_threshold": "flag an annotator whose latest hidden-gold accuracy is below this (0 to 1)",
+    "score_tolerance": "task campaigns: a 1-5 score this close to the expected one counts as expected (0 to 4)",
 }
 
 
@@ -62,15 +64,30 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def require_gold_campaign(db: sqlite_utils.Database, campaign_id: int) -> str:
-    """The campaign's status, if it is a tier-grading campaign; a clear MedevalError otherwise."""
-    row = db.conn.execute("SELECT kind, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+def gold_family(db: sqlite_utils.Database, campaign_id: int) -> tuple[str, str]:
+    """("tier" | "task", status) of a campaign that can take gold items; a clear MedevalError otherwise."""
+    row = db.conn.execute("SELECT kind, status, EXISTS (SELECT 1 FROM task_items t WHERE t.campaign_id = c.id) "
+                          "FROM campaigns c WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}; list them with `python -m medeval campaign list`")
-    if row[0] not in GOLD_KINDS:
-        raise MedevalError(f"campaign {campaign_id} is a {row[0]} task campaign: gold items are only supported for "
-                           "tier-grading campaigns (bucket grading, random validation, active calibration) so far")
-    return row[1]
+    if row[0] in GOLD_KINDS:
+        return "tier", row[1]
+    if row[2]:
+        return "task", row[1]
+    raise MedevalError(f"campaign {campaign_id} ({row[0]}) takes no gold items")
+
+
+def require_gold_campaign(db: sqlite_utils.Database, campaign_id: int, family: str = "tier") -> str:
+    """The campaign's status, if it takes gold items of ``family`` ("tier", "task" or "any"); a clear
+    MedevalError otherwise."""
+    fam, status = gold_family(db, campaign_id)
+    if family not in ("any", fam):
+        if fam == "task":
+            raise MedevalError(f"campaign {campaign_id} is a task campaign: its gold items are task items with "
+                               "expected answers (`medeval gold candidates` / `gold add-task` / `gold import`)")
+        raise MedevalError(f"campaign {campaign_id} is a tier-grading campaign: its gold items are responses with an "
+                           "expected tier (`medeval gold add --response N --tier T`)")
+    return status
 
 
 # ---------------------------------------------------------------- settings
@@ -97,6 +114,7 @@ def check_settings(values: dict) -> dict:
     out = {"qualification_required": _flag(s["qualification_required"], "qualification_required"),
            "feedback": _flag(s["feedback"], "feedback")}
     for name, low, high, integer in (("qualification_items", 1, 50, True), ("pass_mark", 0.05, 1, False),
+                                     ("score_tolerance", 0, 4, True),
                                      ("retries", 0, 10, True), ("hidden_share", 0, 0.5, False),
                                      ("alert_threshold", 0, 1, False)):
         v = s[name]
@@ -122,7 +140,7 @@ def set_settings(db: sqlite_utils.Database, campaign_id: int, values: dict, *, a
     """
     if actor is not None:
         require_role(actor, *EDITING_ROLES)
-    require_gold_campaign(db, campaign_id)
+    require_gold_campaign(db, campaign_id, "any")
     with transaction(db):
         new = check_settings({**get_settings(db, campaign_id), **values})
         n = len(active_gold_ids(db, campaign_id))
@@ -142,8 +160,11 @@ def set_settings(db: sqlite_utils.Database, campaign_id: int, values: dict, *, a
 
 
 def active_gold_ids(db: sqlite_utils.Database, campaign_id: int) -> list[int]:
+    """The ids of the campaign's gold items that are not retired (tier or task gold items, by the campaign)."""
+    items, retired = ("gold_items", "gold_retired") if gold_family(db, campaign_id)[0] == "tier" else (
+        "task_gold_items", "task_gold_retired")
     return [r[0] for r in db.conn.execute(
-        "SELECT g.id FROM gold_items g WHERE g.campaign_id = ? AND NOT EXISTS (SELECT 1 FROM gold_retired x "
+        f"SELECT g.id FROM {items} g WHERE g.campaign_id = ? AND NOT EXISTS (SELECT 1 FROM {retired} x "
         "WHERE x.gold_id = g.id) ORDER BY g.id", (campaign_id,))]
 
 

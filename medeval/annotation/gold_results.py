@@ -19,7 +19,8 @@ from medeval.core.errors import MedevalError
 BLOCK = 5  # hidden gold answers per point of "accuracy over time"
 
 
-def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, block: int = BLOCK) -> dict:
+def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, block: int = BLOCK,
+                  backend: gd.Backend = gd.TIER) -> dict:
     """Everything the Campaigns and Agreement pages show about gold answers, as plain data (JSON-ready).
 
     ``{"campaign_id", "settings", "gold_items" (active), "block", "threshold", "annotators": [{"annotator",
@@ -30,23 +31,19 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
     """
     if actor is not None:
         require_role(actor, *gi.EDITING_ROLES)
-    gi.require_gold_campaign(db, campaign_id)
+    gi.require_gold_campaign(db, campaign_id, backend.family)
     if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= 100:
         raise MedevalError("the block size (hidden gold answers per point over time) must be a whole number 1..100")
     s = gi.get_settings(db, campaign_id)
-    users = db.conn.execute("SELECT DISTINCT u.id, u.username, u.role, u.active FROM assignments a JOIN users u ON "
-                            "u.id = a.user_id WHERE a.campaign_id = ? ORDER BY u.username", (campaign_id,)).fetchall()
+    users = db.conn.execute(f"SELECT DISTINCT u.id, u.username, u.role, u.active FROM {backend.tables[1]} a JOIN "
+                            "users u ON u.id = a.user_id WHERE a.campaign_id = ? ORDER BY u.username",
+                            (campaign_id,)).fetchall()
     out = []
     for uid, name, role, active in users:
         user = User(uid, name, role, bool(active))
-        q = gd.qualification_state(db, user, campaign_id)
-        rows = db.conn.execute(
-            "SELECT a.tier, a.skipped, g.expected_tier, a.created_at FROM gold_answers a JOIN gold_items g ON g.id = "
-            "a.gold_id WHERE a.user_id = ? AND g.campaign_id = ? AND a.mode = 'hidden' AND NOT EXISTS (SELECT 1 FROM "
-            "gold_retired x WHERE x.gold_id = g.id) AND a.id = (SELECT max(id) FROM gold_answers b WHERE b.user_id = "
-            "a.user_id AND b.gold_id = a.gold_id AND b.mode = 'hidden') ORDER BY (SELECT min(id) FROM gold_answers c "
-            "WHERE c.user_id = a.user_id AND c.gold_id = a.gold_id AND c.mode = 'hidden')", (uid, campaign_id)).fetchall()
-        answered = [(t == e, at) for t, sk, e, at in rows if not sk]
+        q = gd.qualification_state(db, user, campaign_id, backend)
+        rows = backend.hidden_rows(db, uid, campaign_id)
+        answered = [(c, at) for c, at in rows if c is not None]
         blocks = []
         for i in range(0, len(answered), block):
             chunk = answered[i:i + block]
@@ -57,7 +54,7 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
         latest = blocks[-1]["accuracy"] if blocks else None
         out.append({"annotator": name, "qualification": q.status, "attempts": [dict(r) for r in q.results],
                     "hidden_answered": len(answered), "hidden_correct": correct,
-                    "hidden_skipped": sum(1 for r in rows if r[1]),
+                    "hidden_skipped": sum(1 for c, _ in rows if c is None),
                     "accuracy": correct / len(answered) if answered else None, "blocks": blocks,
                     "latest_accuracy": latest,
                     "flagged": latest is not None and latest < s["alert_threshold"] - 1e-9})
@@ -67,7 +64,9 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
 
 def methods_sentence(db: sqlite_utils.Database, campaign_id: int) -> str:
     """One sentence for the methods paragraph saying how gold items were used and treated ("" without gold)."""
-    n = db.conn.execute("SELECT count(*) FROM gold_items WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
+    family = gi.gold_family(db, campaign_id)[0]
+    table = "gold_items" if family == "tier" else "task_gold_items"
+    n = db.conn.execute(f"SELECT count(*) FROM {table} WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
     if not n:
         return ""
     s = gi.get_settings(db, campaign_id)
@@ -77,6 +76,13 @@ def methods_sentence(db: sqlite_utils.Database, campaign_id: int) -> str:
     if s["hidden_share"] > 0:
         uses.append(f"hidden quality checks (about {s['hidden_share']:.0%} of each annotator's queue)")
     how = " and ".join(uses) if uses else "reference"
-    return (f"{n} gold item{'s' if n != 1 else ''} (responses with an expected tier set by the researchers, none of "
-            f"them a real item of the campaign) served as {how}; answers to gold items are stored apart from the "
-            "grades and count in no agreement statistic and no calibration.")
+    if family == "tier":
+        what = "responses with an expected tier set by the researchers, none of them a real item of the campaign"
+        kept = "the grades"
+    else:
+        what = ("items with expected answers set by the researchers, none of them a real item of the campaign"
+                + (f"; a 1-5 score within {s['score_tolerance']} of the expected one counted as expected"
+                   if s["score_tolerance"] else ""))
+        kept = "the real answers"
+    return (f"{n} gold item{'s' if n != 1 else ''} ({what}) served as {how}; answers to gold items are stored apart "
+            f"from {kept} and count in no agreement statistic and no calibration.")

@@ -23,6 +23,9 @@ CREATE INDEX sessions_user ON sessions(user_id);
 -- index task_answers_item
 CREATE INDEX task_answers_item ON task_answers(item_id, user_id, id);
 
+-- index task_gold_answers_user
+CREATE INDEX task_gold_answers_user ON task_gold_answers(user_id, gold_id, id);
+
 -- index threshold_sets_one_active
 CREATE UNIQUE INDEX threshold_sets_one_active ON threshold_sets(active) WHERE active = 1;
 
@@ -371,6 +374,45 @@ CREATE TABLE task_assignments (
         UNIQUE (campaign_id, user_id, position)
     );
 
+-- table task_gold_answers
+CREATE TABLE task_gold_answers (
+        id INTEGER PRIMARY KEY,
+        gold_id INTEGER NOT NULL REFERENCES task_gold_items(id),
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        question TEXT NOT NULL,
+        value TEXT,
+        skipped INTEGER NOT NULL DEFAULT 0,
+        mode TEXT NOT NULL CHECK (mode IN ('qualification', 'hidden')),
+        attempt INTEGER,
+        layout TEXT NOT NULL,
+        client_token TEXT NOT NULL,
+        supersedes INTEGER REFERENCES task_gold_answers(id),
+        guideline_version INTEGER,
+        created_at REAL NOT NULL,
+        UNIQUE (user_id, client_token),
+        CHECK ((mode = 'qualification') = (attempt IS NOT NULL))
+    );
+
+-- table task_gold_items
+CREATE TABLE task_gold_items (
+        id INTEGER PRIMARY KEY,
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        source TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        expected TEXT NOT NULL,
+        reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (campaign_id, source)
+    );
+
+-- table task_gold_retired
+CREATE TABLE task_gold_retired (
+        gold_id INTEGER PRIMARY KEY REFERENCES task_gold_items(id),
+        retired_by TEXT NOT NULL,
+        retired_at TEXT NOT NULL
+    );
+
 -- table task_items
 CREATE TABLE task_items (
         id INTEGER PRIMARY KEY,
@@ -504,4 +546,28 @@ CREATE TRIGGER task_answers_no_delete BEFORE DELETE ON task_answers
 -- trigger task_answers_no_update
 CREATE TRIGGER task_answers_no_update BEFORE UPDATE ON task_answers
         BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+
+-- trigger task_gold_answers_no_delete
+CREATE TRIGGER task_gold_answers_no_delete BEFORE DELETE ON task_gold_answers
+        BEGIN SELECT RAISE(ABORT, 'gold answers are append-only'); END;
+
+-- trigger task_gold_answers_no_update
+CREATE TRIGGER task_gold_answers_no_update BEFORE UPDATE ON task_gold_answers
+        BEGIN SELECT RAISE(ABORT, 'gold answers are append-only'); END;
+
+-- trigger task_gold_items_no_delete
+CREATE TRIGGER task_gold_items_no_delete BEFORE DELETE ON task_gold_items
+        BEGIN SELECT RAISE(ABORT, 'gold items are append-only: retire one instead'); END;
+
+-- trigger task_gold_items_no_update
+CREATE TRIGGER task_gold_items_no_update BEFORE UPDATE ON task_gold_items
+        BEGIN SELECT RAISE(ABORT, 'gold items are append-only: retire one instead'); END;
+
+-- trigger task_gold_retired_no_delete
+CREATE TRIGGER task_gold_retired_no_delete BEFORE DELETE ON task_gold_retired
+        BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
+
+-- trigger task_gold_retired_no_update
+CREATE TRIGGER task_gold_retired_no_update BEFORE UPDATE ON task_gold_retired
+        BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
 

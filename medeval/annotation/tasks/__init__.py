@@ -37,6 +37,8 @@ from medeval.annotation.tasks.answering import (
     ItemView,
     StaleAnswer,
     TaskState,
+    answer,
+    flag,
     flag_item,
     item_view,
     my_task_campaigns,
@@ -98,6 +100,8 @@ __all__ = [
     "task_state",
     "StaleAnswer",
     "submit_answer",
+    "answer",
+    "flag",
     "answers",
     "answers_csv",
     "ANSWERS_CSV_COLUMNS",
@@ -109,6 +113,9 @@ __all__ = [
     "pairwise",
     "accr",
     "common",
+    "gold",
+    "gold_items",
+    "state",
 ]
 
 # the built-in task types, registered in the order the pages list them
@@ -116,3 +123,6 @@ from medeval.annotation.tasks import rubric  # noqa: E402,I001
 from medeval.annotation.tasks import pairwise  # noqa: E402,I001
 from medeval.annotation.tasks import accr  # noqa: E402,I001
 from medeval.annotation.tasks import common  # noqa: E402,I001
+from medeval.annotation.tasks import gold  # noqa: E402,I001
+from medeval.annotation.tasks import gold_items  # noqa: E402,I001
+from medeval.annotation.tasks import state  # noqa: E402,I001

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+import numpy as np
+
 from medeval.annotation import cases as cs
 from medeval.annotation.tasks.common import nominal_agreement
 from medeval.annotation.tasks.registry import Block, ItemSpec, Option, Question, Section, Setting, TaskType, register
@@ -78,6 +80,9 @@ class AccuracyReliability(TaskType):
             raise MedevalError("no claim to check: no model answered with a verdict"
                                + (" on an item it got right" if config["pool"] == POOLS[0] else ""))
         return items
+
+    def gold_pool(self, db, config):
+        return self.build_items(db, {**config, "per_model": COUNT_MAX}, np.random.default_rng(0))
 
     def blocks(self, payload, layout):
         return [Block("Claim", payload["claim"]), Block("The model's verdict", VERDICT_TEXT[payload["verdict"]]),

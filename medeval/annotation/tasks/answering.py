@@ -9,33 +9,22 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
+from medeval.annotation import gold as gd
 from medeval.annotation import guidelines as gl
+from medeval.annotation.tasks import gold as tgold
+from medeval.annotation.tasks import state
 from medeval.annotation.tasks.campaigns import campaign
-from medeval.annotation.tasks.registry import Block, Question, TaskType, get, is_task_kind
+from medeval.annotation.tasks.registry import get, is_task_kind
+from medeval.annotation.tasks.state import (  # noqa: F401 (re-exported: the package's names)
+    ANNOTATING_ROLES,
+    FLAG,
+    SKIP,
+    ItemView,
+    StaleAnswer,
+)
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.core.limits import NAME_MAX_CHARS, check_note, check_text
 from medeval.store.db import transaction
-
-ANNOTATING_ROLES = ("annotator", "researcher", "admin")
-SKIP = ""  # the question id of an item-level skip
-FLAG = "#flag"  # the question id of a flag; its value is the annotator's note
-
-
-@dataclass(frozen=True)
-class ItemView:
-    """What the annotator sees of one item: blocks of the open parts, questions with their answers so far."""
-
-    item_id: int
-    blocks: tuple[Block, ...]
-    questions: tuple[Question, ...]  # of the open parts
-    answers: dict  # question id -> value (the annotator's latest)
-    open_part: int  # the highest open part
-    parts: int  # the number of parts of this item
-    pending: Question | None  # the next question without an answer (None: item complete)
-    revisiting: bool  # the item was skipped before
-    revision: int  # how many answers (and skips) the annotator has recorded on it: part of a client token
-    flagged: bool = False  # the annotator has flagged it
-
 
 @dataclass(frozen=True)
 class TaskState:
@@ -50,6 +39,8 @@ class TaskState:
     total: int
     skipped: int  # items skipped and not complete
     position: int  # 1-based number of the item on screen (skipped items count as passed)
+    phase: str = "items"  # "qualification": the qualification round (see ``qualification``); "items" otherwise
+    qualification: gd.QualificationState | None = None
 
 
 def _assignment(db, user: User, item_id: int) -> tuple[dict, dict, str, str, int]:
@@ -62,64 +53,17 @@ def _assignment(db, user: User, item_id: int) -> tuple[dict, dict, str, str, int
     return json.loads(row[0]), json.loads(row[1]), row[2], row[3], row[4]
 
 
-def _latest(db, user_id: int, item_ids: list[int] | None = None, campaign_id: int | None = None) -> dict:
-    """{item_id: {"answers": {question: value}, "skip_after": bool}} from the annotator's rows."""
-    if campaign_id is not None:
-        rows = db.conn.execute(
-            "SELECT t.item_id, t.id, t.question, t.value, t.skipped FROM task_answers t JOIN task_assignments a ON "
-            "a.item_id = t.item_id AND a.user_id = t.user_id WHERE a.campaign_id = ? AND t.user_id = ? ORDER BY t.id",
-            (campaign_id, user_id)).fetchall()
-    else:
-        marks = ",".join("?" * len(item_ids))
-        rows = db.conn.execute(f"SELECT item_id, id, question, value, skipped FROM task_answers WHERE user_id = ? "
-                               f"AND item_id IN ({marks}) ORDER BY id", (user_id, *item_ids)).fetchall()
-    out: dict[int, dict] = {}
-    for iid, _id, q, value, skipped in rows:
-        st = out.setdefault(iid, {"answers": {}, "skipped": False, "ids": {}, "rows": 0, "flagged": False})
-        st["rows"] += 1
-        if q == FLAG:
-            st["flagged"] = True
-        elif skipped:
-            st["skipped"] = True
-        else:
-            st["answers"][q] = value
-            st["ids"][q] = _id
-            st["skipped"] = False  # an answer after a skip: back in the normal flow
-    return out
-
-
-def _open_part(questions: list[Question], answers: dict) -> tuple[int, int]:
-    parts = sorted({q.part for q in questions}) or [1]
-    open_part = parts[0]
-    for p in parts:
-        open_part = p
-        if any(q.id not in answers for q in questions if q.part == p):
-            break
-    return open_part, len(parts)
-
-
 def item_view(db: sqlite_utils.Database, user: User, item_id: int) -> ItemView:
     """The blind view of one assigned item: what the open parts show, and the annotator's own answers."""
     require_role(user, *ANNOTATING_ROLES)
     payload, layout, kind, _status, _cid = _assignment(db, user, item_id)
-    t = get(kind)
-    st = _latest(db, user.id, [item_id]).get(item_id, {"answers": {}, "skipped": False, "rows": 0, "flagged": False})
-    qs = t.questions(payload, layout)
-    open_part, parts = _open_part(qs, st["answers"])
-    visible_q = tuple(q for q in qs if q.part <= open_part)
-    pending = next((q for q in visible_q if q.id not in st["answers"]), None)
-    blocks = tuple(b for b in t.blocks(payload, layout) if b.part <= open_part)
-    return ItemView(item_id, blocks, visible_q, {q.id: st["answers"][q.id] for q in visible_q
-                                                 if q.id in st["answers"]},
-                    open_part, parts, pending, st["skipped"], st["rows"], st["flagged"])
-
-
-def _complete(t: TaskType, payload: dict, layout: dict, answers: dict) -> bool:
-    return all(q.id in answers for q in t.questions(payload, layout))
+    st = state.latest(db, user.id, [item_id]).get(item_id, state.EMPTY)
+    return state.view(get(kind), payload, layout, st, item_id=item_id, ref=f"i:{item_id}")
 
 
 def my_task_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
-    """Task campaigns with work assigned to ``user`` (open ones first), with their own progress."""
+    """Task campaigns with work assigned to ``user`` (open ones first), with their own progress (their hidden
+    gold items counted with the real ones, as on their screen)."""
     require_role(user, *ANNOTATING_ROLES)
     out = []
     for cid, name, kind, status in db.conn.execute(
@@ -127,50 +71,48 @@ def my_task_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
             "WHERE a.campaign_id = c.id AND a.user_id = ?) ORDER BY c.status = 'closed', c.id", (user.id,)):
         if not is_task_kind(kind):
             continue
-        s = _progress(db, user, cid)
+        s = state.progress(db, user.id, cid)
+        g_done, g_total = gd.hidden_counts(db, user, cid, tgold.TASK)
         out.append({"id": cid, "name": name, "task": get(kind).title, "kind": kind, "status": status,
-                    "done": s["done"], "total": s["total"]})
+                    "done": s["done"] + g_done, "total": s["total"] + g_total})
     return out
-
-
-def _progress(db, user: User, campaign_id: int) -> dict:
-    kind = db.conn.execute("SELECT kind FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()[0]
-    t = get(kind)
-    rows = db.conn.execute("SELECT a.item_id, ti.payload, a.layout, a.position FROM task_assignments a JOIN "
-                           "task_items ti ON ti.id = a.item_id WHERE a.campaign_id = ? AND a.user_id = ? "
-                           "ORDER BY a.position", (campaign_id, user.id)).fetchall()
-    latest = _latest(db, user.id, campaign_id=campaign_id)
-    done, todo, skipped = 0, [], []
-    for iid, payload, layout, _pos in rows:
-        st = latest.get(iid, {"answers": {}, "skipped": False})
-        if _complete(t, json.loads(payload), json.loads(layout), st["answers"]):
-            done += 1
-        elif st["skipped"]:
-            skipped.append(iid)
-        else:
-            todo.append(iid)
-    return {"done": done, "total": len(rows), "todo": todo, "skipped": skipped}
 
 
 def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revisit_skipped: bool = False
                ) -> TaskState:
     """The item to show (the next unfinished one in the annotator's order; skipped ones at the end).
 
-    Refused (:class:`medeval.annotation.guidelines.GuidelinesPending`) while the annotator has not
-    acknowledged the campaign's current guidelines.
+    While a required qualification is not passed the state is its round (``phase`` "qualification": its next
+    gold item, or none -- not started, or failed -- with ``qualification`` saying which). Otherwise a hidden
+    gold item due at this point of the queue comes instead of the next real item (never when revisiting
+    skipped items); ``done``/``total`` count hidden gold items with the real ones. Refused
+    (:class:`medeval.annotation.guidelines.GuidelinesPending`) while the annotator has not acknowledged the
+    campaign's current guidelines.
     """
     require_role(user, *ANNOTATING_ROLES)
     c = campaign(db, campaign_id)
     gl.require_acknowledged(db, user, campaign_id)
-    p = _progress(db, user, campaign_id)
+    p = state.progress(db, user.id, campaign_id)
     if p["total"] == 0:
         raise PermissionDenied("no items of this campaign are assigned to you")
-    queue = p["todo"] or (p["skipped"] if revisit_skipped else [])
-    view = item_view(db, user, queue[0]) if queue else None
     t = get(c["kind"])
-    return TaskState(campaign_id, c["name"], c["kind"], t.title, t.instructions, c["status"] == "open", view,
-                     p["done"], p["total"], len(p["skipped"]),
-                     min(p["done"] + len(p["skipped"]) + 1, p["total"]))
+    is_open = c["status"] == "open"
+    head = (campaign_id, c["name"], c["kind"], t.title, t.instructions, is_open)
+    q = gd.qualification_state(db, user, campaign_id, tgold.TASK)
+    if not q.cleared:
+        view = (tgold.gold_view(db, user, campaign_id, q.next_gold, "qualification", q.attempt)
+                if q.next_gold is not None and is_open else None)
+        return TaskState(*head, view, q.answered, q.items, 0, min(q.answered + 1, q.items), "qualification", q)
+    g_done, g_total = gd.hidden_counts(db, user, campaign_id, tgold.TASK)
+    due = gd.hidden_due(db, user, campaign_id, tgold.TASK) if is_open and not revisit_skipped else None
+    if due is not None:
+        view = tgold.gold_view(db, user, campaign_id, due, "hidden", None)
+    else:
+        queue = p["todo"] or (p["skipped"] if revisit_skipped else [])
+        view = item_view(db, user, queue[0]) if queue else None
+    done, total = p["done"] + g_done, p["total"] + g_total
+    return TaskState(*head, view, done, total, len(p["skipped"]), min(done + len(p["skipped"]) + 1, total),
+                     "items", q)
 
 
 def _already_saved(db, user: User, client_token: str, status: str) -> int | None:
@@ -185,10 +127,6 @@ def _already_saved(db, user: User, client_token: str, status: str) -> int | None
     if status != "open":
         raise MedevalError("this campaign is closed: answers and flags can no longer be given or changed")
     return None
-
-
-class StaleAnswer(MedevalError):
-    """The answer was given on a screen that has changed since (another answer landed first): not saved."""
 
 
 def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question: str, value: str | None, *,
@@ -211,8 +149,9 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
         if (dup := _already_saved(db, user, client_token, status)) is not None:
             return dup
         gl.require_acknowledged(db, user, cid)
+        gd.require_qualified(db, user, cid, tgold.TASK)
         t = get(kind)
-        st = _latest(db, user.id, [item_id]).get(item_id, {"answers": {}, "ids": {}, "rows": 0})
+        st = state.latest(db, user.id, [item_id]).get(item_id, state.EMPTY)
         if revision is not None and revision != st["rows"]:
             raise StaleAnswer("the screen changed before this answer arrived: nothing was saved from it")
         prev = None
@@ -224,7 +163,7 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
                 raise MedevalError(f"no question {question!r} in this item")
             q = qs[question]
             value = q.option(str(value)).value
-            open_part, _ = _open_part(list(qs.values()), st["answers"])
+            open_part, _ = state.open_part(list(qs.values()), st["answers"])
             if q.part > open_part:
                 raise MedevalError(f"part {q.part} opens once every question of part {open_part} has an answer")
             prev = st["ids"].get(question)
@@ -258,3 +197,34 @@ def flag_item(db: sqlite_utils.Database, user: User, item_id: int, note: str, *,
         return db.conn.execute(
             "INSERT INTO task_answers (item_id, user_id, question, value, skipped, client_token, created_at) "
             "VALUES (?, ?, ?, ?, 0, ?, ?)", (item_id, user.id, FLAG, note, client_token, time.time())).lastrowid
+
+
+def answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, question: str | None,
+           value: str | None, *, client_token: str, skipped: bool = False, revision: int | None = None,
+           guideline_version: int | None = None) -> tuple[int, str | None]:
+    """Answer whatever :func:`task_state` put on screen, by its ``ref``; returns (row id, feedback or None).
+
+    A real item's answer is :func:`submit_answer`; a gold item's goes to ``task_gold_answers``
+    (:func:`medeval.annotation.tasks.gold.submit_gold_answer`), never to the real answers. ``feedback``: the
+    expected answers and their reason once a hidden gold item is done, when the campaign enables it.
+    """
+    mode, ident, attempt = tgold.parse_ref(ref)
+    if mode == "real":
+        if _assignment(db, user, ident)[4] != campaign_id:
+            raise PermissionDenied("this item is not part of this campaign")
+        return submit_answer(db, user, ident, question or "", value, client_token=client_token, skipped=skipped,
+                             revision=revision, guideline_version=guideline_version), None
+    return tgold.submit_gold_answer(db, user, campaign_id, ident, mode, attempt=attempt, question=question or "",
+                                    value=value, client_token=client_token, skipped=skipped, revision=revision,
+                                    guideline_version=guideline_version)
+
+
+def flag(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, note: str, *, client_token: str) -> int:
+    """Flag whatever :func:`task_state` put on screen, by its ``ref`` (see :func:`flag_item`)."""
+    mode, ident, attempt = tgold.parse_ref(ref)
+    if mode == "real":
+        if _assignment(db, user, ident)[4] != campaign_id:
+            raise PermissionDenied("this item is not part of this campaign")
+        return flag_item(db, user, ident, note, client_token=client_token)
+    return tgold.submit_gold_answer(db, user, campaign_id, ident, mode, attempt=attempt, question="", value=None,
+                                    client_token=client_token, note=note)[0]

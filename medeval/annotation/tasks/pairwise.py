@@ -91,6 +91,14 @@ class Preference(TaskType):
     def layout(self, payload, rng):
         return {"left": "a" if rng.random() < 0.5 else "b"}
 
+    def gold_layout(self, payload):
+        return {"left": "a"}
+
+    def canonical(self, payload, layout, question, value):
+        if layout.get("left") == "b" and value in ("left", "right"):  # the sides swapped: A was on the right
+            return question, {"left": "right", "right": "left"}[value]
+        return question, value
+
     def blocks(self, payload, layout):
         left, right = (payload["a"], payload["b"]) if layout["left"] == "a" else (payload["b"], payload["a"])
         out = []

@@ -174,6 +174,21 @@ class TaskType:
                 answers: list[AnswerRow]) -> list[Section]:
         raise NotImplementedError
 
+    # gold items (medeval.annotation.tasks.gold_items): expected answers are written in a canonical layout
+
+    def gold_layout(self, payload: dict) -> dict:
+        """The canonical layout expected answers are written in (responses in the data's order, A on the left)."""
+        return {}
+
+    def canonical(self, payload: dict, layout: dict, question: str, value: str) -> tuple[str, str]:
+        """A question id and answer as an annotator gave them under ``layout`` -> the same under
+        :meth:`gold_layout` (so an answer can be compared with a gold item's expected one)."""
+        return question, value
+
+    def gold_pool(self, db: sqlite_utils.Database, config: dict) -> list[ItemSpec]:
+        """Every item the campaign's settings could give, unsampled: where its gold items are chosen from."""
+        return self.build_items(db, {**config, "max_items": 0}, np.random.default_rng(0))
+
 
 def _shown(v, limit: int = NAME_MAX_CHARS) -> str:
     """``repr(v)``, cut short for a message."""

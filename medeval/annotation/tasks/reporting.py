@@ -7,7 +7,9 @@ import json
 import sqlite_utils
 
 from medeval.accounts.auth import User, require_role
-from medeval.annotation.tasks.answering import FLAG, _complete, _latest
+from medeval.annotation.tasks.state import FLAG
+from medeval.annotation.tasks.state import complete as _complete
+from medeval.annotation.tasks.state import latest as _latest
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import AnswerRow, get
 from medeval.core import csvsafe

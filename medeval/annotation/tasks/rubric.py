@@ -201,6 +201,15 @@ class RubricRating(TaskType):
     def layout(self, payload, rng):
         return {"order": rng.permutation(len(payload["responses"])).tolist()}
 
+    def gold_layout(self, payload):
+        return {"order": list(range(len(payload["responses"])))}
+
+    def canonical(self, payload, layout, question, value):
+        if question.startswith("r") and ":" in question:  # "r2:fluency" -> the response's place in the data
+            shown, crit = question[1:].split(":", 1)
+            return f"r{layout['order'][int(shown) - 1] + 1}:{crit}", value
+        return question, value
+
     def blocks(self, payload, layout):
         out = []
         if payload.get("title") or payload.get("description"):
