@@ -68,12 +68,9 @@ ui.guidelines_editor(cid, user, "campaign_guidelines")
 
 def gold_panel(cid: int) -> None:
     """Gold items: the settings, marking by hand or from a CSV, the list, and each annotator's results."""
-    import tempfile
-    from pathlib import Path
-
     from medeval.annotation import gold_items as gi
     from medeval.annotation.gold_results import gold_accuracy
-    from medeval.core.errors import MedevalError
+    from webui import gold as wg
 
     with ui.db() as d:
         s = gi.get_settings(d, cid)
@@ -81,41 +78,11 @@ def gold_panel(cid: int) -> None:
         results = gold_accuracy(d, cid, actor=user)
     active = [g for g in items if not g.retired]
     with st.expander(f"Gold items ({len(active)})"):
-        if msg := st.session_state.pop("gold_msg", None):
-            st.success(ui.md_escape(msg))
-        if err := st.session_state.pop("gold_err", None):
-            st.error(ui.md_escape(err))
+        wg.notices("gold")
         st.caption("Responses whose expected grade you set, with the guideline's reason: a qualification round "
                    "before the real items and hidden checks in the queue (shown exactly like real items). Gold "
                    "answers are kept apart from the grades: no agreement statistic or calibration counts them.")
-
-        def run(action, done: str) -> None:
-            try:
-                with ui.db() as d:
-                    action(d)
-            except MedevalError as e:
-                st.session_state["gold_err"] = f"Not saved: {e}"
-            else:
-                st.session_state["gold_msg"] = done
-            st.rerun()
-
-        with st.form(key=f"gold_settings_{cid}", border=True):
-            st.markdown("**Settings**")
-            c1, c2, c3 = st.columns(3)
-            req = c1.checkbox("Require a qualification", value=s["qualification_required"], key="gold_req")
-            n = c2.number_input("Qualification items", 1, 50, s["qualification_items"], key="gold_n")
-            retries = c3.number_input("Retries allowed", 0, 10, s["retries"], key="gold_retries")
-            c1, c2, c3 = st.columns(3)
-            mark = c1.slider("Pass mark", 0.05, 1.0, float(s["pass_mark"]), 0.05, format="%.2f", key="gold_pass")
-            share = c2.slider("Hidden gold share", 0.0, 0.5, float(s["hidden_share"]), 0.01, key="gold_share")
-            alert = c3.slider("Accuracy alert below", 0.0, 1.0, float(s["alert_threshold"]), 0.05, key="gold_alert")
-            fb = st.checkbox("Tell the annotator the expected grade after a hidden gold item", value=s["feedback"],
-                             key="gold_feedback")
-            if st.form_submit_button("Save settings", type="primary"):
-                run(lambda d: gi.set_settings(d, cid, {"qualification_required": req, "qualification_items": int(n),
-                                                       "retries": int(retries), "pass_mark": mark,
-                                                       "hidden_share": share, "alert_threshold": alert,
-                                                       "feedback": fb}, actor=user), "Saved the gold settings")
+        wg.settings_form(cid, user, s, prefix="gold", task=False)
 
         st.markdown("**Mark a response as gold**")
         c1, c2, c3 = st.columns(3)
@@ -133,15 +100,13 @@ def gold_panel(cid: int) -> None:
         tier = c1.radio("Expected grade", [0, 1, 2], format_func=lambda t: gi.TIER_NAMES[t], key="gold_tier")
         reason = c2.text_area("Reason (the guideline's one line why)", key="gold_reason", height=80)
         if st.button("Mark as gold", key="gold_mark", disabled=rid is None):
-            run(lambda d: gi.mark_gold(d, cid, rid, tier, reason or "", actor=user), "Marked as gold")
+            wg.run(lambda d: gi.mark_gold(d, cid, rid, tier, reason or "", actor=user), "Marked as gold", prefix="gold")
 
         up = st.file_uploader("Or upload a CSV (disease, aspect, model, expected_tier as 0/1/2 or CW/PC/BC, reason)",
                               type=["csv"], key="gold_csv")
         if up is not None and st.button("Import the CSV", key="gold_import"):
-            with tempfile.TemporaryDirectory() as tmp:
-                path = Path(tmp) / Path(up.name).name
-                path.write_bytes(up.getvalue())
-                run(lambda d: gi.import_gold_csv(d, cid, path, actor=user), "Imported the gold items")
+            wg.import_upload(up, lambda d, path: gi.import_gold_csv(d, cid, path, actor=user),
+                             "Imported the gold items", prefix="gold")
 
         if items:
             st.dataframe([{"id": g.id, "disease": g.disease, "aspect": g.aspect, "model": g.model,
@@ -157,19 +122,8 @@ def gold_panel(cid: int) -> None:
             c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
             gid = c1.selectbox("Retire a gold item", [g.id for g in active], key="gold_retire_pick", index=None)
             if c2.button("Retire", key="gold_retire", disabled=gid is None):
-                run(lambda d: gi.unmark_gold(d, cid, gid, actor=user), f"Retired gold item {gid}")
+                wg.run(lambda d: gi.unmark_gold(d, cid, gid, actor=user), f"Retired gold item {gid}", prefix="gold")
 
-        st.markdown("**Results per annotator**")
-        st.caption(f"Hidden-gold accuracy over time: per block of {results['block']} consecutive hidden gold "
-                   f"answers. Flagged: the latest block is below {results['threshold']:.0%}.")
-        st.dataframe([{"annotator": a["annotator"], "qualification": a["qualification"].replace("_", " "),
-                       "attempts": ", ".join(f"{t['correct']}/{t['items']}" for t in a["attempts"]),
-                       "hidden answered": a["hidden_answered"], "hidden correct": a["hidden_correct"],
-                       "accuracy": a["accuracy"], "over time": [b["accuracy"] for b in a["blocks"]],
-                       "flagged": a["flagged"]} for a in results["annotators"]],
-                     column_config={"accuracy": st.column_config.NumberColumn(format="percent"),
-                                    "over time": st.column_config.LineChartColumn(y_min=0, y_max=1)},
-                     hide_index=True, width="stretch", key="gold_results")
-
+        wg.results_table(results, key="gold_results")
 
 gold_panel(cid)

@@ -290,6 +290,10 @@ def test_answers_to_gold_items_are_refused_when_not_on_screen(tdb):
                             (doc1.id, cid)).fetchone()[0]
     with pytest.raises(PermissionDenied, match="not part of this campaign"):
         tasks.answer(tdb, doc1, other, f"i:{real}", "knowledge", "left", client_token="e")
+    with pytest.raises(PermissionDenied, match="not assigned"):  # a flag is refused the same way
+        tasks.flag(tdb, doc1, cid, f"h:{gids[0]}", "a note", client_token="f")
+    with pytest.raises(PermissionDenied):  # doc3 has no item of this campaign at all
+        tasks.flag(tdb, users(tdb, "doc3")[0], cid, f"h:{gids[0]}", "a note", client_token="g")
     assert tdb.conn.execute("SELECT count(*) FROM task_gold_answers").fetchone()[0] == 0
 
 

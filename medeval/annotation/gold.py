@@ -249,8 +249,10 @@ def hidden_plan(db: sqlite_utils.Database, user: User, campaign_id: int, backend
     """
     share = gi.get_settings(db, campaign_id)["hidden_share"]
     started = backend.hidden_started(db, user.id, campaign_id)
+    if share <= 0:
+        return started, []
     _done, real = backend.real_counts(db, user.id, campaign_id)
-    if share <= 0 or real == 0:
+    if real == 0:
         return started, []
     seen = {g for _a, ids, _p in _attempts(db, user.id, campaign_id) for g in ids}
     rng = _seed(db, "hidden", campaign_id, user.id)

@@ -195,8 +195,7 @@ def submit_gold_answer(db: sqlite_utils.Database, user: User, campaign_id: int, 
         t, payload, expected, _cid = _kind_payload(db, gold_id)
         layout = json.loads(rows[0][5]) if rows else layout_for(db, user, campaign_id, gold_id)
         was_done = state.complete(t, payload, layout, st["answers"])
-        if note is None:
-            _check_turn(db, user, campaign_id, gold_id, mode, attempt)
+        _check_turn(db, user, campaign_id, gold_id, mode, attempt)  # (a flag too: only the item on screen)
         prev = None
         if note is not None:
             question, value = state.FLAG, note
