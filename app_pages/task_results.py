@@ -6,6 +6,7 @@ import json
 import streamlit as st
 
 from medeval.annotation import tasks
+from medeval.reports import task_report as task_rep
 from medeval.core.errors import MedevalError
 from webui import page as ui
 
@@ -24,7 +25,7 @@ cid = camp["id"]
 
 try:
     with ui.db() as d:
-        r = tasks.results(d, cid, actor=user)
+        r = task_rep.build(d, cid, actor=user)  # the results, and the gold part the report adds
         rows = tasks.answers(d, cid, actor=user)
 except MedevalError as e:
     st.error(ui.md_escape(str(e)))
@@ -96,7 +97,6 @@ ui.open_close_button(c3, camp, user, key_prefix="task")
 
 # the report (HTML, and a zip with the PDF), made when a button is clicked
 from medeval.reports import html_kit  # noqa: E402
-from medeval.reports import task_report as task_rep  # noqa: E402
 
 
 def _task_zip() -> bytes:

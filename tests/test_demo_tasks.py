@@ -11,6 +11,12 @@ import pytest
 from medeval.accounts import auth
 from medeval.annotation import tasks
 from medeval.annotation import cases as cs
+from medeval.annotation import gold as gd
+from medeval.annotation import gold_items as gi
+from medeval.annotation.gold_results import gold_accuracy
+from medeval.annotation.tasks import gold as tgold
+from medeval.annotation.tasks import gold_items as tg
+from medeval.demo import task_gold_demo as tgd
 from medeval.demo import tasks as dt
 from medeval.demo.build import DEMO_ACCOUNTS
 from medeval.demo.generate import DEMO_MODELS
@@ -309,6 +315,92 @@ def test_needs_the_demo_accounts(db):
     assert db.conn.execute("SELECT count(*) FROM campaigns").fetchone()[0] == 0
 
 
+# ------------------------------------------------------------------ gold items on the AccR campaign (issue 15)
+
+GOLD_TABLES = ("task_gold_items", "task_gold_retired", "task_gold_answers", "gold_settings", "task_answers",
+               "guideline_acks", "audit_log")
+
+
+@pytest.fixture
+def demo_gold(demo):
+    db, s = demo
+    before = db.conn.execute("SELECT count(*) FROM task_answers").fetchone()[0]
+    return db, s, tgd.add_demo_task_gold(db), before
+
+
+def gold_counts(db):
+    have = {n for (n,) in db.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return {t: db.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in GOLD_TABLES if t in have}
+
+
+def test_accr_campaign_gets_gold_items_expecting_no_for_the_bad_reasons(demo_gold):
+    db, s, g, _ = demo_gold
+    cid = s["campaigns"][dt.ACCR_CAMPAIGN]
+    assert g["campaign"] == cid and g["gold_items"] == tgd.GOLD_ITEMS == 8
+    gold = tg.list_task_gold(db, cid, actor=None)
+    assert len(gold) == 8 and gi.active_gold_ids(db, cid) == [x.id for x in gold]
+    real = {src for (src,) in db.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,))}
+    for x in gold:
+        bad = (x.payload["model"], x.payload["item"], x.payload["label"]) in dt.BAD_REASONS
+        assert x.expected == {"supports": "no" if bad else "yes"}, x.source
+        assert x.reason.startswith("Demo (simulated)") and "\n" not in x.reason
+        assert x.source not in real
+    wants = [x.expected["supports"] for x in gold]
+    # a mix: the one bad reason the real items leave (five of the six are real items), the rest good ones
+    assert wants.count("no") == 1 and wants.count("yes") == 7
+    assert sum((p["model"], p["item"], p["label"]) in dt.BAD_REASONS for (p,) in (
+        (json.loads(x),) for (x,) in db.conn.execute("SELECT payload FROM task_items WHERE campaign_id = ?",
+                                                      (cid,)))) == 5
+    st = gi.get_settings(db, cid)
+    assert st["hidden_share"] == 0.15 and st["feedback"] is True and st["qualification_required"] is False
+
+
+def test_simulated_doctors_answer_their_hidden_gold_items_plausibly(demo_gold):
+    db, s, g, before = demo_gold
+    cid = s["campaigns"][dt.ACCR_CAMPAIGN]
+    acc = {a["annotator"]: a for a in gold_accuracy(db, cid, actor=None, backend=tgold.TASK)["annotators"]}
+    # what the seeded picking gives (85% "no" to a bad reason, 93% "yes" to a good one): right mostly, not always
+    assert {n: (a["hidden_answered"], a["hidden_correct"]) for n, a in acc.items()} == {
+        "doctor1": (0, 0), "doctor2": (4, 3), "doctor3": (4, 4)}
+    assert acc["doctor2"]["accuracy"] == 0.75 and acc["doctor1"]["accuracy"] is None
+    assert g["answers"] == 8 and all(a["qualification"] == "not_required" for a in acc.values())
+    # gold answers stay out of the real answers: none added there, and only hidden ones, by doctor2/3
+    assert db.conn.execute("SELECT count(*) FROM task_answers").fetchone()[0] == before
+    assert not db.conn.execute("SELECT 1 FROM task_answers WHERE client_token LIKE 'demo-gold:%'").fetchone()
+    who = {(u, m) for u, m in db.conn.execute(
+        "SELECT u.username, a.mode FROM task_gold_answers a JOIN users u ON u.id = a.user_id")}
+    assert who == {("doctor2", "hidden"), ("doctor3", "hidden")}
+    # each answer is the one the simulation gives that doctor for that claim (the same picking as real items)
+    for username, gid, value in db.conn.execute(
+            "SELECT u.username, a.gold_id, a.value FROM task_gold_answers a JOIN users u ON u.id = a.user_id"):
+        x = tg.task_gold_item(db, gid)
+        assert value == dt._pick("accr", username, x.source, x.payload, {}, "supports",
+                                 dt._rng(username, x.source, "supports"))
+    d1, d2, d3 = (user(db, n) for n in dt.DOCTORS)
+    # doctor2 is through; doctor3 stopped at a real item they left open; doctor1 starts on the real items at once,
+    # with hidden gold items waiting in the queue
+    assert tasks.task_state(db, d2, cid).item is None
+    s3 = tasks.task_state(db, d3, cid)
+    assert s3.item.ref.startswith("i:") and s3.done < s3.total
+    s1 = tasks.task_state(db, d1, cid)
+    assert s1.phase == "items" and s1.done == 0 and s1.total == 3 * dt.ACCR_PER_MODEL + 4
+    assert gd.hidden_counts(db, d1, cid, tgold.TASK) == (0, 4)
+
+
+def test_task_gold_second_call_adds_nothing(demo_gold):
+    db, s, g, _ = demo_gold
+    before = gold_counts(db)
+    assert tgd.add_demo_task_gold(db) == {"campaign": g["campaign"], "gold_items": 0, "answers": 0}
+    assert gold_counts(db) == before
+    assert dt.add_demo_tasks(db)["answers_added"] == 0  # the task simulation, with gold items in the queues
+    assert gold_counts(db) == before
+
+
+def test_task_gold_needs_the_accr_campaign(db):
+    assert tgd.add_demo_task_gold(db) == {"campaign": None, "gold_items": 0, "answers": 0}
+    assert db.conn.execute("SELECT count(*) FROM task_gold_items").fetchone()[0] == 0
+
+
 @pytest.mark.slow
 def test_build_demo_adds_the_task_campaigns(demo_template, tmp_path):
     from medeval.store.db import connect
@@ -320,5 +412,18 @@ def test_build_demo_adds_the_task_campaigns(demo_template, tmp_path):
         s = build_demo(db, tmp_path / "files")
         assert set(s["tasks"]["campaigns"]) == {dt.RUBRIC_CAMPAIGN, dt.PREFERENCE_CAMPAIGN, dt.ACCR_CAMPAIGN}
         assert s["tasks"]["answers_added"] > 0
+        cid = s["tasks"]["campaigns"][dt.ACCR_CAMPAIGN]
+        assert s["task_gold"] == {"campaign": cid, "gold_items": 8, "answers": 8}
+        # in the full demo (other ids, so other hidden plans than in the fixture) doctor3 meets 3 hidden gold items
+        # before the real items they leave open, and answers the 4th after them (else the second build below would
+        # answer one more real item); doctor2 misses one of 4 (the draw of tgd.SALT), so the pages show a miss
+        acc = {a["annotator"]: (a["hidden_answered"], a["hidden_correct"])
+               for a in gold_accuracy(db, cid, actor=None, backend=tgold.TASK)["annotators"]}
+        assert acc == {"doctor1": (0, 0), "doctor2": (4, 3), "doctor3": (4, 4)}
+        gold = db.conn.execute("SELECT count(*) FROM task_gold_answers").fetchone()[0]
         again = build_demo(db, tmp_path / "files2")
         assert again["tasks"]["answers_added"] == 0 and again["tasks"]["campaigns"] == s["tasks"]["campaigns"]
+        assert again["task_gold"]["gold_items"] == 0 and again["task_gold"]["answers"] == 0
+        assert db.conn.execute("SELECT count(*) FROM task_gold_answers").fetchone()[0] == gold
+        d3 = tasks.task_state(db, user(db, "doctor3"), cid)  # (acknowledged the guidelines in the second build)
+        assert d3.item.ref.startswith("i:") and d3.total - d3.done == 3  # the real items doctor3 leaves open

@@ -298,3 +298,72 @@ def test_task_results_page_offers_the_report(tdb, db_path, monkeypatch):
     names = zipfile.ZipFile(io.BytesIO(dl["Report (zip: HTML, PDF, …)"]())).namelist()
     assert {"report.html", "results.json", "01-1-per-model.csv", "flags.csv"} <= set(names)
     assert ("report.pdf" in names) == (tr.chromium_path() is not None)
+
+
+# ------------------------------------------------------------------ gold items (issue 15)
+
+
+def _pref_with_gold(db, *, gold: bool):
+    """A preference campaign on 3 of the 9 pairs (doc1, doc2) whose annotators answer "tie" to everything on screen.
+
+    With ``gold``: two gold items, one expecting the tie on relevancy (everyone right), one expecting A (everyone
+    wrong), a hidden share that puts both in each queue."""
+    from medeval.annotation import gold_items as gi
+    from medeval.annotation.tasks import gold_items as tg
+
+    res = get_user(db, "res")
+    cid = tasks.create_campaign(db, "preference", "pref with gold" if gold else "pref", ["doc1", "doc2"], k=2,
+                                seed=3, config={"dataset": "clin", "compare": "answers", "max_items": 3}, actor=res)
+    if gold:
+        cands = tg.candidates(db, cid, actor=res)
+        tg.mark_task_gold(db, cid, cands[0].source, {"relevancy": "tie"}, "both say the same", actor=res)
+        tg.mark_task_gold(db, cid, cands[1].source, {"relevancy": "left"}, f"A is right {HOSTILE}", actor=res)
+        gi.set_settings(db, cid, {"hidden_share": 0.5, "feedback": False}, actor=res)
+    for who in ("doc1", "doc2"):
+        user = get_user(db, who)
+        while (v := tasks.task_state(db, user, cid).item) is not None:
+            tasks.answer(db, user, cid, v.ref, v.pending.id, "tie", client_token=f"{v.ref}:{v.revision}",
+                         revision=v.revision)
+    return cid
+
+
+def test_report_of_a_task_campaign_with_gold_items_has_the_methods_sentence_and_the_gold_table(tdb, tmp_path):
+    from medeval.annotation.gold_results import methods_sentence
+
+    cid = _pref_with_gold(tdb, gold=True)
+    r = tr.build(tdb, cid)
+    sentence = methods_sentence(tdb, cid)
+    assert sentence.startswith("2 gold items") and "hidden quality checks" in sentence
+    methods = tr.methods_paragraph(r)
+    assert methods.endswith(sentence) and methods.startswith("3 pairwise comparisons")
+    assert [(row["annotator"], row["hidden_answered"], row["hidden_correct"], row["accuracy"])
+            for row in tr.gold_rows(r)] == [("doc1", 2, 1, 0.5), ("doc2", 2, 1, 0.5)]
+    page = tr.render_html(r)
+    assert html.escape(methods) in page and "<h2>Gold items</h2>" in page
+    table = page[page.index("<h2>Gold items</h2>"):]
+    assert "<th>hidden gold answered</th>" in table and "<td>doc1</td>" in table and "<td>not_required</td>" in table
+    assert HOSTILE not in page  # (a model is named like an HTML injection: escaped like every name)
+    paths = tr.write_report(r, tmp_path / "out", pdf=False)
+    gold_csv = paths["gold_csv"].read_text(encoding="utf-8").splitlines()
+    assert gold_csv[0] == "annotator,qualification,hidden_answered,hidden_correct,accuracy,accuracy_by_block,flagged"
+    # both below the default alert threshold (0.7): flagged
+    assert gold_csv[1:] == ["doc1,not_required,2,1,0.5,[0.5],True", "doc2,not_required,2,1,0.5,[0.5],True"]
+    assert json.loads(paths["json"].read_text(encoding="utf-8"))["gold"]["accuracy"]["gold_items"] == 2
+    # the gold answers count in none of the results: every real answer is a tie, and only the real items are there
+    assert r["progress"]["items"] == 3
+    assert all(x["share"] == 0.5 for s in r["sections"] for x in s["tables"]["preference share"])
+
+
+def test_report_without_gold_items_has_neither(tdb, tmp_path):
+    cid = _pref_with_gold(tdb, gold=False)
+    r = tr.build(tdb, cid)
+    assert r["gold"] is None
+    methods = tr.methods_paragraph(r)
+    assert "gold" not in methods.lower()
+    page = tr.render_html(r)
+    assert "<h2>Gold items</h2>" not in page and "gold item" not in page.lower()
+    paths = tr.write_report(r, tmp_path / "out", pdf=False)
+    assert "gold_csv" not in paths and not (tmp_path / "out" / "gold.csv").exists()
+    # the results alone (no gold part) make the same report as before
+    plain = tasks.results(tdb, cid, actor=None)
+    assert tr.methods_paragraph(plain) == methods

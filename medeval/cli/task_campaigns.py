@@ -140,10 +140,10 @@ def results_cmd(db_path, campaign_id, fmt):
 @friendly
 def report_cmd(db_path, campaign_id, out_dir, pdf):
     """A task campaign's report: report.html (offline, with a methods paragraph), report.pdf, results.json, CSVs."""
-    from medeval.reports.task_report import write_report
+    from medeval.reports.task_report import build, write_report
 
     with connect(db_path) as db:
-        r = tasks.results(db, campaign_id, actor=None)
+        r = build(db, campaign_id)  # the results with their gold part
     for name, path in write_report(r, out_dir, pdf=pdf).items():
         click.echo(f"{name}\t{path}")
 

@@ -81,7 +81,8 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
     (:func:`medeval.demo.tasks.add_demo_tasks`) and the simulated clinicians with their two graded
     campaigns and the threshold set calibrated on them, which becomes the active set
     (:func:`medeval.demo.clinicians.add_simulated_clinicians`, summary ``clinicians``), and the guidelines
-    of every demo campaign (:func:`add_demo_guidelines`, summary ``guidelines``).
+    of every demo campaign (:func:`add_demo_guidelines`, summary ``guidelines``), and gold items on the demo
+    AccR campaign (:func:`medeval.demo.task_gold_demo.add_demo_task_gold`, summary ``task_gold``).
     Building again adds nothing and keeps the active set if it is one for this embedding model.
     """
     from medeval.engine import thresholds as th
@@ -119,7 +120,12 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
         from medeval.demo.gold_demo import add_demo_gold
 
         clinicians["gold"] = add_demo_gold(db, campaign)
+    task_gold = None
+    if accounts:  # gold items (issue 15) on the demo AccR campaign, doctor2/3's hidden gold answers
+        from medeval.demo.task_gold_demo import add_demo_task_gold
+
+        task_gold = add_demo_task_gold(db)
     guidelines = add_demo_guidelines(db) if accounts else None  # on every demo campaign
     return {"import": summary.lines(), "scores_added": s.scores_added, "threshold_version": version,
             "embedding_model": s.embedding_model, "campaign": campaign, "tasks": demo_tasks,
-            "clinicians": clinicians, "guidelines": guidelines}
+            "clinicians": clinicians, "guidelines": guidelines, "task_gold": task_gold}

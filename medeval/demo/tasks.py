@@ -31,6 +31,7 @@ import numpy as np
 from medeval.accounts.auth import get_user
 from medeval.annotation import cases as cs
 from medeval.annotation import tasks
+from medeval.annotation.tasks import state
 from medeval.annotation.tasks.rubric import response_of
 from medeval.core.errors import MedevalError
 from medeval.demo.generate import DEMO_SEED
@@ -161,11 +162,12 @@ def _simulate(db, campaign_id: int, username: str, leave_open: int) -> None:
 
     while True:
         s = tasks.task_state(db, user, campaign_id)
-        if s.item is None or s.done >= s.total - leave_open:
-            break
+        p = state.progress(db, user.id, campaign_id)  # real items only (the screen's counts hold hidden gold too)
+        if s.item is None or not s.item.ref.startswith("i:") or p["done"] >= p["total"] - leave_open:
+            break  # (a hidden gold item on screen: medeval.demo.task_gold_demo answers those)
         answer(s.item)
     s = tasks.task_state(db, user, campaign_id)
-    if leave_open and kind == "rubric" and s.item is not None and not s.item.answers:
+    if leave_open and kind == "rubric" and s.item is not None and s.item.ref.startswith("i:") and not s.item.answers:
         # the next item half done: responses rated, the judge's assessment not yet (an item already begun,
         # e.g. by someone signed in as this doctor, is left alone)
         first = s.item.item_id

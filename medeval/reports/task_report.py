@@ -5,7 +5,9 @@ the results as JSON and every table as CSV. Everything comes from
 :func:`medeval.annotation.tasks.results`: the header (campaign, task type, k, items, progress, seed),
 a methods paragraph filled with the campaign's numbers (:func:`methods_paragraph`), every
 section's tables with a figure where the table suits one, the flags and the configuration. A statistic
-that is undefined is shown as such, with its reason. Names and notes are plain text (escaped).
+that is undefined is shown as such, with its reason. Names and notes are plain text (escaped). With gold items
+(results from :func:`build`, or passed through :func:`with_gold`), the methods paragraph says how they were used
+and a "Gold items" table gives each annotator's accuracy (:mod:`medeval.reports.task_report_gold`; gold.csv).
 """
 
 from __future__ import annotations
@@ -21,10 +23,17 @@ import plotly.graph_objects as go
 from medeval.reports import html_kit as kit
 from medeval.reports.html_kit import chromium_path, print_pdf  # noqa: F401  (the pages ask the report module)
 
+from medeval.annotation import tasks
 from medeval.annotation.tasks import common
 from medeval.annotation.tasks.rubric import JUDGE_RUBRIC, RUBRIC_TITLES, RUBRICS
+from medeval.reports.task_report_gold import gold_html, gold_methods, gold_rows, with_gold
 
 N_BOOT = inspect.signature(common.continuous_agreement).parameters["n_boot"].default  # what the task types use
+
+
+def build(db, campaign_id: int, *, actor=None) -> dict:
+    """The report's data: :func:`medeval.annotation.tasks.results` with the gold part (``r["gold"]``)."""
+    return with_gold(db, tasks.results(db, campaign_id, actor=actor))
 
 
 # ---------------------------------------------------------------- the methods paragraph
@@ -157,13 +166,10 @@ def _accr_methods(r: dict) -> str:
 def methods_paragraph(r: dict) -> str:
     """A methods paragraph a paper could cite, filled with this campaign's numbers (any task type)."""
     kind = r["campaign"]["kind"]
-    if kind == "rubric":
-        return _rubric_methods(r).strip()
-    if kind == "preference":
-        return _preference_methods(r).strip()
-    if kind == "accr":
-        return _accr_methods(r).strip()
-    return (_common(r, "items") + " ".join(f"{s['title']}: {s['text']}" for s in r["sections"] if s["text"])).strip()
+    text = {"rubric": _rubric_methods, "preference": _preference_methods, "accr": _accr_methods}.get(kind)
+    text = text(r) if text else _common(r, "items") + " ".join(f"{s['title']}: {s['text']}" for s in r["sections"]
+                                                               if s["text"])
+    return " ".join(x for x in (text.strip(), gold_methods(r)) if x)
 
 
 # ---------------------------------------------------------------- figures
@@ -350,6 +356,7 @@ def render_html(r: dict, *, computed_at: str | None = None) -> str:
             else:
                 parts.append(f"<p class='why'>{kit.esc(tname)}: nothing yet.</p>")
         parts.append("</section>")
+    parts.append(gold_html(r))
     if r["flags"]:
         parts += [f"<h2>Flagged items ({len(r['flags'])})</h2>",
                   "<p class='why'>Notes the annotators left on items, as written.</p>",
@@ -370,7 +377,8 @@ def _slug(text: str) -> str:
 
 
 def write_report(r: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str, Path]:
-    """Write report.html, report.pdf (unless ``pdf=False``), results.json and a CSV per table into ``out_dir``."""
+    """Write report.html, report.pdf (unless ``pdf=False``), results.json, a CSV per table and, with gold items,
+    gold.csv into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"html": out / "report.html", "json": out / "results.json"}
@@ -385,6 +393,9 @@ def write_report(r: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str,
     kit.write_csv(paths["progress_csv"], r["progress"]["annotators"])
     paths["flags_csv"] = out / "flags.csv"
     kit.write_csv(paths["flags_csv"], flag_rows(r))
+    if r.get("gold"):
+        paths["gold_csv"] = out / "gold.csv"
+        kit.write_csv(paths["gold_csv"], gold_rows(r))
     if pdf:
         paths["pdf"] = out / "report.pdf"
         print_pdf(paths["html"], paths["pdf"])

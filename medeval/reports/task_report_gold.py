@@ -1,0 +1,59 @@
+"""Gold items in a task campaign's report: the methods sentence and one row per annotator.
+
+:func:`with_gold` adds ``r["gold"]`` to the results of :func:`medeval.annotation.tasks.results`: None when the
+campaign has no gold items, else ``{"methods": the sentence of
+:func:`medeval.annotation.gold_results.methods_sentence`, "accuracy": :func:`gold_accuracy` with the task
+backend}``. The report (:mod:`medeval.reports.task_report`) reads it from there, as the Agreement report reads
+``s["gold"]`` for a tier-grading campaign. Gold answers are stored apart from the real answers
+(``task_gold_answers``), so none of the results' statistics counts them.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from medeval.annotation.gold_results import gold_accuracy, methods_sentence
+from medeval.annotation.tasks.gold import TASK
+from medeval.reports import html_kit as kit
+
+COLUMNS = [("annotator", "annotator"), ("qualification", "qualification"), ("hidden_answered", "hidden gold answered"),
+           ("hidden_correct", "correct"), ("accuracy", "accuracy"), ("accuracy_by_block", "accuracy per block"),
+           ("flagged", "flagged")]
+
+
+def gold_part(db: sqlite_utils.Database, campaign_id: int) -> dict | None:
+    """The report's gold part of a task campaign (None: it has no gold items)."""
+    if not db.conn.execute("SELECT 1 FROM task_gold_items WHERE campaign_id = ?", (campaign_id,)).fetchone():
+        return None
+    return {"methods": methods_sentence(db, campaign_id),
+            "accuracy": gold_accuracy(db, campaign_id, actor=None, backend=TASK)}
+
+
+def with_gold(db: sqlite_utils.Database, r: dict) -> dict:
+    """The results ``r`` with their gold part (``r["gold"]``) for the report."""
+    return {**r, "gold": gold_part(db, r["campaign"]["id"])}
+
+
+def gold_methods(r: dict) -> str:
+    """The methods sentence about gold items ("" without them)."""
+    return ((r.get("gold") or {}).get("methods") or "").strip()
+
+
+def gold_rows(r: dict) -> list[dict]:
+    """One row per annotator: qualification, hidden gold answered/correct, accuracy overall and per block."""
+    g = (r.get("gold") or {}).get("accuracy") or {}
+    return [{"annotator": a["annotator"], "qualification": a["qualification"],
+             "hidden_answered": a["hidden_answered"], "hidden_correct": a["hidden_correct"],
+             "accuracy": a["accuracy"], "accuracy_by_block": [round(b["accuracy"], 3) for b in a["blocks"]],
+             "flagged": a["flagged"]} for a in g.get("annotators", [])]
+
+
+def gold_html(r: dict) -> str:
+    """The report's "Gold items" section ("" without gold items)."""
+    g = (r.get("gold") or {}).get("accuracy")
+    if not g:
+        return ""
+    return (f"<h2>Gold items</h2><p>{kit.esc(g['gold_items'])} active gold items; accuracy over time in blocks of "
+            f"{kit.esc(g['block'])} hidden gold answers; flagged when the latest block is below "
+            f"{kit.fmt(g['threshold'], 2)}. Gold answers are kept apart from the real answers and count in none "
+            "of the results above.</p>" + kit.table(gold_rows(r), COLUMNS, caption="gold items per annotator"))
