@@ -5,17 +5,23 @@ the task type declares: blocks of untrusted text (plain text only) and, under th
 about, the question to answer now with a button per option (its key in the label). A later
 part (the judge's assessment) appears only once the earlier part is complete -- the library
 decides, so the page cannot show it early. Answers on the item can be changed; S skips the item;
-G opens the campaign's guidelines over the item. The guidelines are shown, to be confirmed, before the
-first item and again after each new version.
+G opens the campaign's guidelines over the item (and on the "all done" screen). The guidelines are shown, to be
+confirmed, before the first item and again after each new version.
+A campaign may start with a qualification round of items whose expected answers are known (an intro, the items
+drawn exactly like real ones, answers that cannot be changed, then the result: passed -> the real items; failed ->
+the expected answers with their reasons and "Try again" while retries are left). Hidden items of the same kind in
+the queue are drawn exactly like real ones too; everything on screen is answered through its opaque ``ref``.
 """
 
 import sqlite3
 
 import streamlit as st
 
+from medeval.annotation import gold, tasks
 from medeval.annotation import guidelines as gl
-from medeval.annotation import tasks
+from medeval.annotation.tasks import gold as tgold
 from medeval.core.errors import MedevalError
+from webui import gold as ui_gold
 from webui import page as ui
 
 user = ui.require("annotator", "researcher", "admin")
@@ -54,17 +60,18 @@ GUIDE_COLUMNS = dict(answer="answer", about="about", rating="rating", key_prefix
 ui.guidelines_gate(by_id[cid]["name"], pending, guide, _acknowledge, **GUIDE_COLUMNS)
 
 
-def _answer(item_id: int, question: str | None, value: str | None, revision: int, what: str) -> None:
+def _answer(ref: str, question: str | None, value: str | None, revision: int, what: str) -> None:
     """Button callback: runs before the rerun, so the screen is drawn from what was just saved.
 
-    The token names the item's state (how many answers it has), so a double press saves once.
+    ``ref``: what is on screen (a real item or not: the library knows). The token names the item's state (how
+    many answers it has), so a double press saves once.
     """
     st.session_state.pop("task_error", None)
-    token = f"{item_id}:{revision}:{question or 'skip'}:{value or ''}"
+    token = f"{ref}:{revision}:{question or 'skip'}:{value or ''}"
     try:
         with ui.db() as d:
-            tasks.submit_answer(d, user, item_id, question or "", value, client_token=token, skipped=question is None,
-                                revision=revision, guideline_version=shown_version)
+            _id, feedback = tasks.answer(d, user, cid, ref, question, value, client_token=token,
+                                         skipped=question is None, revision=revision, guideline_version=shown_version)
     except tasks.StaleAnswer:
         # a key press that reached a button of the previous screen (Streamlit keeps it mounted during a rerun)
         st.session_state["task_stale"] = True
@@ -73,6 +80,7 @@ def _answer(item_id: int, question: str | None, value: str | None, revision: int
         st.session_state["task_error"] = f"Not saved: {e}. Press the key again; nothing else was changed."
         return
     st.session_state["task_saved"] = f"Saved: {what}"
+    st.session_state["task_feedback"] = feedback  # the campaign's optional feedback once a hidden check is done
     st.session_state["task_stale"] = False
 
 
@@ -88,6 +96,21 @@ def _reading(value: bool) -> None:
     st.session_state["task_reading_guidelines"] = value
 
 
+def _start_qualification() -> None:
+    st.session_state.pop("task_error", None)
+    st.session_state.pop("task_saved", None)
+    try:
+        with ui.db() as d:
+            gold.start_attempt(d, user, cid, tgold.TASK)
+    except MedevalError as e:
+        st.session_state["task_error"] = f"Not started: {e}"
+
+
+def _continue() -> None:
+    st.session_state.pop("task_saved", None)
+    st.session_state[f"task_qualification_done_{cid}"] = True
+
+
 with ui.db() as d:
     s = tasks.task_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
 
@@ -96,6 +119,8 @@ if error := st.session_state.get("task_error"):
     st.error(ui.md_escape(error), icon=":material/error:")
 elif saved := st.session_state.get("task_saved"):
     st.success(ui.md_escape(saved), icon=":material/check_circle:")
+    if feedback := st.session_state.get("task_feedback"):
+        st.info(ui.md_escape(feedback), icon=":material/school:")  # a researcher's reason: plain text
 else:
     st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
 if st.session_state.pop("task_stale", False):
@@ -106,6 +131,43 @@ if not s.open:
     st.warning("This campaign is closed: answers can no longer be given or changed.")
     st.stop()
 
+reading = guide is not None and st.session_state.get("task_reading_guidelines", False)
+if guide is not None:
+    @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _reading(False))
+    def _guidelines_dialog() -> None:
+        ui.guidelines_body(guide, **GUIDE_COLUMNS)
+        if st.button("Close", key="task_close_guidelines", type="primary"):
+            _reading(False)
+            st.rerun()
+
+
+def guidelines_button(where, *, disabled: bool = False) -> None:
+    """G: the campaign's guidelines in a dialog over the screen, which stays as it is."""
+    if guide is None:
+        return
+    where.button(f"Guidelines (v{guide.version})", key="task_open_guidelines", shortcut="G", on_click=_reading,
+                 args=(True,), disabled=disabled, width="stretch",
+                 help="Read the guidelines again; this screen stays as it is")
+    if reading:
+        _guidelines_dialog()
+
+
+q = s.qualification
+if s.phase == "qualification" and s.item is None:
+    def _review() -> list[dict]:
+        with ui.db() as d:
+            rows = tgold.review(d, user, cid)
+        return [{"item": r["item"], "question": r["question"], "your answer": r["answer"], "expected": r["expected"],
+                 "why": r["reason"], "as expected": r["correct"]} for r in rows]
+
+    ui_gold.qualification_round(q, answer="answers", review=_review, on_start=_start_qualification,
+                                intro_key="task_qualification_intro", review_key="task_qualification_review",
+                                extra=" Answers in this round cannot be changed.")
+if q is not None and q.results and q.status == "passed" and s.phase == "items" and s.item is not None \
+        and s.done == 0 and s.skipped == 0 and s.item.revision == 0 \
+        and not st.session_state.get(f"task_qualification_done_{cid}"):
+    ui_gold.qualification_passed(q, answer="answers", on_continue=_continue)
+
 if s.item is None:
     st.progress(1.0, text=f"{s.done} of {s.total} done")
     if s.skipped:
@@ -114,11 +176,13 @@ if s.item is None:
                   args=(True,))
     else:
         st.success(f"All {s.total} items are done. Thank you!")
+    guidelines_button(st.columns(4)[0])  # G works here too
     st.stop()
 
 item = s.item
+label = "Qualification item" if s.phase == "qualification" else "Item"
 st.progress(s.done / s.total, text=(f"Revisiting a skipped item — {s.skipped} skipped" if item.revisiting
-                                    else f"Item {s.position} of {s.total}"))
+                                    else f"{label} {s.position} of {s.total}"))
 st.caption(ui.md_escape(s.instructions))
 if item.parts > 1:
     st.caption(f"Part {item.open_part} of {item.parts}"
@@ -140,7 +204,6 @@ def given_line(target: str) -> None:
 
 
 flagging = st.session_state.get("task_flagging", False)
-reading = guide is not None and st.session_state.get("task_reading_guidelines", False)
 
 
 def ask(q) -> None:
@@ -155,7 +218,7 @@ def ask(q) -> None:
                        key=f"opt_{item.item_id}_{q.id}_{o.value}", shortcut=o.key,
                        help=ui.md_escape(f"{o.label}: {o.meaning}") if o.meaning else None,
                        width="stretch", on_click=_answer, disabled=flagging or reading,
-                       args=(item.item_id, q.id, o.value, item.revision, f"{q.target} · {q.criterion} → {o.label}"))
+                       args=(item.ref, q.id, o.value, item.revision, f"{q.target} · {q.criterion} → {o.label}"))
 
 
 sides = [b for b in item.blocks if b.target in ("A", "B")]
@@ -185,26 +248,14 @@ if pending is not None and not asked:
 
 c1, c2, c3, c4 = st.columns(4)
 c1.button("Skip item", key=f"task_skip_{item.item_id}", shortcut="S", width="stretch", on_click=_answer,
-          args=(item.item_id, None, None, item.revision, "item skipped"), help="Come back to it after the others",
+          args=(item.ref, None, None, item.revision, "item skipped"), help="Come back to it after the others",
           disabled=flagging or reading)
 c2.button("Flagged" if item.flagged else "Flag…", key=f"task_flag_{item.item_id}", shortcut="F", width="stretch",
           on_click=_flagging, args=(True,), disabled=flagging or reading,
           help="Report a problem with this item (a wrong reference, an unreadable answer) with a note")
 if item.revisiting:
     c3.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
-if guide is not None:
-    c4.button(f"Guidelines (v{guide.version})", key="task_open_guidelines", shortcut="G", on_click=_reading,
-              args=(True,), disabled=flagging, width="stretch", help="Read the guidelines again; this item stays on screen")
-if guide is not None:
-    @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _reading(False))
-    def _guidelines_dialog() -> None:
-        ui.guidelines_body(guide, **GUIDE_COLUMNS)
-        if st.button("Close", key="task_close_guidelines", type="primary"):
-            _reading(False)
-            st.rerun()
-
-    if reading:
-        _guidelines_dialog()
+guidelines_button(c4, disabled=flagging)
 
 if flagging:
     with st.form(key=f"task_flag_form_{item.item_id}", border=True):
@@ -220,7 +271,7 @@ if flagging:
         else:
             try:
                 with ui.db() as d:
-                    tasks.flag_item(d, user, item.item_id, note, client_token=f"{item.item_id}:{item.revision}:flag")
+                    tasks.flag(d, user, cid, item.ref, note, client_token=f"{item.ref}:{item.revision}:flag")
             except (MedevalError, sqlite3.Error) as e:
                 st.error(ui.md_escape(f"Not saved: {e}. Your note is still here; save it again."))
             else:
@@ -228,7 +279,7 @@ if flagging:
                 st.session_state["task_flagging"] = False
                 st.rerun()
 
-if item.answers:
+if item.answers and item.changeable:  # (not in a qualification round)
     with st.expander("Change an answer on this item", expanded=False):
         for q in item.questions:
             if q.id not in item.answers:
@@ -238,5 +289,5 @@ if item.answers:
             for col, o in zip(cols, q.options):
                 col.button(ui.md_escape(o.label), key=f"chg_{item.item_id}_{q.id}_{o.value}",
                            disabled=item.answers[q.id] == o.value, width="stretch", on_click=_answer,
-                           args=(item.item_id, q.id, o.value, item.revision,
+                           args=(item.ref, q.id, o.value, item.revision,
                                  f"{q.target} · {q.criterion} → {o.label} (changed)"))

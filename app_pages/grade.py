@@ -2,7 +2,8 @@
 
 The annotator sees the disease, the aspect (with its definition), the reference and the
 model's answer -- never the score, the model's name or anyone else's grade. Keys: 1 / 2 / 3
-grade, S skips, F flags with a note, G opens the campaign's guidelines (over the item, which stays).
+grade, S skips, F flags with a note, G opens the campaign's guidelines (over the item, which stays; on the
+"all graded" screen too).
 The guidelines are shown, to be confirmed, before the first item and again after each new version.
 A campaign may start with a qualification round of gold items (an intro, the items drawn exactly like real
 ones, then the result: passed -> the real items; failed -> the expected answers with their reasons and
@@ -10,7 +11,6 @@ ones, then the result: passed -> the real items; failed -> the expected answers 
 """
 
 import hashlib
-import math
 import sqlite3
 import time
 
@@ -20,6 +20,7 @@ from medeval.annotation import campaigns as cp
 from medeval.annotation import gold
 from medeval.annotation import guidelines as gl
 from medeval.core.errors import MedevalError
+from webui import gold as ui_gold
 from webui import page as ui
 
 user = ui.require("annotator", "researcher", "admin")
@@ -167,44 +168,41 @@ if not s.open:
     recent_answers(editable=False)
     st.stop()
 
+reading = guide is not None and st.session_state.get("reading_guidelines", False)
+if guide is not None:
+    @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _reading(False))
+    def _guidelines_dialog() -> None:
+        ui.guidelines_body(guide, **GUIDE_COLUMNS)
+        if st.button("Close", key="close_guidelines", type="primary"):
+            _reading(False)
+            st.rerun()
+
+
+def guidelines_button(where, *, disabled: bool = False) -> None:
+    """G: the campaign's guidelines in a dialog over the screen, which stays as it is."""
+    if guide is None:
+        return
+    where.button(f"Guidelines (v{guide.version})", key="open_guidelines", shortcut="G", width="stretch",
+                 disabled=disabled, on_click=_reading, args=(True,),
+                 help="Read the guidelines again; this screen stays as it is")
+    if reading:
+        _guidelines_dialog()
+
+
 q = s.qualification
 if s.phase == "qualification" and s.item is None:
-    if q.status == "not_started":
-        st.progress(0.0, text=f"Qualification: {q.items} items")
-        with st.container(border=True, key="qualification_intro"):
-            st.markdown("**Qualification round**")
-            st.write(f"This campaign starts with {q.items} items whose expected grade is known. Grade them as you "
-                     f"would any item. To pass, {q.pass_mark:.0%} of them must get the expected grade "
-                     f"({math.ceil(q.pass_mark * q.items - 1e-9)} of {q.items}); then your items follow."
-                     + (f" You may try again {q.retries} time{'s' if q.retries != 1 else ''}." if q.retries else ""))
-        st.button("Start the qualification", key="qualification_start", type="primary", on_click=_start_qualification)
-        st.stop()
-    last = q.results[-1]
-    st.progress(1.0, text=f"Qualification attempt {q.attempt}: {last['correct']} of {last['items']} as expected")
-    st.error(f"Qualification not passed: {last['correct']} of {last['items']} items got the expected grade "
-             f"({last['share']:.0%}; the pass mark is {q.pass_mark:.0%}).", icon=":material/cancel:")
-    with ui.db() as d:
-        rows = gold.review(d, user, cid)
-    st.markdown("**The expected answers**")
-    st.dataframe([{"disease": r["disease"], "aspect": r["aspect"], "model's answer": r["response"],
-                   "your grade": cp.tier_label(r["answer"], r["skipped"]), "expected": cp.tier_label(r["expected"]),
-                   "why": r["reason"], "as expected": r["correct"]} for r in rows],
-                 hide_index=True, width="stretch", key="qualification_review")
-    if q.status == "failed_retry":
-        st.caption(f"Read the reasons, then try again ({q.attempts_left} attempt{'s' if q.attempts_left != 1 else ''} "
-                   "left).")
-        st.button("Try again", key="qualification_retry", type="primary", on_click=_start_qualification)
-    else:
-        st.warning("No attempts are left. Please contact the campaign's researcher.")
-    st.stop()
+    def _review() -> list[dict]:
+        with ui.db() as d:
+            rows = gold.review(d, user, cid)
+        return [{"disease": r["disease"], "aspect": r["aspect"], "model's answer": r["response"],
+                 "your grade": cp.tier_label(r["answer"], r["skipped"]), "expected": cp.tier_label(r["expected"]),
+                 "why": r["reason"], "as expected": r["correct"]} for r in rows]
+
+    ui_gold.qualification_round(q, answer="grade", review=_review, on_start=_start_qualification,
+                                intro_key="qualification_intro", review_key="qualification_review")
 if q is not None and q.results and q.status == "passed" and s.done == 0 and s.item is not None \
         and not st.session_state.get(f"qualification_done_{cid}"):
-    last = q.results[-1]
-    st.progress(1.0, text=f"Qualification passed: {last['correct']} of {last['items']}")
-    st.success(f"Qualification passed: {last['correct']} of {last['items']} items got the expected grade "
-               f"({last['share']:.0%}). Your items follow.", icon=":material/verified:")
-    st.button("Continue to the items", key="qualification_continue", type="primary", on_click=_continue)
-    st.stop()
+    ui_gold.qualification_passed(q, answer="grade", on_continue=_continue)
 
 if s.item is None:
     st.progress(1.0, text=f"{s.done} of {s.total} done")
@@ -214,6 +212,7 @@ if s.item is None:
                   args=(True,))
     else:
         st.success(f"All {s.total} items are graded. Thank you!")
+    guidelines_button(st.columns(3)[0])  # G works here too
     recent_answers(editable=True)
     st.stop()
 
@@ -234,7 +233,6 @@ if item.definition:
 ui.plain("Reference answer", item.reference, key="item_reference")
 ui.plain("Model's answer", item.response, key="item_response")
 
-reading = guide is not None and st.session_state.get("reading_guidelines", False)
 flagging = st.session_state.get("flagging", False)
 locked = flagging or reading  # no grade key while the flag form or the guidelines are open
 cols = st.columns(3)
@@ -248,19 +246,7 @@ c1.button("Skip", key=f"skip_{item.item_id}", shortcut="S", disabled=locked, wid
           help="Come back to it after the others")
 c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=locked, width="stretch",
           on_click=_open_flag, help="Report a problem with this item (with a note)")
-if guide is not None:
-    c3.button(f"Guidelines (v{guide.version})", key="open_guidelines", shortcut="G", width="stretch",
-              disabled=flagging, on_click=_reading, args=(True,), help="Read the guidelines again; this item stays on screen")
-
-    @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _reading(False))
-    def _guidelines_dialog() -> None:
-        ui.guidelines_body(guide, **GUIDE_COLUMNS)
-        if st.button("Close", key="close_guidelines", type="primary"):
-            _reading(False)
-            st.rerun()
-
-    if reading:
-        _guidelines_dialog()
+guidelines_button(c3, disabled=flagging)
 
 if flagging:
     with st.form(key=f"flag_form_{item.item_id}", border=True):

@@ -175,7 +175,12 @@ def test_qualification_gates_real_items_then_review_and_retry(tdb):
     q = gd.qualification_state(tdb, doc1, cid, tgold.TASK)
     assert q.status == "failed_retry" and q.results[-1]["correct"] == 0
     rev = tgold.review(tdb, doc1, cid)
-    assert [r["correct"] for r in rev] == [False, False] and all(r["expected"] == "A is better" for r in rev)
+    assert [r["correct"] for r in rev] == [False, False]
+    first_ids = gd._attempts(tdb, doc1.id, cid)[0][1]
+    sides = [tgold.layout_for(tdb, doc1, cid, g)["left"] for g in first_ids]
+    # told in the annotator's own layout: where A (the expected better output) was on their right, it says "B"
+    assert [r["expected"] for r in rev] == ["A is better" if s == "a" else "B is better" for s in sides]
+    assert [r["answer"] for r in rev] == ["B is better" if s == "a" else "A is better" for s in sides]
     assert all("is right" in r["reason"] for r in rev)
     assert gd.start_attempt(tdb, doc1, cid, tgold.TASK) == 2
 
@@ -224,7 +229,8 @@ def test_hidden_gold_in_the_queue_feedback_accuracy_and_tolerance(tdb):
         if fb:
             feedback.append(fb)
     assert {r[0] for r in seen_refs} == {"i", "h"}  # the real item and the hidden gold item, nothing else
-    assert feedback and feedback[0].startswith("Expected: Response 1 · Knowledge Correctness: 5")
+    shown_as = order_of[next(iter(order_of))].index(0) + 1  # where the data's first response was on screen
+    assert feedback and feedback[0].startswith(f"Expected: Response {shown_as} · Knowledge Correctness: 5")
     assert "the reference names it" in feedback[0] and len(feedback) == 1  # once, when the item is done
     acc = gold_accuracy(tdb, cid, actor=res, backend=tgold.TASK)
     row = next(a for a in acc["annotators"] if a["annotator"] == "doc1")

@@ -8,6 +8,7 @@ two panels never share state. All checks are the library's (``medeval.annotation
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -100,3 +101,48 @@ def results_table(results: dict, *, key: str) -> None:
                  column_config={"accuracy": st.column_config.NumberColumn(format="percent"),
                                 "over time": st.column_config.LineChartColumn(y_min=0, y_max=1)},
                  hide_index=True, width="stretch", key=key)
+
+
+# ---------------------------------------------------------------- the annotator's qualification screens
+
+
+def qualification_round(q, *, answer: str, review: list[dict] | Callable[[], list[dict]], on_start: Callable,
+                        intro_key: str, review_key: str, extra: str = "") -> None:
+    """The qualification round when no item is on screen, then ``st.stop()``: the intro with "Start the
+    qualification" (not started), or the failed attempt's expected answers with "Try again" while retries are
+    left. ``answer``: what an item gets ("grade", "answers"); ``review``: the table's rows (or a function giving
+    them, called only on the failed screen); ``extra``: a sentence for the intro."""
+    if q.status == "not_started":
+        st.progress(0.0, text=f"Qualification: {q.items} items")
+        with st.container(border=True, key=intro_key):
+            st.markdown("**Qualification round**")
+            st.write(f"This campaign starts with {q.items} items whose expected {answer} "
+                     f"{'are' if answer.endswith('s') else 'is'} known. Answer them as "
+                     f"you would any item.{extra} To pass, {q.pass_mark:.0%} of them must get the expected {answer} "
+                     f"({math.ceil(q.pass_mark * q.items - 1e-9)} of {q.items}); then your items follow."
+                     + (f" You may try again {q.retries} time{'s' if q.retries != 1 else ''}." if q.retries else ""))
+        st.button("Start the qualification", key="qualification_start", type="primary", on_click=on_start)
+        st.stop()
+    last = q.results[-1]
+    st.progress(1.0, text=f"Qualification attempt {q.attempt}: {last['correct']} of {last['items']} as expected")
+    st.error(f"Qualification not passed: {last['correct']} of {last['items']} items got the expected {answer} "
+             f"({last['share']:.0%}; the pass mark is {q.pass_mark:.0%}).", icon=":material/cancel:")
+    st.markdown("**The expected answers**")
+    st.dataframe(review() if callable(review) else review, hide_index=True, width="stretch", key=review_key)
+    if q.status == "failed_retry":
+        st.caption(f"Read the reasons, then try again ({q.attempts_left} attempt{'s' if q.attempts_left != 1 else ''} "
+                   "left).")
+        st.button("Try again", key="qualification_retry", type="primary", on_click=on_start)
+    else:
+        st.warning("No attempts are left. Please contact the campaign's researcher.")
+    st.stop()
+
+
+def qualification_passed(q, *, answer: str, on_continue: Callable) -> None:
+    """"Qualification passed" with "Continue to the items", then ``st.stop()`` (shown once, before the first item)."""
+    last = q.results[-1]
+    st.progress(1.0, text=f"Qualification passed: {last['correct']} of {last['items']}")
+    st.success(f"Qualification passed: {last['correct']} of {last['items']} items got the expected {answer} "
+               f"({last['share']:.0%}). Your items follow.", icon=":material/verified:")
+    st.button("Continue to the items", key="qualification_continue", type="primary", on_click=on_continue)
+    st.stop()

@@ -66,6 +66,25 @@ def matches(t: TaskType, payload: dict, layout: dict, answers: dict, expected: d
     return True
 
 
+def on_screen(t: TaskType, payload: dict, layout: dict, expected: dict) -> list[tuple]:
+    """The expected answers as the annotator saw the item: (their question, the option they should have chosen),
+    in screen order -- e.g. "B is better" where A was on their right, "Response 2" for the data's first response."""
+    out = []
+    for q in t.questions(payload, layout):
+        for o in q.options:
+            cq, cv = t.canonical(payload, layout, q.id, o.value)
+            if expected.get(cq) == cv:
+                out.append((q, o))
+                break
+    return out
+
+
+def describe_on_screen(t: TaskType, payload: dict, layout: dict, expected: dict) -> list[str]:
+    """:func:`on_screen` as lines a person reads ("A versus B · Knowledge Correctness: B is better")."""
+    return [f"{q.target} · {q.criterion}: {o.label}" + (f" ({o.meaning})" if o.meaning and o.meaning != o.label else "")
+            for q, o in on_screen(t, payload, layout, expected)]
+
+
 def _status(db, user_id: int, gold_id: int, mode: str, attempt: int | None) -> tuple[str, bool, float | None]:
     """("open" | "skipped" | "done", answered as expected, when it was done) of one gold item for one annotator."""
     rows = _rows(db, user_id, gold_id, mode, attempt)
@@ -224,7 +243,8 @@ def submit_gold_answer(db: sqlite_utils.Database, user: User, campaign_id: int, 
             answers = {**st["answers"], **({question: value} if not skipped and note is None else {})}
             if state.complete(t, payload, layout, answers):
                 g = tg.task_gold_item(db, gold_id)
-                feedback = "Expected: " + "; ".join(tg.describe(t, payload, expected)) + f". Why: {g.reason}"
+                feedback = ("Expected: " + "; ".join(describe_on_screen(t, payload, layout, expected))
+                            + f". Why: {g.reason}")
     return cur.lastrowid, feedback
 
 
@@ -248,15 +268,13 @@ def review(db: sqlite_utils.Database, user: User, campaign_id: int, attempt: int
         rows = _rows(db, user.id, g, "qualification", attempt)
         layout = json.loads(rows[0][5])
         st = state.fold([r[:5] for r in rows])[g]
-        given = dict(t.canonical(payload, layout, q, v) for q, v in st["answers"].items())
         reason = tg.task_gold_item(db, g).reason
-        for q in tg.gold_questions(t, payload):
-            if q.id not in expected:
-                continue
-            mine = given.get(q.id)
+        for q, want in on_screen(t, payload, layout, expected):  # in the annotator's own layout
+            mine = st["answers"].get(q.id)
             out.append({"item": n, "question": f"{q.target} · {q.criterion}",
                         "answer": q.option(mine).label if mine is not None else "(skipped)",
-                        "expected": q.option(expected[q.id]).label,
-                        "correct": matches(t, payload, layout, st["answers"], {q.id: expected[q.id]}, tol),
+                        "expected": want.label,
+                        "correct": matches(t, payload, layout, {q.id: mine} if mine is not None else {},
+                                           dict([t.canonical(payload, layout, q.id, want.value)]), tol),
                         "reason": reason})
     return out
