@@ -110,10 +110,6 @@ def _set_revisit(value: bool) -> None:
     st.session_state[revisit_key] = value
 
 
-def _reading(value: bool) -> None:
-    st.session_state["reading_guidelines"] = value
-
-
 def _start_qualification() -> None:
     st.session_state.pop("grade_error", None)
     try:
@@ -169,24 +165,10 @@ if not s.open:
     st.stop()
 
 reading = guide is not None and st.session_state.get("reading_guidelines", False)
-if guide is not None:
-    @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _reading(False))
-    def _guidelines_dialog() -> None:
-        ui.guidelines_body(guide, **GUIDE_COLUMNS)
-        if st.button("Close", key="close_guidelines", type="primary"):
-            _reading(False)
-            st.rerun()
 
 
 def guidelines_button(where, *, disabled: bool = False) -> None:
-    """G: the campaign's guidelines in a dialog over the screen, which stays as it is."""
-    if guide is None:
-        return
-    where.button(f"Guidelines (v{guide.version})", key="open_guidelines", shortcut="G", width="stretch",
-                 disabled=disabled, on_click=_reading, args=(True,),
-                 help="Read the guidelines again; this screen stays as it is")
-    if reading:
-        _guidelines_dialog()
+    ui.guidelines_button(where, guide, "reading_guidelines", disabled=disabled, **GUIDE_COLUMNS)
 
 
 q = s.qualification

@@ -7,6 +7,8 @@ The server is ``streamlit run server.py`` on a free port, exactly as ``scripts/s
 
 from __future__ import annotations
 
+import contextlib
+
 import csv
 import os
 import socket
@@ -172,6 +174,20 @@ class Server:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         self._log.close()
+
+
+@contextlib.contextmanager
+def serving(fx, folder: Path, *, db: Path | None = None):
+    """A running server on ``fx.db`` (or ``db``) for the ``with`` block, however it ends: ``fx.url`` and
+    ``fx.server`` are set on ``fx`` (an object with attributes) -- the module fixtures of the browser tests."""
+    server = Server(db or fx.db, folder / "server.log", demo=True)
+    try:
+        server.wait_healthy()
+        if fx is not None:
+            fx.url, fx.server = server.url, server
+        yield server
+    finally:
+        server.stop()
 
 
 def query(db: Path, sql: str, params: tuple = ()) -> list[tuple]:

@@ -58,14 +58,8 @@ def app(tmp_path_factory):
     """The database and a running server (stopped however the tests end)."""
     folder = tmp_path_factory.mktemp("browser")
     fx = bs.build_db(folder)
-    server = bs.Server(fx.db, folder / "server.log", demo=True)
-    try:
-        server.wait_healthy()
-        fx.url = server.url
-        fx.server = server
+    with bs.serving(fx, folder):
         yield fx
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

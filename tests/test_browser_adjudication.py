@@ -39,12 +39,8 @@ def app(tmp_path_factory):
         out = _populate(db, files)
         auth.add_user(db, "senior", PW, "adjudicator")
         db.conn.execute("UPDATE kb_entries SET disease = ?", (HOSTILE_DISEASE,))
-    server = bs.Server(db_path, folder / "server.log", demo=True)
-    try:
-        server.wait_healthy()
+    with bs.serving(None, folder, db=db_path) as server:
         yield {"url": server.url, "db": db_path, **out}
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

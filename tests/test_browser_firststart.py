@@ -102,13 +102,8 @@ def demo(tmp_path_factory):
     d.shots.mkdir()
     d.task_campaigns = [cid for cid, kind in bs.query(d.db, "SELECT id, kind FROM campaigns ORDER BY id")
                         if kind in REGISTRY]
-    server = bs.Server(d.db, folder / "server.log", demo=True)
-    try:
-        server.wait_healthy()
-        d.url = server.url
+    with bs.serving(d, folder):
         yield d
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

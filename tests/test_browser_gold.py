@@ -50,14 +50,8 @@ def app(tmp_path_factory):
         fx.gold = {gi.mark_gold(db, cid, r, 1, f"reason {r}", actor=None): 1 for r in free}
         gi.set_settings(db, cid, {"qualification_required": True, "qualification_items": 2, "pass_mark": 1.0,
                                   "retries": 0}, actor=None)
-    server = bs.Server(fx.db, folder / "server.log", demo=True)
-    try:
-        server.wait_healthy()
-        fx.url = server.url
-        fx.server = server
+    with bs.serving(fx, folder):
         yield fx
-    finally:
-        server.stop()
 
 
 def structure(page: Page) -> tuple[list[str], list[str]]:

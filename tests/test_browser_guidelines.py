@@ -40,14 +40,8 @@ def app(tmp_path_factory):
     with connect(fx.db) as db:
         gl.set_guidelines(db, fx.campaigns[READER], TEXT, actor=None)
         gl.set_guidelines(db, fx.campaigns[HOSTILE_READER], HOSTILE, actor=None)
-    server = bs.Server(fx.db, folder / "server.log", demo=True)
-    try:
-        server.wait_healthy()
-        fx.url = server.url
-        fx.server = server
+    with bs.serving(fx, folder):
         yield fx
-    finally:
-        server.stop()
 
 
 def _grade_buttons(page: Page):

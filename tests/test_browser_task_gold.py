@@ -98,14 +98,8 @@ def app(tmp_path_factory):
         gl.acknowledge(db, grader, gcid, 1)
         while (iid := cp.next_item(db, grader, gcid)) is not None:
             cp.submit_grade(db, grader, iid, tier=2, client_token=f"setup-{iid}")
-    server = bs.Server(fx.db, folder / "server.log", demo=True)
-    try:
-        server.wait_healthy()
-        fx.url = server.url
-        fx.server = server
+    with bs.serving(fx, folder):
         yield fx
-    finally:
-        server.stop()
 
 
 # ---------------------------------------------------------------- helpers

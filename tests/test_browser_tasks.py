@@ -110,13 +110,8 @@ def tapp(tmp_path_factory):
     """The task database and a running server (stopped however the tests end)."""
     folder = tmp_path_factory.mktemp("browser_tasks")
     fx = build_tasks_db(folder)
-    server = bs.Server(fx.db, folder / "server.log", demo=True)
-    try:
-        server.wait_healthy()
-        fx.url = server.url
+    with bs.serving(fx, folder):
         yield fx
-    finally:
-        server.stop()
 
 
 # ---------------------------------------------------------------- helpers

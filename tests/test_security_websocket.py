@@ -52,13 +52,8 @@ def app(tmp_path_factory):
         for i, name in enumerate(USERS):
             auth.add_user(db, name, bs.PASSWORD, "annotator")
             fx.campaigns[name] = cp.create_random_campaign(db, f"ws test {name}", 4, [name], k=1, seed=i, actor=res)
-    server = bs.Server(fx.db, folder / "server.log", demo=True)
-    try:
-        server.wait_healthy()
-        fx.url, fx.server = server.url, server
+    with bs.serving(fx, folder):
         yield fx
-    finally:
-        server.stop()
 
 
 # ---------------------------------------------------------------- helpers

@@ -288,6 +288,31 @@ def guidelines_editor(cid: int, actor, key: str) -> None:
                 st.rerun()
 
 
+def guidelines_button(where, guide, state_key: str, *, disabled: bool = False, **columns) -> None:
+    """G: the campaign's guidelines in a dialog over the screen, which stays as it is (``st.session_state[state_key]``
+    says whether it is open; a page reads it to lock its answer keys meanwhile). Nothing without guidelines.
+    ``columns``: as :func:`guidelines_body` (its ``key_prefix`` also prefixes the two buttons' keys)."""
+    if guide is None:
+        return
+    prefix = columns.get("key_prefix", "")
+
+    def _set(value: bool) -> None:
+        st.session_state[state_key] = value
+
+    where.button(f"Guidelines (v{guide.version})", key=f"{prefix}open_guidelines", shortcut="G", width="stretch",
+                 disabled=disabled, on_click=_set, args=(True,),
+                 help="Read the guidelines again; this screen stays as it is")
+    if st.session_state.get(state_key, False):
+        @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _set(False))
+        def _dialog() -> None:
+            guidelines_body(guide, **columns)
+            if st.button("Close", key=f"{prefix}close_guidelines", type="primary"):
+                _set(False)
+                st.rerun()
+
+        _dialog()
+
+
 def guidelines_body(g, *, answer: str = "tier", about: str = "aspect type", rating: str = "tier",
                     key_prefix: str = "") -> None:
     """A campaign's guidelines: the researcher's text (sanitized by the library: no HTML, no images, http(s)
