@@ -406,6 +406,7 @@ def pass_qualification(page: Page, demo, username: str) -> None:
     import json
 
     page.locator(".st-key-qualification_start button").filter(visible=True).click()
+    expect(page.get_by_test_id("stProgress")).to_contain_text("Qualification item 1 of")  # the attempt is stored
     wait_ready(page)
     (ids,) = bs.query(demo.db, "SELECT a.gold_ids FROM gold_attempts a JOIN users u ON u.id = a.user_id WHERE "
                       "u.username = ? ORDER BY a.attempt DESC LIMIT 1", (username,))[0]

@@ -54,6 +54,7 @@ def test_acknowledge_then_g_opens_the_guidelines_over_the_same_item(page: Page, 
     expect(screen).to_contain_text("Grade by the key points")
     expect(_grade_buttons(page)).to_have_count(0)  # no item before the acknowledgement
     button(page, "guidelines_ack").click()
+    expect(screen).to_have_count(0)  # (the acknowledgement saved and the page redrawn: reading the state is safe)
     wait_idle(page)
     before = expect_item_shown(page, app, READER)
     page.keyboard.press("g")
