@@ -16,6 +16,7 @@ from medeval.cli import main
 from medeval.reports import html_kit as kit
 from medeval.reports import task_report as tr
 from tests.conftest import db_dump, invoke, write
+from tests.test_tasks import answer_all
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 ESCAPED = html.escape(HOSTILE)
@@ -53,16 +54,6 @@ def tdb(db, tmp_path):
     for name, role in (("doc1", "annotator"), ("doc2", "annotator"), ("res", "researcher")):
         add_user(db, name, "a-long-password", role)
     return db
-
-
-def answer_all(db, user, cid, pick):
-    while True:
-        s = tasks.task_state(db, user, cid)
-        if s.item is None:
-            return
-        q = s.item.pending
-        tasks.submit_answer(db, user, s.item.item_id, q.id, pick(s.item, q),
-                            client_token=f"{s.item.item_id}:{s.item.revision}:{q.id}")
 
 
 def _rubric(db, *, name="rubric report", criteria=None):

@@ -241,17 +241,18 @@ def review(db: sqlite_utils.Database, user: User, campaign_id: int, attempt: int
 # ---------------------------------------------------------------- hidden gold
 
 
-def hidden_plan(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER
-                ) -> tuple[list[int], list[int]]:
+def hidden_plan(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER, *,
+                real_counts: tuple[int, int] | None = None) -> tuple[list[int], list[int]]:
     """(the hidden gold items of ``user`` in order, their positions in the queue of real + hidden items).
 
     Deterministic: seeded per annotator and campaign; the same gold set and assignment give the same plan.
+    ``real_counts``: (done, total) of the annotator's real items, when the caller has them already.
     """
     share = gi.get_settings(db, campaign_id)["hidden_share"]
     started = backend.hidden_started(db, user.id, campaign_id)
     if share <= 0:
         return started, []
-    _done, real = backend.real_counts(db, user.id, campaign_id)
+    _done, real = real_counts or backend.real_counts(db, user.id, campaign_id)
     if real == 0:
         return started, []
     seen = {g for _a, ids, _p in _attempts(db, user.id, campaign_id) for g in ids}
@@ -275,21 +276,27 @@ def hidden_counts(db: sqlite_utils.Database, user: User, campaign_id: int, backe
     return len(_hidden_done(db, user, campaign_id, order, backend)), len(order)
 
 
-def hidden_due(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER) -> int | None:
-    """The gold item to show ``user`` now instead of their next real item, or None (one begun and not finished
-    comes first)."""
-    order, slots = hidden_plan(db, user, campaign_id, backend)
+def hidden_now(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER, *,
+               real_counts: tuple[int, int] | None = None) -> tuple[int | None, int, int]:
+    """(the gold item to show ``user`` now instead of their next real item or None, hidden gold items answered,
+    hidden gold items planned): :func:`hidden_due` and :func:`hidden_counts` from one plan. One begun and not
+    finished comes first. ``real_counts``: as :func:`hidden_plan`."""
+    order, slots = hidden_plan(db, user, campaign_id, backend, real_counts=real_counts)
     answered = _hidden_done(db, user, campaign_id, order, backend)
     if len(answered) >= len(order):
-        return None
+        return None, len(answered), len(order)
     nxt = next(g for g in order if g not in answered)
     if nxt in backend.hidden_started(db, user.id, campaign_id):
-        return nxt
-    done, real = backend.real_counts(db, user.id, campaign_id)
+        return nxt, len(answered), len(order)
+    done, real = real_counts or backend.real_counts(db, user.id, campaign_id)
     here = done + len(answered)
-    if len(answered) < sum(1 for s in slots if s <= here) or done >= real:
-        return nxt
-    return None
+    due = len(answered) < sum(1 for s in slots if s <= here) or done >= real
+    return (nxt if due else None), len(answered), len(order)
+
+
+def hidden_due(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER) -> int | None:
+    """The gold item to show ``user`` now instead of their next real item, or None (see :func:`hidden_now`)."""
+    return hidden_now(db, user, campaign_id, backend)[0]
 
 
 def display_id(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id: int, backend: Backend = TIER) -> int:
@@ -311,6 +318,23 @@ def display_id(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id:
 
 
 # ---------------------------------------------------------------- answers
+
+
+def parse_ref(ref: str) -> tuple[str, int, int | None]:
+    """("real" | "qualification" | "hidden", item or gold id, attempt) of a screen's opaque reference
+    ("i:<item>", "q:<gold>:<attempt>", "h:<gold>"), for tier and task items alike."""
+    kind, _, rest = str(ref).partition(":")
+    try:
+        if kind == "i":
+            return "real", int(rest), None
+        if kind == "q":
+            g, a = (int(x) for x in rest.split(":"))
+            return "qualification", g, a
+        if kind == "h":
+            return "hidden", int(rest), None
+        raise ValueError(ref)
+    except ValueError:
+        raise MedevalError("this answer refers to no item on your screen; reload the page") from None
 
 
 def _check_gold_ref(db, user: User, campaign_id: int, gold_id: int, mode: str, attempt: int | None) -> None:

@@ -271,20 +271,23 @@ def mark_gold(db: sqlite_utils.Database, campaign_id: int, response_id: int, exp
     return gid
 
 
-def unmark_gold(db: sqlite_utils.Database, campaign_id: int, gold_id: int, *, actor: User | None) -> None:
-    """Retire a gold item: no longer handed out; its answers stay in the history, out of the accuracy figures."""
+def unmark_gold(db: sqlite_utils.Database, campaign_id: int, gold_id: int, *, actor: User | None,
+                family: str = "tier") -> None:
+    """Retire a gold item: no longer handed out; its answers stay in the history, out of the accuracy figures.
+    ``family``: "task" for a task campaign's gold item (:func:`medeval.annotation.tasks.gold_items.retire_task_gold`)."""
     if actor is not None:
         require_role(actor, *EDITING_ROLES)
-    require_gold_campaign(db, campaign_id)
+    require_gold_campaign(db, campaign_id, family)
+    items, retired = ("gold_items", "gold_retired") if family == "tier" else ("task_gold_items", "task_gold_retired")
     with transaction(db):
-        row = db.conn.execute("SELECT EXISTS (SELECT 1 FROM gold_retired WHERE gold_id = g.id) FROM gold_items g "
+        row = db.conn.execute(f"SELECT EXISTS (SELECT 1 FROM {retired} WHERE gold_id = g.id) FROM {items} g "
                               "WHERE g.id = ? AND g.campaign_id = ?", (gold_id, campaign_id)).fetchone()
         if row is None:
             raise MedevalError(f"campaign {campaign_id} has no gold item {gold_id}; see `medeval gold list`")
         if row[0]:
             return
         who = actor.username if actor else "cli"
-        db.conn.execute("INSERT INTO gold_retired (gold_id, retired_by, retired_at) VALUES (?, ?, ?)",
+        db.conn.execute(f"INSERT INTO {retired} (gold_id, retired_by, retired_at) VALUES (?, ?, ?)",
                         (gold_id, who, _now()))
         audit(db, who, "gold.retire", f"campaign:{campaign_id}", {"gold": gold_id})
 

@@ -253,7 +253,7 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
     row = db.conn.execute("SELECT name, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")
-    _real_done, real_total = progress(db, user, campaign_id)
+    real_done, real_total = progress(db, user, campaign_id)
     if real_total == 0:
         raise PermissionDenied("no items of this campaign are assigned to you")
     gl.require_acknowledged(db, user, campaign_id)
@@ -265,13 +265,15 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
             item = _gold_blind(db, user, campaign_id, q.next_gold, f"q:{q.next_gold}:{q.attempt}")
         return GradingState(campaign_id, row[0], is_open, item, None, q.answered, q.items, 0,
                             tuple(recent_grades(db, user, campaign_id, limit=recent)), "qualification", q)
-    done, total = _counts(db, user, campaign_id)
+    due, g_done, g_total = gold.hidden_now(db, user, campaign_id, real_counts=(real_done, real_total))
+    done, total = real_done + g_done, real_total + g_total
     skipped = db.conn.execute(
         "SELECT count(*) FROM grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND a.user_id = "
         "g.user_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.skipped = 1 AND g.id = (SELECT max(id) FROM "
         "grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)",
         (campaign_id, user.id)).fetchone()[0]
-    due = gold.hidden_due(db, user, campaign_id) if is_open and not revisit_skipped else None
+    if not is_open or revisit_skipped:
+        due = None
     if due is not None:
         item, prior = _gold_blind(db, user, campaign_id, due, f"h:{due}"), None
     else:
@@ -292,25 +294,15 @@ def submit_answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: 
     (:func:`medeval.annotation.gold.submit_gold`), never to the grades. ``feedback``: the expected grade and
     its reason after a hidden gold item, when the campaign enables it.
     """
-    kind, _, rest = str(ref).partition(":")
-    try:
-        if kind == "i":
-            item_id = int(rest)
-            cid = db.conn.execute("SELECT campaign_id FROM campaign_items WHERE id = ?", (item_id,)).fetchone()
-            if cid is None or cid[0] != campaign_id:
-                raise PermissionDenied("this item is not assigned to you")
-            return submit_grade(db, user, item_id, tier=tier, client_token=client_token, skipped=skipped,
-                                flagged=flagged, note=note, expected_prior=expected_prior, at=at,
-                                guideline_version=guideline_version), None
-        if kind == "q":
-            gold_id, attempt = (int(x) for x in rest.split(":"))
-            mode = "qualification"
-        elif kind == "h":
-            gold_id, attempt, mode = int(rest), None, "hidden"
-        else:
-            raise ValueError(ref)
-    except ValueError:
-        raise MedevalError("this answer refers to no item on your screen; reload the page") from None
+    mode, ident, attempt = gold.parse_ref(ref)  # ident: the real item's id, or the gold item's
+    if mode == "real":
+        cid = db.conn.execute("SELECT campaign_id FROM campaign_items WHERE id = ?", (ident,)).fetchone()
+        if cid is None or cid[0] != campaign_id:
+            raise PermissionDenied("this item is not assigned to you")
+        return submit_grade(db, user, ident, tier=tier, client_token=client_token, skipped=skipped,
+                            flagged=flagged, note=note, expected_prior=expected_prior, at=at,
+                            guideline_version=guideline_version), None
+    gold_id = ident
     prior = None if expected_prior is _ANY else expected_prior
     if expected_prior is _ANY and mode == "hidden":
         prior = gold.latest_hidden_id(db, user, gold_id)

@@ -103,8 +103,9 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
         view = (tgold.gold_view(db, user, campaign_id, q.next_gold, "qualification", q.attempt)
                 if q.next_gold is not None and is_open else None)
         return TaskState(*head, view, q.answered, q.items, 0, min(q.answered + 1, q.items), "qualification", q)
-    g_done, g_total = gd.hidden_counts(db, user, campaign_id, tgold.TASK)
-    due = gd.hidden_due(db, user, campaign_id, tgold.TASK) if is_open and not revisit_skipped else None
+    due, g_done, g_total = gd.hidden_now(db, user, campaign_id, tgold.TASK, real_counts=(p["done"], p["total"]))
+    if not is_open or revisit_skipped:
+        due = None
     if due is not None:
         view = tgold.gold_view(db, user, campaign_id, due, "hidden", None)
     else:

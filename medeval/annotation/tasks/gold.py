@@ -144,20 +144,7 @@ def gold_view(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id: 
                       changeable=mode == "hidden")
 
 
-def parse_ref(ref: str) -> tuple[str, int, int | None]:
-    """("real" | "qualification" | "hidden", item or gold id, attempt) of a screen's opaque reference."""
-    kind, _, rest = str(ref).partition(":")
-    try:
-        if kind == "i":
-            return "real", int(rest), None
-        if kind == "q":
-            g, a = (int(x) for x in rest.split(":"))
-            return "qualification", g, a
-        if kind == "h":
-            return "hidden", int(rest), None
-        raise ValueError(ref)
-    except ValueError:
-        raise MedevalError("this answer refers to no item on your screen; reload the page") from None
+parse_ref = gd.parse_ref  # (the references are the same for tier and task items)
 
 
 def _check_turn(db, user: User, campaign_id: int, gold_id: int, mode: str, attempt: int | None) -> None:

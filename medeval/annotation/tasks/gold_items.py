@@ -13,7 +13,6 @@ Append-only like tier gold items: retiring adds a row of ``task_gold_retired``.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -138,8 +137,7 @@ def _insert(db, campaign_id: int, spec: ItemSpec, expected: dict, reason: str, w
     return db.conn.execute(
         "INSERT INTO task_gold_items (campaign_id, source, payload, expected, reason, created_by, created_at) VALUES "
         "(?, ?, ?, ?, ?, ?, ?)", (campaign_id, spec.source, json.dumps(spec.payload, ensure_ascii=False),
-                                  json.dumps(expected, ensure_ascii=False), reason, who,
-                                  time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))).lastrowid
+                                  json.dumps(expected, ensure_ascii=False), reason, who, gi._now())).lastrowid
 
 
 def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, expected: dict, reason: str, *,
@@ -166,20 +164,7 @@ def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, exp
 
 def retire_task_gold(db: sqlite_utils.Database, campaign_id: int, gold_id: int, *, actor: User | None) -> None:
     """Retire a task gold item: no longer handed out; its answers stay, out of the accuracy figures."""
-    if actor is not None:
-        require_role(actor, *gi.EDITING_ROLES)
-    task_type(db, campaign_id)
-    with transaction(db):
-        row = db.conn.execute("SELECT EXISTS (SELECT 1 FROM task_gold_retired WHERE gold_id = g.id) FROM "
-                              "task_gold_items g WHERE g.id = ? AND g.campaign_id = ?", (gold_id, campaign_id)).fetchone()
-        if row is None:
-            raise MedevalError(f"campaign {campaign_id} has no gold item {gold_id}; see `medeval gold list`")
-        if row[0]:
-            return
-        who = actor.username if actor else "cli"
-        db.conn.execute("INSERT INTO task_gold_retired (gold_id, retired_by, retired_at) VALUES (?, ?, ?)",
-                        (gold_id, who, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
-        audit(db, who, "gold.retire", f"campaign:{campaign_id}", {"gold": gold_id})
+    gi.unmark_gold(db, campaign_id, gold_id, actor=actor, family="task")
 
 
 _SQL = ("SELECT id, campaign_id, source, payload, expected, reason, created_by, created_at, EXISTS (SELECT 1 FROM "
