@@ -1,0 +1,103 @@
+"""Chinese text helpers shared by the whole package: traditional → simplified, and numerals.
+
+* :func:`to_simplified` -- traditional Chinese to simplified with OpenCC (PyPI ``opencc``, the maintained
+  converter; its ``t2s`` configuration). "高血壓" and "高血压" are the same knowledge, and a verdict written
+  "說法正確" is the same verdict as "说法正确". Text without any CJK character is returned unchanged without
+  calling the converter.
+* :data:`NUMERALS` -- the one table of Chinese and Roman numerals (一..十, 两, 〇/零, the Roman numerals
+  Ⅰ..Ⅻ and ⅰ..ⅻ); :func:`numeral_value` and :func:`parse_int` read them. Every parser of the package
+  (severity levels, judge scores, answer positions) takes its numerals from here.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+
+# Chinese numerals (simplified and traditional forms: 兩 is 两 written traditionally) and the Unicode Roman
+# numerals, upper and lower case. NFKC turns "Ⅱ" into "II", so parsers that normalise first also accept ASCII
+# Roman numerals through ROMAN_ASCII.
+CHINESE_DIGITS: dict[str, int] = {
+    "〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5,
+    "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+}
+ROMAN: dict[str, int] = {
+    **{c: i + 1 for i, c in enumerate("ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩⅪⅫ")},
+    **{c: i + 1 for i, c in enumerate("ⅰⅱⅲⅳⅴⅵⅶⅷⅸⅹⅺⅻ")},
+}
+ROMAN_ASCII: dict[str, int] = {
+    "I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10,
+    "XI": 11, "XII": 12,
+}
+NUMERALS: dict[str, int] = {**CHINESE_DIGITS, **ROMAN}
+
+# A character class of every single-character numeral, for regular expressions.
+NUMERAL_CLASS = "[" + "".join(sorted(NUMERALS)) + "]"
+_CN_INT_RE = re.compile(r"^(?:([一二两兩三四五六七八九])?(十))?([〇零一二两兩三四五六七八九])?$")
+
+_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df]")
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _converter():
+    import opencc  # imported on first use: a process that never meets Chinese text never loads it
+
+    return opencc.OpenCC("t2s")
+
+
+def to_simplified(text: str) -> str:
+    """``text`` with traditional Chinese characters turned into simplified ones (OpenCC ``t2s``).
+
+    >>> to_simplified("高血壓的說法正確")
+    '高血压的说法正确'
+    >>> to_simplified("TNF-α ≥ 6.5%")
+    'TNF-α ≥ 6.5%'
+    """
+    if not text or not _CJK_RE.search(text):
+        return text
+    conv = _converter()
+    with _lock:  # OpenCC objects are not documented as thread-safe; a call takes microseconds
+        return conv.convert(text)
+
+
+def has_cjk(text: str) -> bool:
+    """True when ``text`` holds at least one CJK ideograph."""
+    return bool(text) and _CJK_RE.search(text) is not None
+
+
+def numeral_value(ch: str) -> int | None:
+    """Value of one numeral character (Chinese or Roman), or of an ASCII Roman numeral; None otherwise.
+
+    >>> numeral_value("三"), numeral_value("Ⅱ"), numeral_value("ⅳ"), numeral_value("IV"), numeral_value("x7")
+    (3, 2, 4, 4, None)
+    """
+    if ch in NUMERALS:
+        return NUMERALS[ch]
+    return ROMAN_ASCII.get(ch.upper()) if ch.isascii() and ch.isalpha() else None
+
+
+def parse_int(text: str) -> int | None:
+    """An integer written in Arabic digits, Chinese numerals up to 99 (十二, 二十, 二十五) or Roman numerals.
+
+    >>> [parse_int(s) for s in ("4", "四", "十", "十二", "二十五", "Ⅲ", "III", "二三", "")]
+    [4, 4, 10, 12, 25, 3, 3, None, None]
+    """
+    text = text.strip()
+    if not text:
+        return None
+    if text.isascii() and text.isdigit():
+        return int(text)
+    if len(text) == 1 or text.isascii():
+        return numeral_value(text)
+    m = _CN_INT_RE.match(text)
+    if not m or not any(m.groups()):
+        return None
+    tens_digit, ten, unit = m.groups()
+    value = 0
+    if ten:
+        value = 10 * (CHINESE_DIGITS[tens_digit] if tens_digit else 1)
+    if unit:
+        value += CHINESE_DIGITS[unit]
+    return value
