@@ -53,6 +53,10 @@ SETTINGS: tuple[Setting, ...] = (
             "in the database, so sign-ins survive restarts.", None),
     Setting("MEDEVAL_DEMO", "0",
             "Set to 1 when the app runs on the generated demo database (the app marks itself as demo).", None),
+    Setting("MEDEVAL_LEVEL_BANDS", "3.5,3.0,2.0",
+            "Lower bounds of the model levels on the total score (0-10), level 1 first: 3.5,3.0,2.0 gives level 1 "
+            "from 3.5, 2 from 3.0, 3 from 2.0, 4 below. medeval's bands: the paper's Table 4 names four levels "
+            "but no cut-offs; the defaults reproduce its grouping (medeval/engine/totals.py).", None),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
