@@ -67,7 +67,7 @@ VERDICTS = [
     ("对于这个问题，需要结合具体情况。", N),     # 对于 is not 对
     ("否则会延误治疗。", N),                      # 否则 is not 否
     ("根据文献，这个说法是正确的。", N),          # the verdict comes late
-    ("您好！这个说法是正确的。", N),
+    ("您好！这个说法是正确的。", S),           # a greeting is filler (issue 21: leading fillers are read)
     ("建议尽快就医，由医生评估。", N),
     ("错误率较高的检查不宜作为诊断依据。", N),
     ("正确的做法是先就医。", N),
