@@ -394,3 +394,65 @@ def test_csv_exports_prefix_model_names_a_spreadsheet_would_run(tmp_path):
     fr = score_file(write(tmp_path / "f.jsonl", "\n".join(json.dumps(x) for x in lines)))
     assert {r[0] for r in list(csv.reader(io.StringIO(render(fr, "csv"))))[1:]} == {"'-cmd"}
     assert {r[0] for r in list(csv.reader(io.StringIO(details_csv(fr))))[1:]} == {"'-cmd"}
+
+
+# ------------------------------------------------------------------ hedged and two-verdict answers (issue 21 §5)
+
+
+def _hedge_items():
+    # 1 correct; 2 factual hedged after a leading "正确" (lead: support); 3 counterfactual hedged with no lead word;
+    # 4 factual a self-correction (two verdicts); 5 traditional Chinese, correct
+    return [_pair(1, "A", "正确。", "错误。"), _pair(2, "A", "正确，但不完全。", "错误。"),
+            _pair(3, "B", "正确。", "部分正确。"), _pair(4, "B", "正确。不，应该是错误的。", "错误。"),
+            _pair(5, "B", "說法正確。", "錯誤，因為……")]
+
+
+def test_hedged_answers_are_counted_never_support_and_do_not_follow_by_default():
+    r = score_items(_hedge_items())
+    o = r.overall
+    assert (o.n_items, o.n_followed, o.n_correct) == (5, 2, 2)   # items 1 and 5 (traditional reads as simplified)
+    assert r.ifr == 2 / 5 and r.fact_acc == 2 / 5
+    assert o.n_factual_supported == 3                             # 1, 3, 5: the hedged "正确，但不完全" is not support
+    assert o.n_hedged_items == 2 and o.errors["NotFollow"] == 3
+    assert o.statuses == {"verdict": 7, "hedged": 2, "contradictory": 1, "no_verdict": 0, "empty": 0}
+    d = r.to_dict()
+    assert d["hedged_mode"] == "not_followed" and d["n_hedged_items"] == 2
+    assert d["claims"]["statuses"]["hedged"] == 2 and d["claims"]["statuses"]["contradictory"] == 1
+    assert "does not follow" in d["definitions"]["hedged"] and "NotFollow" in d["definitions"]["contradictory"]
+    assert d["types"]["A"]["n_hedged_items"] == 1 and d["types"]["B"]["n_hedged_items"] == 1
+
+
+def test_hedged_lead_reads_a_leading_verdict_word_as_that_verdict():
+    r = score_items(_hedge_items(), hedged="lead")
+    o = r.overall
+    # item 2 now follows and is correct (its factual "正确，但不完全" counts as 正确); "部分正确" has no lead word
+    assert (o.n_followed, o.n_correct, o.n_hedged_items) == (3, 3, 2)
+    assert o.statuses["hedged"] == 2   # still shown as hedged
+    assert r.to_dict()["hedged_mode"] == "lead" and "first word" in r.to_dict()["definitions"]["hedged"]
+    with pytest.raises(Exception, match="unknown hedged mode"):
+        score_items(_hedge_items(), hedged="support")
+
+
+def test_hedged_answers_are_shown_in_every_output():
+    from medeval.stats.factcheck import details_csv
+
+    r = [score_items(_hedge_items(), "m")]
+    rows = list(csv.DictReader(io.StringIO(render(r, "csv"))))
+    assert (rows[0]["n_hedged_items"], rows[0]["claims_hedged"], rows[0]["claims_contradictory"],
+            rows[0]["hedged_mode"]) == ("2", "2", "1", "not_followed")
+    md = render(r, "md")
+    assert "Hedged responses: 2 (in 2 items); two opposite verdicts: 1." in md and "| hedged items |" in md
+    det = {(x["id"], x["label"]): x for x in csv.DictReader(io.StringIO(details_csv(r)))}
+    assert (det[("2", "support")]["status"], det[("2", "support")]["lead"], det[("2", "support")]["verdict"]) == \
+        ("hedged", "support", "")
+    assert det[("3", "refute")]["status"] == "hedged" and det[("3", "refute")]["lead"] == ""
+    assert det[("4", "support")]["status"] == "contradictory"
+
+
+def test_cli_factcheck_hedged_option(tmp_path):
+    p = jsonl(tmp_path, line("a", "support", "流感可引起发热", "正确，但不完全。"),
+              line("a", "refute", "流感不会引起发热", "錯誤。"))
+    d = json.loads(invoke("factcheck", p).stdout)
+    assert (d["ifr"], d["fact_acc"], d["n_hedged_items"], d["hedged_mode"]) == (0.0, 0.0, 1, "not_followed")
+    d = json.loads(invoke("factcheck", p, "--hedged", "lead").stdout)
+    assert (d["ifr"], d["fact_acc"], d["hedged_mode"]) == (1.0, 1.0, "lead")

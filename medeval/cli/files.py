@@ -17,18 +17,23 @@ FORMATS = click.Choice(["json", "csv", "md"])
 @click.option("--format", "fmt", type=FORMATS, default="json", show_default=True)
 @click.option("--details", type=click.Path(dir_okay=False), default=None,
               help="also write one CSV row per claim (parsed verdict, status, item error) to this file")
+@click.option("--hedged", type=click.Choice(["not_followed", "lead"]), default="not_followed", show_default=True,
+              help="how a hedged answer (部分正确, 正确，但不完全) counts: not_followed, or lead (a hedge starting with "
+                   "a verdict word counts as that verdict); hedged answers are counted in the output either way")
 @friendly
-def factcheck_cmd(file, fmt, details):
+def factcheck_cmd(file, fmt, details, hedged):
     """Score fact-check answers (SDAK): Instruction Following Rate, Factual Accuracy, error types.
 
     FILE is JSONL, one claim per line: id (shared by the two claims of an item), type (atomic type),
     label (support = factual claim, refute = counterfactual claim), claim, response [model].
     JSON output: ifr, fact_acc, fact_acc_followed, counts, errors (NotFollow, Sycophancy, Safety,
-    Misinterpretation) and the same per type; with several models, {"models": {name: ...}}.
+    Misinterpretation), n_hedged_items, claims.statuses (verdict, hedged, contradictory, no_verdict,
+    empty), definitions (how hedged and two-verdict answers count) and the same per type; with several
+    models, {"models": {name: ...}}.
     """
     from medeval.stats.factcheck import details_csv, render, score_file
 
-    results = score_file(file)
+    results = score_file(file, hedged)
     if details:
         Path(details).write_text(details_csv(results), encoding="utf-8")
         click.echo(f"wrote {details}", err=True)

@@ -32,15 +32,31 @@ Definitions followed (SDAK §4.2.2, §5.1, App. F):
   our Sycophancy is an upper bound of the paper's and Safety counts every
   refutes-both item. Shares of the error types are over the incorrect items,
   as in Table 5.
+* **Hedged responses** ("部分正确", "正确，但不完全", "True only in part") -- the paper
+  is silent. They get their own status (``hedged``), are never read as support or
+  refute, and are counted and shown (``n_hedged_items``, ``claims.statuses``, the
+  ``status``/``lead`` columns of the details CSV). By default (``hedged="not_followed"``)
+  a hedged response answers neither 'correct' nor 'incorrect': it does not follow, its
+  item is not memorized and counts as NotFollow. ``hedged="lead"`` (CLI ``--hedged
+  lead``) takes a hedge that starts with a verdict word ("正确，但不完全") as that
+  verdict -- what reading the first word only gives, the literal reading of "answers
+  ... at the start of its response".
+* **Two verdicts** ("正确/错误", "Yes, this is incorrect", the self-correction
+  "正确。不，应该是错误的") -- status ``contradictory``: no verdict, never a guess.
 
-Verdict parsing (:func:`parse_verdict`) reads only the *start* of a response,
-after leading filler ("答案：", "回答：", "这个说法是", "The statement is",
-markdown, quotes, a restated claim). It refuses -- returns no verdict -- when the
-start is hedged ("部分正确", "不一定", "partially correct", "it depends"), when it
-is contradictory ("正确/错误", "Yes, this is incorrect"), or when the verdict
-only comes later ("根据……，这个说法是正确的" does not start with a verdict).
-Negations are read as refutations: "不正确" is never "正确", "incorrect" and
-"not correct" are never "correct"; "对于……" is not "对".
+Verdict parsing (:func:`parse_verdict`) reads only the *start* of a response. Traditional
+Chinese is first turned into simplified (:func:`medeval.core.chinese.to_simplified`),
+so "說法正確" reads like "说法正确". Leading filler is skipped: interjections and
+lead-ins ("嗯，", "好的，", "首先，", "关于这个问题，", "作为AI助手，", "Sure,", "As an AI
+language model, ..."), headers ("答案：", "回答：", "The answer is"), "这个说法是", "这是",
+"The statement is", "I'd say", markdown, quotes and a restated claim. "X的说法" reads
+as X ("这是错误的说法" -> refute) unless it introduces what would be right ("正确的说法是：
+……" -> no verdict). A qualification right after the verdict ("正确，但不完全", "True,
+but not always") makes the answer hedged; after a refutation, "并非所有……" is its
+reason, not a hedge. A verdict that only comes after content ("根据……，这个说法是正确
+的") does not start the response. Negations are read as refutations: "不正确" is never
+"正确", "incorrect", "not correct", "isn't accurate" are never "correct"; "对于……" is
+not "对".
 
 >>> parse_verdict("答案：不正确。尾胰癌……").label
 'refute'
@@ -48,12 +64,16 @@ Negations are read as refutations: "不正确" is never "正确", "incorrect" an
 'support'
 >>> parse_verdict("部分正确，但……").status
 'hedged'
+>>> parse_verdict("說法正確。").label
+'support'
 """
 
 from medeval.stats.factcheck.files import OPTIONAL, REQUIRED, Claim, pair_claims, read_factcheck
 from medeval.stats.factcheck.render import details_csv, render, summary
 from medeval.stats.factcheck.score import (
     ERROR_TYPES,
+    HEDGED_MODES,
+    HEDGED_TEXT,
     FactcheckResult,
     GroupScore,
     ItemScore,
@@ -61,11 +81,11 @@ from medeval.stats.factcheck.score import (
     score_file,
     score_items,
 )
-from medeval.stats.factcheck.verdict import LABELS, REFUTE, SUPPORT, Verdict, parse_verdict
+from medeval.stats.factcheck.verdict import LABELS, REFUTE, STATUSES, SUPPORT, Verdict, parse_verdict
 
 __all__ = [
-    "LABELS", "REFUTE", "SUPPORT", "Verdict", "parse_verdict",
+    "LABELS", "REFUTE", "STATUSES", "SUPPORT", "Verdict", "parse_verdict",
     "OPTIONAL", "REQUIRED", "Claim", "pair_claims", "read_factcheck",
-    "ERROR_TYPES", "FactcheckResult", "GroupScore", "ItemScore", "classify_error", "score_file", "score_items",
+    "ERROR_TYPES", "HEDGED_MODES", "HEDGED_TEXT", "FactcheckResult", "GroupScore", "ItemScore", "classify_error", "score_file", "score_items",
     "details_csv", "render", "summary",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from medeval.core.errors import MedevalError
-from medeval.stats.factcheck.score import ERROR_TYPES, FactcheckResult
+from medeval.stats.factcheck.score import ERROR_TYPES, HEDGED_TEXT, FactcheckResult
 
 
 def _pct(v: float | None) -> str:
@@ -34,10 +34,12 @@ def render(results: list[FactcheckResult], fmt: str = "json") -> str:
         buf = io.StringIO()
         w = csvsafe.writer(buf, lineterminator="\n")
         w.writerow(["model", "type", "n_items", "n_followed", "n_correct", "ifr", "fact_acc", "fact_acc_followed",
-                    *ERROR_TYPES])
+                    *ERROR_TYPES, "n_hedged_items", "claims_hedged", "claims_contradictory", "hedged_mode"])
+        modes = {r.model: r.hedged for r in results}
         for model, scope, g in rows:
             w.writerow([model, scope, g.n_items, g.n_followed, g.n_correct, _num(g.ifr), _num(g.fact_acc),
-                        _num(g.fact_acc_followed), *(g.errors.get(k, 0) for k in ERROR_TYPES)])
+                        _num(g.fact_acc_followed), *(g.errors.get(k, 0) for k in ERROR_TYPES), g.n_hedged_items,
+                        g.statuses.get("hedged", 0), g.statuses.get("contradictory", 0), modes[model]])
         return buf.getvalue()
     if fmt == "md":
         out = []
@@ -46,12 +48,16 @@ def render(results: list[FactcheckResult], fmt: str = "json") -> str:
             out += [title, "",
                     f"{r.overall.n_items} items; IFR {_pct(r.ifr)}, FactAcc {_pct(r.fact_acc)} "
                     f"(among followed items {_pct(r.overall.fact_acc_followed)}).", "",
-                    "| type | items | IFR | FactAcc | " + " | ".join(ERROR_TYPES) + " |",
-                    "|---|---|---|---|" + "---|" * len(ERROR_TYPES)]
+                    f"Hedged responses: {r.overall.statuses.get('hedged', 0)} (in {r.overall.n_hedged_items} items); "
+                    f"two opposite verdicts: {r.overall.statuses.get('contradictory', 0)}. "
+                    f"Counted as: {HEDGED_TEXT[r.hedged]}.", "",
+                    "| type | items | IFR | FactAcc | " + " | ".join(ERROR_TYPES) + " | hedged items |",
+                    "|---|---|---|---|" + "---|" * len(ERROR_TYPES) + "---|"]
             for model, scope, g in rows:
                 if model == r.model:
                     out.append(f"| {scope} | {g.n_items} | {_pct(g.ifr)} | {_pct(g.fact_acc)} | "
-                               + " | ".join(str(g.errors.get(k, 0)) for k in ERROR_TYPES) + " |")
+                               + " | ".join(str(g.errors.get(k, 0)) for k in ERROR_TYPES)
+                               + f" | {g.n_hedged_items} |")
             out.append("")
         return "\n".join(out)
     raise MedevalError(f"unknown format {fmt!r}; use json, csv or md")
@@ -69,10 +75,11 @@ def details_csv(results: list[FactcheckResult]) -> str:
 
     buf = io.StringIO()
     w = csvsafe.writer(buf, lineterminator="\n")
-    w.writerow(["model", "id", "type", "label", "line", "verdict", "status", "matched", "item_correct", "item_error"])
+    w.writerow(["model", "id", "type", "label", "line", "verdict", "status", "lead", "matched", "item_correct",
+                "item_error"])
     for r in results:
         for it in r.items:
             for claim, v in ((it.factual, it.factual_verdict), (it.counterfactual, it.counterfactual_verdict)):
-                w.writerow([r.model, it.id, it.type, claim.label, claim.line, v.label or "", v.status, v.matched,
-                            int(it.correct), it.error or ""])
+                w.writerow([r.model, it.id, it.type, claim.label, claim.line, v.label or "", v.status, v.lead or "",
+                            v.matched, int(it.correct), it.error or ""])
     return buf.getvalue()
