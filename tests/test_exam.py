@@ -54,7 +54,7 @@ OUTPUTS = [
     ("综上，答案是A……不对，最终答案是C", ABCDE, "C"),  # the last answer of a chain of thought
     ("答案：B\n解析：选A的理由不充分。", ABCDE, "B"),   # "答案" beats a later bare "选A"
     ("答案：ACE", ABCDE, "ACE"),
-    ("答案是B或C", ABCDE, "BC"),                       # a hedge is not cut down to its first letter
+    ("答案是B或C", ABCDE, ""),                         # alternatives: ambiguous, never cut to the first letter
     ("答案：b", ABCDE, "B"),
     ("答案：B，A项错误，C项错误。", ABCDE, "B"),        # a comma ends the answer when a new clause follows
     ("答案：B\nA项错误", ABCDE, "B"),
@@ -124,6 +124,129 @@ def test_extraction_of_real_looking_outputs(text, options, expected):
     assert extract_answer(text, options).letters == expected
 
 
+AMB = None  # the reading is ambiguous: no letters, a reason, the candidates -- for a person to settle
+
+# (response, our reading -- letters or AMB, CMB's reading for a single-choice question). The third column is what
+# CMB's own extraction gives on the same input: ``match_choice`` of FreedomIntelligence/CMB src/utils.py searches
+# r"(答案|正确选项)(?:是|：|为|应该是|应该为)(.*?)(。|\.|$)" and keeps the A-G letters of the match, else every A-G
+# capital of the text; ``extract_ans`` keeps only the first for a single-choice question. (Worked by hand, e.g.
+# "Final answer: C" has no Chinese phrase, so its capitals "FC" give "F"; "答案是A吗？不，应该是C。" gives "AC",
+# then "A".)
+HARD = [
+    ("我认为A和B都有可能，但更倾向于B。", "B", 'A'),
+    ("答案是A吗？不，应该是C。", "C", 'A'),
+    ("排除A、B、C后，只剩D。", "D", 'A'),
+    ("首选D，备选B。", "D", 'D'),
+    ("本題選D", "D", 'D'),
+    ("答案為B", "B", 'B'),
+    ("答案：BD", "BD", 'B'),
+    ("选项C正确", "C", 'C'),
+    ("The answer is (B)", "B", 'B'),
+    ("Final answer: C", "C", 'F'),
+    ("正确答案是 A 和 C", "AC", 'A'),
+    ("维生素D", AMB, 'D'),
+    # traditional Chinese
+    ("正確答案是B。", "B", 'B'),
+    ("綜上所述，應選E。", "E", 'E'),
+    ("我認為A和B都有可能，但更傾向於B。", "B", 'A'),
+    ("首選C，備選A。", "C", 'C'),
+    ("排除A、B後，只剩C。", "C", 'A'),
+    ("答案：A、C、D（多選）", "ACD", 'A'),
+    ("本題答案為C或D，需結合臨床。", AMB, 'C'),
+    ("維生素D缺乏，故選A", "A", 'D'),
+    ("心電圖示ST段抬高，選B", "B", 'B'),
+    # hedges: equal candidates, alternatives
+    ("A和B都有可能。", AMB, 'A'),
+    ("我认为B和C都有可能，需结合指南判断。", AMB, 'B'),
+    ("答案是B或C", AMB, 'B'),
+    ("可能是A，也可能是D。", AMB, 'A'),
+    ("A or B, depending on the guideline.", AMB, 'A'),
+    ("Both A and C are possible.", AMB, 'B'),
+    ("It could be B or D.", AMB, 'B'),
+    ("B和D均有可能", AMB, 'B'),
+    ("I am torn between B and C.", AMB, 'B'),
+    ("A和B都有可能，但我更倾向于A。", "A", 'A'),
+    ("Both B and D are plausible, but I lean towards D.", "D", 'B'),
+    # self-corrections
+    ("答案是A。等等，答案是B。", "B", 'A'),
+    ("综上，答案是A……不对，最终答案是C", "C", 'A'),
+    ("初步判断选B，但重新考虑后，答案应为D。", "D", 'B'),
+    ("The answer is A. Wait, actually the answer is C.", "C", 'A'),
+    ("Is it A? No, it is C.", "C", 'A'),
+    ("最终答案：A。最终答案：B。", AMB, 'A'),
+    ("Final answer: B ... Final answer: D", AMB, 'F'),
+    ("最终答案：A。不对，最终答案：B。", "B", 'A'),
+    # eliminated options
+    ("A项错误，B项错误，C项错误，故选D。", "D", 'A'),
+    ("排除A和C，答案是B。", "B", 'B'),
+    ("Eliminating A, B and C leaves D.", "D", 'E'),
+    ("不选A，选C", "C", 'A'),
+    ("A、B、E均不正确，C、D正确。", "CD", 'A'),
+    ("Option A is wrong; option B is incorrect; the answer is E.", "E", 'A'),
+    # multi-answer
+    ("正确答案是A、B、D", "ABD", 'A'),
+    ("答案：ACE", "ACE", 'A'),
+    ("The correct answers are A, C and E.", "ACE", 'A'),
+    ("A、B、D正确，C错误", "ABD", 'A'),
+    ("答案是B和D", "BD", 'B'),
+    ("选ABD", "ABD", 'A'),
+    # letters that are not answers
+    ("维生素D缺乏可致佝偻病，选A", "A", 'D'),
+    ("根据CT和ECG结果，选D", "D", 'C'),
+    ("B超提示胆囊结石，答案为C", "C", 'C'),
+    ("Vitamin D deficiency is not the cause; the answer is B.", "B", 'D'),
+    ("Hepatitis B serology is negative, so choose E.", "E", 'B'),
+    ("HbA1c ≥ 6.5% supports diabetes; answer: C", "C", 'A'),
+    ("TNF-α升高，β受体阻滞剂禁用，故选A", "A", 'F'),
+    ("血钾3.0 mmol/L，选B", "B", 'B'),
+    # no option at all
+    ("我不知道", AMB, ''),
+    ("需要更多信息才能判断。", AMB, ''),
+    ("I cannot answer this question.", AMB, ''),
+    # plain answers
+    ("D", "D", 'D'),
+    ("(C)", "C", 'C'),
+    ("B. 3分钟", "B", 'B'),
+    ("答案：Ｅ", "E", ''),
+    ("**答案：B**", "B", 'B'),
+    ("I would choose A.", "A", 'A'),
+    ("The best option is D.", "D", 'D'),
+]
+
+
+
+@pytest.mark.parametrize("text,expected,cmb", HARD)
+def test_final_choice_hedges_corrections_eliminations_and_cmbs_reading(text, expected, cmb):
+    e = extract_answer(text, ABCDE)
+    if expected is AMB:
+        assert (e.status, e.letters, e.method) == ("ambiguous", "", "ambiguous") and e.note, e
+    else:
+        assert (e.status, e.letters) == ("answered", expected), e
+    assert cmb_match_choice(text, multi=False) == cmb
+
+
+def test_hard_table_is_large_and_varied():
+    assert len(HARD) >= 60
+    traditional = [t for t, _, _ in HARD if any(c in t for c in "為選認傾後題應綜確電維結臨")]
+    english = [t for t, _, _ in HARD if t.isascii()]
+    ambiguous = [t for t, e, _ in HARD if e is AMB]
+    assert len(traditional) >= 8 and len(english) >= 12 and len(ambiguous) >= 15
+    # CMB's regex reads a wrong or guessed letter on many of them; ours never guesses
+    assert sum(cmb != e for _, e, cmb in HARD) >= 30
+
+
+@pytest.mark.parametrize("text,reason,candidates", [
+    ("Both A and C are possible.", "several options named, none stated as the choice (A, C)", "AC"),
+    ("答案是B或C", "alternatives, not a choice (B or C)", "BC"),
+    ("最终答案：A。最终答案：B。", "contradictory final answers (A; B) with no correction between them", "AB"),
+    ("我不知道", "no option letter or option text found", ""),
+    ("原发性肺结核或继发性肺结核", "the texts of several options (C, D)", "CD"),
+])
+def test_ambiguous_readings_give_the_reason_and_the_candidates(text, reason, candidates):
+    e = extract_answer(text, TB if "肺结核" in text else ABCDE)
+    assert (e.status, e.note, e.candidates, e.letters) == ("ambiguous", reason, candidates, "")
+
+
 def test_there_are_many_exam_outputs_in_both_languages():
     zh = [t for t, _, _ in OUTPUTS if any("\u4e00" <= c <= "\u9fff" for c in t)]
     en = [t for t, _, _ in OUTPUTS if t and t not in zh]
@@ -166,8 +289,8 @@ def test_extraction_says_how_and_why_not():
     assert extract_answer("A项错误，C项正确", ABCDE).method == "statement"
     assert extract_answer("考虑原发性肺结核", TB).method == "option_text"
     e = extract_answer("Both A and C are possible.", ABCDE)
-    assert e.method == "none" and "ambiguous" in e.note and "A, C" in e.note
-    assert extract_answer("", ABCDE).note == "empty response"
+    assert e.method == e.status == "ambiguous" and "A, C" in e.note
+    assert extract_answer("", ABCDE).note == "empty response" and extract_answer("", ABCDE).status == "none"
 
 
 def test_letters_outside_the_options_are_not_read():
@@ -197,27 +320,92 @@ def test_exact_set_match_and_unanswered_questions():
     res = score_answers(key, {"1": (1, "答案：A"), "2": (2, "答案：BD"), "3": (3, "答案：B"),   # subset: wrong
                               "4": (4, "答案：BDE"), "5": (5, "答案是B或C")})               # superset, hedge: wrong
     d = res.to_dict()
-    assert (d["n"], d["correct"], d["unanswered"]) == (6, 2, 1)
-    assert d["accuracy"] == 2 / 6
-    assert d["extraction"]["answer_phrase"] == 5 and d["extraction"]["unanswered"] == 1
+    assert (d["n"], d["correct"], d["unanswered"], d["ambiguous"]) == (6, 2, 1, 1)
+    assert d["accuracy_settled"] == d["accuracy_ambiguous_wrong"] == 2 / 6
+    assert d["extraction"]["answer_phrase"] == 4 and d["extraction"]["ambiguous"] == 1
+    assert d["extraction"]["unanswered"] == 1
+    assert d["ambiguous_answers"] == [{"id": "5", "reason": "alternatives, not a choice (B or C)", "candidates": "BC",
+                                       "settled": None, "settled_by": None}]
+
+
+def test_settled_and_ambiguous_wrong_accuracies():
+    from medeval.stats.exam import response_sha
+
+    key = key_of(q(1, "A"), q(2, "B"), q(3, "C"), q(4, "D"))
+    resp = {"1": (1, "答案：A"), "2": (2, "答案是B或C"), "3": (3, "Both A and C are possible."), "4": (4, "我不知道")}
+    # 2 settled as B (right), 3 settled as A (wrong), 4 left unsettled
+    settled = {"2": ("B", "ada", response_sha(resp["2"][1])), "3": ("A", "bob", response_sha(resp["3"][1]))}
+    d = score_answers(key, resp, settlements=settled).to_dict()
+    assert (d["n"], d["ambiguous"], d["unsettled"]) == (4, 3, 1)
+    assert d["accuracy_settled"] == 2 / 4 and d["accuracy_ambiguous_wrong"] == 1 / 4
+    assert [(a["id"], a["settled"], a["settled_by"]) for a in d["ambiguous_answers"]] == [
+        ("2", "B", "ada"), ("3", "A", "bob"), ("4", None, None)]
+    # a settlement is for the response a person read: another response to the same question is not settled
+    other = dict(resp, **{"2": (2, "答案是B或D")})
+    assert score_answers(key, other, settlements=settled).to_dict()["accuracy_settled"] == 1 / 4
+    # nor is an answered reading overridden by a settlement
+    d = score_answers(key, resp, settlements={"1": ("B", "ada", response_sha("答案：A"))}).to_dict()
+    assert d["correct"] == 1 and d["ambiguous_answers"][0]["settled"] is None
+    assert set(d["definitions"]) >= {"accuracy_settled", "accuracy_ambiguous_wrong", "accuracy_cmb_regex",
+                                     "accuracy_macro"}
 
 
 def test_accuracy_per_category_and_subcategory_micro_and_macro():
     # 医师: 执业 3 questions (2 right), 住院 1 (1 right) -> micro 3/4, macro (2/3 + 1)/2 = 5/6
     # 护理: 护士 2 (0 right)                             -> micro 0, macro 0
-    # overall micro 3/6; macro over categories (3/4 + 0)/2 = 3/8 (CMB Table 6 "Average")
+    # overall micro 3/6; macro (CMB score.py + Table 6 "Average") = mean of category macros (5/6 + 0)/2 = 5/12
     key = key_of(q(1, "A", "医师", "执业"), q(2, "B", "医师", "执业"), q(3, "C", "医师", "执业"),
                  q(4, "D", "医师", "住院"), q(5, "E", "护理", "护士"), q(6, "A", "护理", "护士"))
     res = score_answers(key, {"1": (1, "A"), "2": (2, "B"), "3": (3, "D"), "4": (4, "D"), "5": (5, "A"),
                               "6": (6, "B")})
     d = res.to_dict()
-    assert d["accuracy"] == 0.5 and d["accuracy_macro"] == pytest.approx(3 / 8)
+    assert d["accuracy_settled"] == 0.5 and d["accuracy_macro"] == pytest.approx(5 / 12)
     doc = d["categories"]["医师"]
-    assert (doc["n"], doc["correct"], doc["accuracy"]) == (4, 3, 0.75)
+    assert (doc["n"], doc["correct"], doc["accuracy_settled"]) == (4, 3, 0.75)
     assert doc["accuracy_macro"] == pytest.approx(5 / 6)
-    assert doc["subcategories"] == {"住院": {"n": 1, "correct": 1, "accuracy": 1.0},
-                                    "执业": {"n": 3, "correct": 2, "accuracy": 2 / 3}}
-    assert d["categories"]["护理"]["accuracy"] == 0.0
+    g = {"ambiguous": 0, "unsettled": 0}
+    assert doc["subcategories"] == {
+        "住院": {"n": 1, "correct": 1, "accuracy_settled": 1.0, "accuracy_ambiguous_wrong": 1.0, **g},
+        "执业": {"n": 3, "correct": 2, "accuracy_settled": 2 / 3, "accuracy_ambiguous_wrong": 2 / 3, **g}}
+    assert d["categories"]["护理"]["accuracy_settled"] == 0.0
+
+
+def _cmb_score_py(rows):
+    """CMB's score.py (FreedomIntelligence/CMB), restated: per exam_type, the mean of its exam_classes'
+    accuracies; the overall "Average" (Table 6) is the mean of those."""
+    stats: dict = {}
+    for exam_type, exam_class, right in rows:
+        s = stats.setdefault(exam_type, {}).setdefault(exam_class, [0, 0])
+        s[0] += right
+        s[1] += 1
+    per_cat = {t: sum(c / n for c, n in cls.values()) / len(cls) for t, cls in stats.items()}
+    return per_cat, sum(per_cat.values()) / len(per_cat)
+
+
+def test_macro_is_cmbs_mean_of_subcategory_means():
+    # P: p1 1 question right (1.0), p2 3 questions none right (0.0) -> question-level 1/4, CMB (1 + 0)/2 = 0.5
+    # Q: q1 1 question right (1.0)
+    # overall: mean of question-level category accuracies (1/4 + 1)/2 = 0.625 (medeval before issue 21);
+    #          CMB: mean of the subcategory means (0.5 + 1)/2 = 0.75
+    key = key_of(q(1, "A", "P", "p1"), q(2, "A", "P", "p2"), q(3, "A", "P", "p2"), q(4, "A", "P", "p2"),
+                 q(5, "A", "Q", "q1"))
+    resp = {"1": (1, "A"), "2": (2, "B"), "3": (3, "B"), "4": (4, "B"), "5": (5, "A")}
+    d = score_answers(key, resp).to_dict()
+    assert d["accuracy_macro"] == 0.75
+    assert macro_mean(c["accuracy_settled"] for c in d["categories"].values()) == 0.625  # the old convention
+    per_cat, overall = _cmb_score_py([("P", "p1", 1), ("P", "p2", 0), ("P", "p2", 0), ("P", "p2", 0),
+                                      ("Q", "q1", 1)])
+    assert overall == d["accuracy_macro"]
+    assert {c: v["accuracy_macro"] for c, v in d["categories"].items()} == per_cat
+    assert "mean of its subcategories' accuracies" in d["definitions"]["accuracy_macro"]
+
+
+def test_a_category_with_and_without_subcategories_is_refused():
+    from medeval.core.errors import MedevalError
+
+    key = key_of(q(1, "A", "P", "p1"), q(2, "A", "P"))
+    with pytest.raises(MedevalError, match="some questions have a subcategory and some do not"):
+        score_answers(key, {"1": (1, "A")}).to_dict()
 
 
 def test_cmb_field_names_and_generic_names_give_the_same_result():
@@ -241,14 +429,20 @@ def test_overall_average_is_the_mean_of_the_category_accuracies_as_in_cmb_table_
 def test_demo_files_score_as_computed_by_hand():
     # exam_demo_answers.jsonl vs exam_demo_key.json: 1 "根据CT和ECG…选A" right (CMB: C); 2 "正确答案是 A、B、D"
     # right (CMB too); 3 "心电图。" right by option text (CMB: nothing); 4 "B. 3分钟" wrong (key C); 5 "答案：A"
-    # right; 6 "A、B、D正确，C错误，不选C" right (CMB: ABDCC).
+    # right; 6 "A、B、D正确，C错误，不选C" right (CMB: ABDCC); 7 "我认为B和C都有可能…" ambiguous (CMB: B, wrong);
+    # 8 "答案為C或D，視情況而定。" ambiguous (CMB: no "答案为" in traditional script, so every capital, C: right).
     (r,) = score_files(DEMO / "exam_demo_answers.jsonl", DEMO / "exam_demo_key.json")
     d = r.to_dict()
-    assert (d["model"], d["n"], d["correct"]) == ("DemoModel", 6, 5)
-    assert d["cmb_regex"]["correct"] == 2 and d["cmb_regex"]["differs"] == 3
-    assert d["categories"]["护理考试"]["subcategories"]["护士"] == {"n": 2, "correct": 1, "accuracy": 0.5}
-    assert d["categories"]["护理考试"]["accuracy_macro"] == 0.75
-    assert d["question_types"]["多项选择题"] == {"n": 2, "correct": 2, "accuracy": 1.0}
+    assert (d["model"], d["n"], d["correct"], d["ambiguous"], d["unsettled"]) == ("DemoModel", 8, 5, 2, 2)
+    assert d["accuracy_settled"] == d["accuracy_ambiguous_wrong"] == 5 / 8
+    assert d["cmb_regex"]["correct"] == 3 and d["accuracy_cmb_regex"] == 3 / 8
+    nurse = d["categories"]["护理考试"]
+    assert (nurse["subcategories"]["护士"]["n"], nurse["subcategories"]["护士"]["correct"]) == (3, 1)
+    # CMB: 医师 (执业 2/2 + 住院 1/2)/2 = 0.75; 护理 (护士 1/3 + 护师 1/1)/2 = 2/3; overall (0.75 + 2/3)/2
+    assert nurse["accuracy_macro"] == pytest.approx(2 / 3) and d["categories"]["医师考试"]["accuracy_macro"] == 0.75
+    assert d["accuracy_macro"] == pytest.approx((0.75 + 2 / 3) / 2)
+    assert [(a["id"], a["candidates"]) for a in d["ambiguous_answers"]] == [("7", "BC"), ("8", "CD")]
+    assert (d["question_types"]["多项选择题"]["n"], d["question_types"]["多项选择题"]["correct"]) == (2, 2)
 
 
 def test_key_without_options_like_cmbs_answer_file(tmp_path):
@@ -269,7 +463,7 @@ def test_several_models(tmp_path):
         {"id": 1, "model": "m1", "response": "A"}, {"id": 2, "model": "m1", "response": "B"},
         {"id": 1, "model": "m2", "response": "C"}]) + "\n")
     res = {r.model: r.to_dict() for r in score_files(ans, key)}
-    assert res["m1"]["accuracy"] == 1.0
+    assert res["m1"]["accuracy_settled"] == 1.0
     assert (res["m2"]["correct"], res["m2"]["unanswered"]) == (0, 1)
 
 
@@ -340,20 +534,24 @@ def test_cli_exam_score_formats_and_details(tmp_path):
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert (d["n"], d["correct"]) == (3, 2)
-    assert d["categories"]["医师考试"]["accuracy"] == 1.0 and d["categories"]["护理考试"]["accuracy"] == 0.0
+    assert d["categories"]["医师考试"]["accuracy_settled"] == 1.0
+    assert d["categories"]["护理考试"]["accuracy_settled"] == 0.0
     assert d["accuracy_macro"] == 0.5
     rows = list(csv.DictReader(io.StringIO((tmp_path / "d.csv").read_text(encoding="utf-8"))))
-    assert [(r["id"], r["extracted"], r["cmb_regex"], r["correct"]) for r in rows] == [
+    assert [(r["id"], r["extracted"], r["cmb_regex"], r["correct_settled"]) for r in rows] == [
         ("1", "A", "C", "1"), ("2", "BD", "BD", "1"), ("3", "E", "C", "0")]
 
     rows = list(csv.DictReader(io.StringIO(invoke("exam-score", ans, key, "--format", "csv").stdout)))
     assert [(r["level"], r["group"], r["subgroup"], r["correct"]) for r in rows] == [
         ("overall", "", "", "2"), ("category", "医师考试", "", "2"), ("subcategory", "医师考试", "住院医师", "1"),
         ("subcategory", "医师考试", "执业医师", "1"), ("category", "护理考试", "", "0"),
-        ("subcategory", "护理考试", "护士", "0"), ("cmb_regex", "", "", "2")]  # groups sorted by code point
+        ("subcategory", "护理考试", "护士", "0")]  # groups sorted by code point
+    assert rows[0]["accuracy_cmb_regex"] == repr(2 / 3)
     # CMB's regex credits question 3: the model wrote "不选C，选E" and CMB reads the first capital, C (= the key)
     md = invoke("exam-score", ans, key, "--format", "md").stdout
-    assert "3 questions, 2 correct (66.67%)" in md and "| subcategory | 医师考试 | 住院医师 | 1 | 1 | 100.00% |" in md
+    assert "3 questions; accuracy_settled 66.67% (2 correct), accuracy_ambiguous_wrong 66.67%" in md
+    assert "| subcategory | 医师考试 | 住院医师 | 1 | 1 | 100.00% | 100.00% | 0 | 0 |  |" in md
+    assert "**accuracy_macro**: CMB's convention" in md
 
 
 @pytest.mark.slow  # runs python -m medeval in a subprocess

@@ -7,8 +7,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from medeval.core.chinese import to_simplified
+
 DEFAULT_LETTERS = "ABCDEFG"  # when the key gives no options (CMB's answer file has none); CMB reads A-G too
-METHODS = ("answer_phrase", "leading", "statement", "single_letter", "option_text", "none", "unanswered")
+# "ambiguous": the response does not determine a choice (equal candidates, alternatives, contradictory finals, no
+# option at all); "none": the response is empty; "unanswered": no response line for the question
+METHODS = ("answer_phrase", "leading", "statement", "single_letter", "option_text", "ambiguous", "none",
+           "unanswered")
 
 
 
@@ -42,11 +47,20 @@ def cmb_match_choice(text: str, multi: bool) -> str:
 
 @dataclass(frozen=True)
 class Extraction:
-    """Letters read from a response (sorted, e.g. ``"BD"``; ``""`` for none), how, and a note."""
+    """Letters read from a response (sorted, e.g. ``"BD"``; ``""`` for none), how, a note (for ``ambiguous``
+    the reason) and, for ``ambiguous``, the candidate letters the response names (a reviewer's starting point)."""
 
     letters: str
     method: str
     note: str = ""
+    candidates: str = ""
+
+    @property
+    def status(self) -> str:
+        """``answered``, ``ambiguous`` (needs a person: never a guessed letter), ``none`` or ``unanswered``."""
+        if self.method in ("ambiguous", "none", "unanswered"):
+            return self.method
+        return "answered"
 
 
 _MARKDOWN = re.compile(r"\*\*|__|`")
@@ -76,10 +90,12 @@ _POS_AFTER = re.compile(r"^\s*[)\]）】]?\s*(?:项|选项)?\s*(?:均|都|皆|�
 
 _CN_STRONG = (r"(?:最终|正确|最佳|标准|参考)?答案(?:应该?是|应该?为|应选|是|为|选|选择|应是)?|"
               r"(?:正确|最佳)选项(?:应该?是|应该?为|是|为)?|"
-              r"(?:故|所以|因此|因而|综上所述|综上|本题)[,，]?\s*(?:本题)?(?:应该?)?(?:选择|选)(?:答案)?")
+              r"(?:故|所以|因此|因而|综上所述|综上|本题)[,，]?\s*(?:本题)?(?:应该?)?(?:选择|选)(?:答案)?|"
+              r"(?:更|最|还是|比较)?倾向于?(?:选择|选)?|首选|(?:只|仅)剩下?|剩下的?(?:只有|是|为)?")
 _CN_WEAK = r"(?:应该?|可以?|我)?(?:选择|选)(?:答案)?|(?:我的)?选择是|应该?是|应为"
 _EN_STRONG = (r"\b(?:the\s+)?(?:final\s+|correct\s+|best\s+|right\s+)?answers?\s*(?:is|are|would\s+be|should\s+be|"
-              r"will\s+be)?|\b(?:the\s+)?(?:correct|best|right)\s+(?:options?|choices?)\s*(?:is|are)?")
+              r"will\s+be)?|\b(?:i\s+)?(?:lean|am\s+leaning|'m\s+leaning)\s+(?:towards?|to)|"
+              r"\b(?:leaves?|leaving)\s+(?:only\s+)?|\b(?:the\s+)?(?:correct|best|right)\s+(?:options?|choices?)\s*(?:is|are)?")
 _EN_WEAK = r"\bi\s*(?:would\s+|will\s+|'d\s+)?(?:choose|select|pick|go\s+with)|\b(?:choose|select)"
 _PHRASES = [(re.compile(p, re.I), strength, english) for p, strength, english in (
     (_CN_STRONG, 2, True), (_EN_STRONG, 2, True), (_CN_WEAK, 1, False), (_EN_WEAK, 1, True))]
@@ -134,6 +150,7 @@ def _read_group(s: str, pos: int, valid: str, lower_ok: bool, option_texts: dict
     letters: list[str] = []
     i = pos
     cut = None  # (letters, position) before the first comma crossed
+    alt = False  # letters joined by "或"/"or": alternatives, not a set
     while True:
         m = _OPEN.match(s, i)
         j = m.end() if m else i
@@ -167,6 +184,7 @@ def _read_group(s: str, pos: int, valid: str, lower_ok: bool, option_texts: dict
             if _letter_ok(s, nxt, k2, valid, lower_ok, option_texts) and (not weak or _LIST_GOES_ON.match(s, k2)):
                 if weak and cut is None:
                     cut = (len(letters), i)
+                alt = alt or bool(_ALT_SEP.search(s[i:sep.end()]))
                 i = sep.end()
                 continue
         break
@@ -174,7 +192,20 @@ def _read_group(s: str, pos: int, valid: str, lower_ok: bool, option_texts: dict
         return None
     if cut and _NEG_AFTER.match(s[i:i + 30]):  # "答案：C；A、B、D、E均不正确": the list after the comma is ruled out
         letters, i = letters[:cut[0]], cut[1]
-    return letters, i
+    if len(set(letters)) > 1 and _EQUAL_AFTER.match(s[i:i + 30]):  # "A和B都有可能": equal candidates
+        alt = True
+    return letters, i, alt
+
+
+_ALT_SEP = re.compile(r"或|\bor\b", re.I)
+_EQUAL_AFTER = re.compile(r"\s*[)\]）】]?\s*(?:两[个项者]|二者|两者)?\s*(?:都|均|皆|也)\s*(?:有)?(?:可能|可以|行|说得通)|"
+                          r"\s*(?:are|seem|both)\s+(?:both\s+|equally\s+)?(?:possible|plausible|likely|reasonable)",
+                          re.I)
+# a letter asked about, not stated: "答案是A吗？", "Is it A?"
+_QUESTION_AFTER = re.compile(r"\s*[)\]）】]?\s*(?:吗|么|呢|\?)")
+# words between two final answers that make the later one a correction, not a contradiction
+_CORRECTION = re.compile(r"不对|不，|不,|等等|等一下|更正|纠正|修正|重新|再想|仔细|其实|wait|actually|correction|"
+                         r"on\s+second\s+thought|reconsider|\bno\b", re.I)
 
 
 def _negated(s: str, start: int, end: int) -> bool:
@@ -186,6 +217,8 @@ def _fmt(letters) -> str:
 
 
 def _phrase_answers(s: str, valid: str, option_texts):
+    """The letters of the last strongest answer phrase and, when that answer is not a choice, why: (letters,
+    reason or None), or None without any phrase."""
     found = []
     for rx, strength, english in _PHRASES:
         for m in rx.finditer(s):
@@ -194,19 +227,30 @@ def _phrase_answers(s: str, valid: str, option_texts):
             pre = s[max(0, m.start() - 4):m.start()]
             if re.search(r"(?:不|勿|别|没|未|非)(?:应该?|会|能|可)?$", pre) or re.search(r"\bnot\s*$", pre, re.I):
                 continue
+            if strength == 1 and pre[-1:] in ("备", "次", "候", "首"):  # "备选B" is a fallback; "首选" is strong
+                continue
             a = _AFTER_PHRASE.match(s, m.end())
             g = _read_group(s, a.end(), valid, english, option_texts)
             if not g:
                 continue
-            letters, end = g
-            if _NEG_AFTER.match(s[end:end + 30]):
-                continue
-            found.append((strength, m.start(), letters))
+            letters, end, alt = g
+            if _NEG_AFTER.match(s[end:end + 30]) or _QUESTION_AFTER.match(s, end):
+                continue  # "答案是A吗？不，应该是C": a question is not an answer
+            final = bool(re.search(r"最终|final", m.group(0), re.I))
+            found.append((strength, m.start(), letters, alt, final, end))
     if not found:
         return None
-    best = max(st for st, _, _ in found)
-    strongest = [f for f in found if f[0] == best]
-    return max(strongest, key=lambda f: f[1])[2]
+    best = max(f[0] for f in found)
+    strongest = sorted((f for f in found if f[0] == best), key=lambda f: f[1])
+    last = strongest[-1]
+    finals = [f for f in strongest if f[4]]
+    for a, b in zip(finals, finals[1:]):
+        if _fmt(a[2]) != _fmt(b[2]) and not _CORRECTION.search(s[a[5]:b[1]]):
+            return _fmt(a[2]) + _fmt(b[2]), (f"contradictory final answers ({_fmt(a[2])}; {_fmt(b[2])}) with no "
+                                             "correction between them")
+    if last[3]:
+        return last[2], f"alternatives, not a choice ({' or '.join(_fmt(last[2]))})"
+    return last[2], None
 
 
 _LEAD_SKIP = re.compile(r"^[\s>#\-*•]*(?:(?:答|answer|选|选择)\s*[:：]\s*)?", re.I)
@@ -217,11 +261,13 @@ def _leading(s: str, valid: str, option_texts):
     g = _read_group(s, p, valid, False, option_texts)
     if not g:
         return None
-    letters, end = g
+    letters, end, alt = g
     if letters == ["A"] and _ARTICLE.match(s, end):  # the English article: "A bacterial infection ..."
         return None
     if _NEG_AFTER.match(s[end:end + 30]) or _POS_AFTER.match(s[end:end + 30]):
         return None  # "A项错误……", "A项正确，B项正确……": per-option statements, read as such below
+    if alt:
+        return None  # "A或B", "A和B都有可能": alternatives, read below as several candidates
     return letters
 
 
@@ -232,19 +278,22 @@ _ARTICLE = re.compile(r"\s+(?!(?:and|or|nor|is|are|was|were|seems?|appears?|look
 
 def _statements(s: str, singles, valid: str, option_texts):
     """Options declared right ("B项正确", "A、B、D正确", "Option C is correct") and ruled out ("A、B均错误", "不选C")."""
-    positive, negative = set(), set()
+    positive, negative, alternatives = set(), set(), set()
     consumed = -1
     for letter, st, en in singles:
         if st < consumed:
             continue
         g = _read_group(s, st, valid, False, option_texts)
-        letters, end = g if g else ([letter], en)
+        letters, end, alt = g if g else ([letter], en, False)
         consumed = end
+        if alt:
+            alternatives.update(letters)  # "A或B正确", "A和B都有可能": candidates, not a choice
+            continue
         if _NEG_BEFORE.search(s[max(0, st - 12):st]) or _NEG_AFTER.match(s[end:end + 30]):
             negative.update(letters)
         elif _POS_AFTER.match(s[end:end + 30]):
             positive.update(letters)
-    return positive, negative
+    return positive, negative, alternatives
 
 
 _LETTER_RUN = re.compile(r"(?<![A-Za-z])[A-Za-z]+(?![A-Za-z])")
@@ -267,6 +316,8 @@ def _standalone(s: str, valid: str, option_texts):
             continue
         if not (right in _RIGHT_OK_CHARS or s.startswith(_RIGHT_OK_WORDS, en)):
             continue
+        if _QUESTION_AFTER.match(s, en):
+            continue  # "是A吗？", "Is it A?": asked, not chosen
         if run == "A" and _ARTICLE.match(s, en):
             continue
         if not _letter_ok(s, st, en, valid, False, option_texts):
@@ -315,13 +366,18 @@ def extract_answer(response: str | None, options: str | dict | None = None) -> E
     else:
         option_texts = None
         valid = (options or DEFAULT_LETTERS).upper()
-    s = _norm(str(response or ""))
+    s = _norm(to_simplified(str(response or "")))
+    if option_texts:
+        option_texts = {k: to_simplified(v) for k, v in option_texts.items()}
     if not s.strip():
         return Extraction("", "none", "empty response")
 
     got = _phrase_answers(s, valid, option_texts)
     if got:
-        return Extraction(_fmt(got), "answer_phrase")
+        letters, why = got
+        if why:
+            return Extraction("", "ambiguous", why, _fmt(letters))
+        return Extraction(_fmt(letters), "answer_phrase")
     got = _leading(s, valid, option_texts)
     if got:
         return Extraction(_fmt(got), "leading")
@@ -330,18 +386,21 @@ def extract_answer(response: str | None, options: str | dict | None = None) -> E
         return Extraction(bare.group(1).upper(), "leading")
 
     singles = _standalone(s, valid, option_texts)
-    positive, negative = _statements(s, singles, valid, option_texts)
+    positive, negative, alternatives = _statements(s, singles, valid, option_texts)
     if positive - negative:
         return Extraction(_fmt(positive - negative), "statement")
     chosen = {letter for letter, st, en in singles if letter not in negative and not _negated(s, st, en)}
+    chosen |= alternatives - negative
     if len(chosen) == 1:
         return Extraction(_fmt(chosen), "single_letter")
     if len(chosen) > 1:
-        return Extraction("", "none", f"ambiguous: several options mentioned ({', '.join(sorted(chosen))})")
+        return Extraction("", "ambiguous", f"several options named, none stated as the choice "
+                                           f"({', '.join(sorted(chosen))})", _fmt(chosen))
     if option_texts:
         keep = _option_text(s, {k: v for k, v in option_texts.items() if k not in negative})
         if len(keep) == 1:
             return Extraction(keep[0], "option_text")
         if len(keep) > 1:
-            return Extraction("", "none", f"ambiguous: the texts of several options ({', '.join(sorted(keep))})")
-    return Extraction("", "none", "no option found")
+            return Extraction("", "ambiguous", f"the texts of several options ({', '.join(sorted(keep))})",
+                              _fmt(keep))
+    return Extraction("", "ambiguous", "no option letter or option text found")

@@ -36,6 +36,20 @@ class Question:
         return len(self.answer) > 1
 
 
+def response_sha(text: str) -> str:
+    """Identity of one response's text (a settlement applies to the response a person read, not to a later one)."""
+    import hashlib
+
+    return hashlib.sha256((text or "").encode("utf-8")).hexdigest()[:32]
+
+
+def key_fingerprint(path: str | Path) -> str:
+    """Identity of an answer key: the SHA-256 of the file's bytes (the exam a settlement belongs to)."""
+    import hashlib
+
+    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:32]
+
+
 def _id(v, file, row, what="id") -> str:
     if v is None or isinstance(v, (dict, list, bool)) or (isinstance(v, str) and not v.strip()):
         raise InputError(f"{what} is missing or empty", file=file, row=row, fix="give every entry an id")
