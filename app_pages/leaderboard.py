@@ -7,6 +7,7 @@ import streamlit as st
 
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
+from medeval.engine import totals
 from medeval.reports import leaderboard as lb
 from medeval.reports.tier_report import build_report
 from webui import page as ui
@@ -65,8 +66,11 @@ st.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backb
                             for k in ("Completely Wrong", "Partially Correct", "Basically Correct")}
              | {"total score": st.column_config.NumberColumn(format="%.2f")},
              hide_index=True, width="stretch")
-st.caption("Total score = 0 × CW + 5 × PC + 10 × BC on the shares (averaged over the metrics unless one is chosen); "
-           "levels ≥ 3.5 → 1, ≥ 3.0 → 2, ≥ 2.0 → 3, else 4 (the paper's Table 4).")
+st.caption(ui.md_escape(
+    "Total score = 0 × CW + 5 × PC + 10 × BC on the shares (averaged over the metrics unless one is chosen), computed "
+    f"exactly from the tier counts; levels {totals.levels_text()}, a total on a bound reaching it: "
+    f"{totals.levels_source_text()}. Tiers compare each score with the cut-offs after rounding both to 9 decimals, "
+    "so a score exactly on a cut-off reaches it."))
 # a chart title is Plotly's pseudo-HTML (<a>, <b> ...): an imported aspect name goes in escaped, shown as written
 title = f"Tier shares, {metric}" + (f", {html.escape(aspect)}" if aspect else "") + f" (threshold set v{version})"
 shares = lb.shares_figure(board, title)

@@ -16,13 +16,16 @@ CASES = [(m, t, lo, hi) for (m, t), (lo, hi) in th.TABLE12.cutoffs.items()]
 
 @pytest.mark.parametrize("metric,atype,low,high", CASES)
 def test_table12_every_boundary(metric, atype, low, high):
+    # the comparison rule (medeval.engine.cutoff_rule): to 9 decimals, a score on a cut-off reaches it --
+    # also a float one ulp below it (floating-point noise) -- and a score 1e-9 below does not
     ts = th.TABLE12
-    below_low = math.nextafter(low, -math.inf)
-    below_high = math.nextafter(high, -math.inf)
-    assert ts.grade(metric, atype, below_low) == 0
-    assert ts.grade(metric, atype, low) == (1 if low < high else 2)
-    assert ts.grade(metric, atype, math.nextafter(low, math.inf)) == (1 if low < high else 2)
-    assert ts.grade(metric, atype, below_high) == (1 if below_high >= low else 0)
+    on_low = 1 if low < high else 2
+    assert ts.grade(metric, atype, low - 1e-9) == 0
+    assert ts.grade(metric, atype, math.nextafter(low, -math.inf)) == on_low
+    assert ts.grade(metric, atype, low) == on_low
+    assert ts.grade(metric, atype, math.nextafter(low, math.inf)) == on_low
+    assert ts.grade(metric, atype, high - 1e-9) == (1 if high - 1e-9 > low else 0)
+    assert ts.grade(metric, atype, math.nextafter(high, -math.inf)) == 2
     assert ts.grade(metric, atype, high) == 2
     assert ts.grade(metric, atype, math.nextafter(high, math.inf)) == 2
 
@@ -105,8 +108,9 @@ def test_sql_case_matches_tier_on_arbitrary_scores(scores, a, b):
 
     low, high = min(a, b), max(a, b)
     conn = sqlite3.connect(":memory:")
-    for s in scores + [low, high]:
-        got = conn.execute("SELECT CASE WHEN ? < ? THEN 0 WHEN ? < ? THEN 1 ELSE 2 END", (s, low, s, high)).fetchone()[0]
+    lo_b, hi_b = th.reach_bound(low), th.reach_bound(high)  # what grade_db_in_tx compares raw scores with
+    for s in scores + [low, high, math.nextafter(low, -1), math.nextafter(high, -1), low - 5e-10, high - 5e-10]:
+        got = conn.execute("SELECT CASE WHEN ? < ? THEN 0 WHEN ? < ? THEN 1 ELSE 2 END", (s, lo_b, s, hi_b)).fetchone()[0]
         assert got == th.tier(s, low, high)
 
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from medeval.calibration.cutoffs import _candidates, _optimise
 from medeval.core.errors import MedevalError
+from medeval.engine import thresholds as th
 from medeval.engine.metrics import METRICS, get_metric
 
 
@@ -62,6 +63,7 @@ def optimal_accuracy_cuts(scores: np.ndarray, tiers: np.ndarray, low: float, hig
     -- what lets the bootstrap of a round run hundreds of times on thousands of items. Ties are broken as
     the exhaustive search does: the widest middle tier, then the first pair in (low, high) order.
     """
+    scores = th.canonical_array(scores)  # the comparison rule, as in cutoffs._optimise
     order = np.argsort(scores, kind="stable")
     s, t = scores[order], tiers[order]
     prefix = np.zeros((len(s) + 1, 3), dtype=np.int64)
@@ -115,10 +117,15 @@ def spread(metric: str, scores, tiers, *, criterion: str = "kappa", n_boot: int 
 
 
 def interval_of(metric: str, scores: np.ndarray, width: float) -> np.ndarray:
-    """Index of each score's ``width``-wide interval over the metric's range (the top end in the last one)."""
+    """Index of each score's ``width``-wide interval over the metric's range (the top end in the last one).
+
+    A score on an interval's lower end belongs to it by the comparison rule (:mod:`medeval.engine.cutoff_rule`):
+    0.3 is in [0.3, 0.4) although (0.3 - 0) / 0.1 is 2.9999999999999996 in floating point.
+    """
     info = METRICS[get_metric(metric).name]
     n = int(round((info.high - info.low) / width))
-    return np.clip(((np.asarray(scores, dtype=float) - info.low) / width).astype(int), 0, n - 1)
+    starts = [th.reach_bound(info.low + k * width) for k in range(1, n)]  # each interval's lower end, k >= 1
+    return np.searchsorted(np.array(starts, dtype=float), np.asarray(scores, dtype=float), side="right")
 
 
 def interval_sample(metric: str, scores, available: np.ndarray, *, per_interval: int, width: float = 0.1,
@@ -194,6 +201,6 @@ def should_stop(s: CutoffSpread | None, *, n_graded: int, budget: int, target_wi
         return "budget"
     if s is not None and s.cut_offs is not None:
         w = s.widths()
-        if w is not None and max(w) <= target_width:
+        if w is not None and th.reaches(target_width, max(w)):  # a width on the target meets it
             return "target"
     return None

@@ -15,15 +15,14 @@ criterion:
 * ``accuracy``: share of items whose automated tier equals the expert tier;
 * ``spearman``: rank correlation of automated and expert tier.
 
-Items sorted by score fall into tiers by two split indices ``i <= j`` (tier 0 below
-``i``, 1 up to ``j``, 2 from ``j``), so prefix counts of the expert tiers give every
-candidate's confusion matrix in O(1), and the search over all pairs is vectorised.
-Among equally good pairs the one with the widest middle tier margin is kept (the
-first in score order when still tied), so the result is deterministic.
-
-A bootstrap over items (seeded) reports the spread of the criterion and how stable
-the cut-offs are: their 95% percentile intervals and the share of resamples whose
-optimum lies within ``tolerance`` of the chosen cut-offs.
+Scores are compared by the package's one rule (:mod:`medeval.engine.cutoff_rule`: to 9 decimals, a score on a
+cut-off reaches it), so each candidate pair grades the items exactly as grading under it would. Items sorted
+by score fall into tiers by two split indices ``i <= j`` (tier 0 below ``i``, 1 up to ``j``, 2 from ``j``),
+so prefix counts of the expert tiers give every candidate's confusion matrix in O(1), and the search over all
+pairs is vectorised. Among equally good pairs the one with the widest middle tier margin is kept (the first
+in score order when still tied), so the result is deterministic. A bootstrap over items (seeded) reports the
+spread of the criterion and how stable the cut-offs are: their 95% percentile intervals and the share of
+resamples whose optimum lies within ``tolerance`` of the chosen cut-offs (a distance on the tolerance counts).
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ import numpy as np
 
 from medeval.annotation import adjudication as adj
 from medeval.core.errors import MedevalError
+from medeval.engine import thresholds as th
 from medeval.engine.metrics import METRICS, get_metric
 
 CRITERIA = ("kappa", "accuracy", "spearman")
@@ -78,22 +78,29 @@ CONSENSUS = {"median": consensus, "majority": adj.majority}
 CONSENSUS_METHODS = adj.METHODS  # median, majority, adjudicated (the last from a campaign's adjudications)
 
 
+def _split_cut(below: np.ndarray, above: np.ndarray) -> np.ndarray:
+    """Cut-offs between canonical scores ``below < above``: the midpoint to 9 decimals, or ``above`` if that is ``below``."""
+    mid = th.canonical_array((below + above) / 2)
+    return np.where(mid > below, mid, above)
+
+
 def _candidates(scores: np.ndarray, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
     """Split indices into the sorted scores and the cut-off value that makes each split.
 
-    Index 0 puts nothing below the cut (cut = the range's low end); an index between two
-    distinct scores cuts at their midpoint; index n puts everything below (only possible
-    when the largest score is below the range's high end).
+    ``scores`` are canonical (to 9 decimals, the comparison rule of :mod:`medeval.engine.cutoff_rule`). Index 0
+    puts nothing below the cut (cut = the range's low end); an index between two distinct scores cuts at their
+    midpoint (:func:`_split_cut`); index n puts everything below (only when the largest score is below the
+    range's high end). Each cut grades exactly its split under :func:`medeval.engine.thresholds.tier`.
     """
     n = len(scores)
     idx = [0]
     cuts = [low]
     change = np.nonzero(scores[1:] > scores[:-1])[0] + 1
     idx.extend(change.tolist())
-    cuts.extend(((scores[change - 1] + scores[change]) / 2).tolist())
+    cuts.extend(_split_cut(scores[change - 1], scores[change]).tolist())
     if n and scores[-1] < high:
         idx.append(n)
-        cuts.append(float(min(high, (scores[-1] + high) / 2)))
+        cuts.append(float(_split_cut(scores[-1:], np.array([float(high)]))[0]))
     return np.array(idx), np.array(cuts, dtype=float)
 
 
@@ -134,6 +141,7 @@ def _criteria_grid(prefix: np.ndarray, I: np.ndarray, J: np.ndarray, n: int) -> 
 
 
 def _optimise(scores: np.ndarray, tiers: np.ndarray, low: float, high: float, criterion: str):
+    scores = th.canonical_array(scores)  # the comparison rule: scores equal to 9 decimals are one score
     order = np.argsort(scores, kind="stable")
     s, t = scores[order], tiers[order]
     n = len(s)
@@ -165,8 +173,7 @@ def calibrate(metric: str, aspect_type: str, scores, tiers, *, criterion: str = 
     tiers = np.asarray(tiers)
     if scores.shape != tiers.shape:
         raise MedevalError("scores and tiers differ in length")
-    if len(scores) and (np.isnan(scores).any() or (scores < info.low - 1e-9).any() or
-                        (scores > info.high + 1e-9).any()):
+    if len(scores) and (np.isnan(scores).any() or (scores < info.low - 1e-9).any() or (scores > info.high + 1e-9).any()):
         raise MedevalError(f"{metric} scores must lie in [{info.low}, {info.high}] (and not be missing)")
     if len(tiers) and not np.isin(tiers, (0, 1, 2)).all():
         raise MedevalError("expert tiers must be 0, 1 or 2")
@@ -199,8 +206,8 @@ def calibrate(metric: str, aspect_type: str, scores, tiers, *, criterion: str = 
                     "value_ci95": [float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))],
                     "low_ci95": [float(np.percentile(lows, 2.5)), float(np.percentile(lows, 97.5))],
                     "high_ci95": [float(np.percentile(highs, 2.5)), float(np.percentile(highs, 97.5))],
-                    "stable_share": float(np.mean([(abs(a - lo) <= tolerance) and (abs(b - hi) <= tolerance)
-                                                   for a, b in zip(lows, highs)])),
+                    "stable_share": float(np.mean([th.reaches(tolerance, abs(a - lo)) and
+                                                   th.reaches(tolerance, abs(b - hi)) for a, b in zip(lows, highs)])),
                     "tolerance": tolerance}
     return Calibration(metric, aspect_type, best["cut_offs"], criterion, best["value"], n, best["confusion"],
                        best["also"], boot)
@@ -305,7 +312,6 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None, consensus
     """
     import json
 
-    from medeval.engine import thresholds as th
 
     ts = th.load(db, version) if version is not None else th.active(db)
     if not db.conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone():
@@ -342,7 +348,6 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
     every grade consistent with it. Audited as ``thresholds.publish``.
     """
     from medeval.accounts.auth import audit, require_role
-    from medeval.engine import thresholds as th
     from medeval.store.db import transaction
 
     if actor is not None:
@@ -360,7 +365,7 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
     with transaction(db):  # stored inactive: readers of the active set see nothing of it yet
         base = th.load(db, base_version) if base_version is not None else th.active(db)
         cutoffs = dict(base.cutoffs)
-        cutoffs.update({k: (round(float(v[0]), 6), round(float(v[1]), 6)) for k, v in changes.items()})
+        cutoffs.update({k: (th.canonical(v[0]), th.canonical(v[1])) for k, v in changes.items()})
         prov = {"calibrated": True, "base_version": base.version, **(provenance or {}),
                 "kept_from_base": sorted(f"{m}/{t}" for (m, t) in cutoffs if (m, t) not in changes)}
         ts = th.ThresholdSet(name=name.strip(), cutoffs=cutoffs, tokenizer=base.tokenizer,

@@ -3,7 +3,8 @@
 For speed on a full-size corpus (the paper's 2.3 million scored responses), every score
 is loaded once into a :class:`ScoreIndex`: one sorted float array per (metric, aspect
 type, model). Under any cut-offs, the number of scores in each tier is then two binary
-searches per array (``np.searchsorted``), so a slider move costs microseconds per model
+searches per array (``np.searchsorted`` against :func:`medeval.engine.thresholds.reach_bound`, so a score on a
+cut-off reaches it, as in grading), so a slider move costs microseconds per model
 instead of a regrade; :func:`regrade` gives the tiers of every score when they are
 needed as an array. The leaderboard computed here equals :func:`medeval.reports.tier_report.build_report`
 after grading under the same cut-offs (tested).
@@ -50,7 +51,7 @@ class ScoreIndex:
         models = {mid: name for mid, name in db.conn.execute("SELECT id, name FROM models")}
         collect: dict[tuple[str, str, str], list] = defaultdict(list)
         exact: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        n = 0
+        n, right = 0, th.reach_bound(1.0)  # an exact match (score 1) reaches the numeric cut-off
         for metric in (*REPORT_METRICS, "exact_match"):
             scorers = cosine_scorers if metric == "cosine" else [ts.scorer_for(metric)]
             for scorer in scorers:
@@ -61,7 +62,7 @@ class ScoreIndex:
                     n += len(rows)
                     if metric == "exact_match":
                         for mid, _, score in rows:
-                            exact[models[mid]][int(score >= 1.0)] += 1
+                            exact[models[mid]][int(score >= right)] += 1
                         continue
                     # group by (model, aspect type) with masks, not a Python loop over rows
                     arr = np.array([(mid, score) for mid, _, score in rows], dtype=float)
@@ -82,7 +83,7 @@ class ScoreIndex:
             a = self.arrays.get((metric, aspect_type, name))
             if a is None:
                 continue
-            i, j = np.searchsorted(a, [low, high], side="left")
+            i, j = np.searchsorted(a, [th.reach_bound(low), th.reach_bound(high)], side="left")
             out += (i, j - i, len(a) - j)
         return out
 
@@ -94,7 +95,8 @@ def signature(db: sqlite_utils.Database) -> tuple:
 
 def regrade(scores: np.ndarray, low: float, high: float) -> np.ndarray:
     """The tier of every score under ``(low, high)`` (same rule as :func:`medeval.engine.thresholds.tier`)."""
-    return (scores >= low).astype(np.int8) + (scores >= high).astype(np.int8)
+    scores = np.asarray(scores, dtype=float)
+    return (scores >= th.reach_bound(low)).astype(np.int8) + (scores >= th.reach_bound(high)).astype(np.int8)
 
 
 def leaderboard(index: ScoreIndex, cutoffs: dict[tuple[str, str], tuple[float, float]]) -> list[dict]:
@@ -149,8 +151,8 @@ def against_experts(scores, tiers, low: float, high: float) -> Agreement:
     s, t = scores[order], tiers[order]
     prefix = np.zeros((n + 1, 3), dtype=np.int64)
     prefix[1:] = np.cumsum(np.eye(3, dtype=np.int64)[t], axis=0)
-    i = np.searchsorted(s, [low])
-    j = np.searchsorted(s, [max(low, high)])
+    i = np.searchsorted(s, [th.reach_bound(low)])
+    j = np.searchsorted(s, [th.reach_bound(max(low, high))])
     g = _criteria_grid(prefix, i, j, n)
     val = {c: (None if np.isnan(g[c][0]) else float(g[c][0])) for c in CRITERIA}
     return Agreement(n, g["confusion"][0].astype(int).tolist(), val["kappa"], val["accuracy"], val["spearman"])

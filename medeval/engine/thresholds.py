@@ -10,6 +10,11 @@ This reproduces the half-open intervals of the paper's Table 12 (e.g. BLEU-1
 enumerated [0, 0.05) / [0.05, 0.25) / [0.25, 1]). The numeric aspect uses
 ``low = high = 1`` on exact match: 1 -> Basically Correct, 0 -> Completely Wrong.
 
+**The comparison rule** (:mod:`medeval.engine.cutoff_rule`, one rule for the whole package): a score
+reaches a cut-off when ``round(score, 9) >= round(cut, 9)``, so a score exactly on a cut-off -- ROUGE-1 F1
+0.7499999999999999 for P = 3/5, R = 1 -- is graded in the upper tier, as the paper's [0.75, 1] says.
+Stored scores are never rounded; the SQL compares them with :func:`reach_bound`.
+
 Sets are versioned and stored with provenance (who, when, from what) and the
 scorers they were calibrated for -- the tokenizer and the embedding model.
 Cosine cut-offs only apply to cosine scores from that embedding model.
@@ -28,8 +33,9 @@ import sqlite_utils
 
 from medeval.core.errors import InputError, MedevalError
 from medeval.engine.aspects import ASPECT_TYPES
+from medeval.engine.cutoff_rule import DECIMALS, canonical, canonical_array, reach_bound, reaches  # noqa: F401
 from medeval.engine.metrics import EXACT_SCORER_ID, METRICS, get_metric
-from medeval.engine.tokenize import TOKENIZER_ID
+from medeval.engine.tokenize import DEFAULT_SCORER_ID as TOKENIZER_ID  # a set records the lexical scorer id
 from medeval.store.db import transaction
 
 TIERS = {0: "Completely Wrong", 1: "Partially Correct", 2: "Basically Correct"}
@@ -38,16 +44,19 @@ PAPER_EMBEDDING_MODEL = "moka-ai/m3e-base"
 
 
 def tier(score: float, low: float, high: float) -> int:
-    """The tier of ``score`` under cut-offs ``low <= high`` (0, 1 or 2).
+    """The tier of ``score`` under cut-offs ``low <= high`` (0, 1 or 2); a score on a cut-off reaches it.
 
     >>> tier(0.0499, 0.05, 0.25), tier(0.05, 0.05, 0.25), tier(0.25, 0.05, 0.25)
     (0, 1, 2)
+    >>> tier(2 * 0.6 * 1.0 / (0.6 + 1.0), 0.05, 0.75)  # ROUGE-1 F1 of P = 3/5, R = 1: 0.7499999999999999
+    2
     """
     if score is None or (isinstance(score, float) and math.isnan(score)):
         raise MedevalError("cannot grade a missing score")
-    if score < low:
+    s = canonical(score)
+    if s < canonical(low):
         return 0
-    if score < high:
+    if s < canonical(high):
         return 1
     return 2
 
@@ -279,7 +288,8 @@ _NO_END = 2 ** 63 - 1
 def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, upto: int | None = None) -> int:
     """Insert the grades of every score not yet graded under ``version`` (inside the caller's transaction).
 
-    Same rule as :func:`tier`, as SQL. Only scores from the scorers the set was calibrated for
+    Same rule as :func:`tier`, as SQL: each raw score is compared with :func:`reach_bound` of the cut-offs
+    (scores on a cut-off reach it; stored scores are not rounded). Only scores from the scorers the set was calibrated for
     are graded, and only those of responses ``after < id <= upto`` (default: all).
     """
     ts = load(db, version)
@@ -299,7 +309,7 @@ def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, u
                 "FROM scores s JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
                 "WHERE s.response_id > ? AND s.response_id <= ? AND s.metric = ? AND s.scorer = ? "
                 "AND k.aspect_type = ?",
-                (version, low, high, after, upto, metric, scorer, atype))
+                (version, reach_bound(low), reach_bound(high), after, upto, metric, scorer, atype))
     return conn.total_changes - before
 
 
