@@ -138,3 +138,121 @@ def test_agreement_csvs_prefix_names_and_keep_numbers(tmp_path):
          "krippendorff_alpha": {"value": -0.5, "ci95": [-1.0, 0.0], "undefined_reason": None}}
     got = _cells(render_summary(s, "csv"))
     assert got[1][:2] == ["percent_agreement", "-0.25"] and got[2][1:4] == ["-0.5", "-1.0", "0.0"]
+
+
+# ---------------------------------------------------------------- what the header and methods claim (issue 21 §4)
+
+class _FakeEmbedding:
+    """A deterministic embedding backend under a chosen model id (character counts; no model is loaded)."""
+
+    def __init__(self, model_id):
+        self.model_id = model_id
+
+    def encode(self, texts):
+        import numpy as np
+
+        out = []
+        for t in texts:
+            v = np.zeros(16, dtype=np.float32)
+            for ch in t:
+                v[ord(ch) % 16] += 1
+            n = np.linalg.norm(v)
+            out.append(v / n if n else v)
+        return np.array(out, dtype=np.float32)
+
+
+def _scored(db, small_files, monkeypatch, *model_ids):
+    from medeval.engine import embeddings
+
+    import_files(db, **small_files)
+    score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
+    for i, mid in enumerate(model_ids):
+        monkeypatch.setitem(embeddings._backends, f"fake{i}", _FakeEmbedding(mid))
+        score_db(db, metrics=["cosine"], embedding_model=f"fake{i}")
+    # Table 12's cut-offs for whatever tokenizer produced the lexical scores, for M3E: the set under test
+    (tok,) = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'bleu1'")}
+    v = th.store(db, th.ThresholdSet(name="Table 12 for this tokenizer", cutoffs=dict(th.TABLE12.cutoffs),
+                                     tokenizer=tok, embedding_model=th.TABLE12.embedding_model),
+                 created_by="test")
+    th.activate(db, v)
+    return v
+
+
+# (scorer ids of the cosine scores, graded under Table 12 (M3E)?, what the header says about cosine)
+COSINE_CASES = [
+    (("use-multilingual-v3@1.0",), False,
+     "cosine not graded: set v{v}'s cut-offs are for moka-ai/m3e-base, the scores come from use-multilingual-v3@1.0"),
+    (("sentence-transformers/all-MiniLM-L6-v2",), False,
+     "cosine not graded: set v{v}'s cut-offs are for moka-ai/m3e-base, the scores come from "
+     "sentence-transformers/all-MiniLM-L6-v2"),
+    (("st:bge-large-zh:9f8e7d6c5b",), False,
+     "cosine not graded: set v{v}'s cut-offs are for moka-ai/m3e-base, the scores come from bge-large-zh "
+     "(local model directory, fingerprint 9f8e7d6c5b)"),
+    (("st:m3e-base:0123456789",), True, "cosine from m3e-base (local model directory, fingerprint 0123456789)"),
+    (("moka-ai/m3e-base",), True, "cosine from moka-ai/m3e-base"),
+    # two models scored: only the one the set was calibrated for produced the graded cosine scores
+    (("use-multilingual-v3@1.0", "st:m3e-base:0123456789"), True,
+     "cosine from m3e-base (local model directory, fingerprint 0123456789)"),
+]
+
+
+@pytest.mark.parametrize("model_ids,graded,says", COSINE_CASES)
+def test_the_header_names_the_model_behind_the_cosine_scores(db, small_files, monkeypatch, model_ids, graded, says):
+    from medeval.reports import leaderboard_report as lr
+    from medeval.reports import scorer_notes
+
+    v = _scored(db, small_files, monkeypatch, *model_ids)
+    says = says.format(v=v)
+    rep = build_report(db)
+    md = render(rep, "md")
+    header = md.splitlines()[2]
+    assert says in header, header
+    metrics = "BLEU-1, ROUGE-1, cosine" if graded else "BLEU-1, ROUGE-1"
+    assert f"## Models (shares averaged over {metrics})" in md
+    assert rep["scorers"]["graded_metrics"] == (["bleu1", "rouge1", "cosine"] if graded else ["bleu1", "rouge1"])
+    # the cosine grades exist exactly when the header says so (checked on the grades table, not our own output)
+    n_cos = db.conn.execute("SELECT count(*) FROM grades WHERE metric = 'cosine' AND version = ?", (v,)).fetchone()[0]
+    assert (n_cos > 0) == graded
+    if not graded:
+        assert "cosine from moka-ai/m3e-base" not in md and "cosine from" not in header
+    data = lr.build(db)
+    para = lr.methods_paragraph(data)
+    assert says in para or (graded and says.removeprefix("cosine from ") in para), para
+    assert f"per metric ({metrics})" in para
+    if not graded:
+        assert "sentence embeddings (moka-ai/m3e-base)" not in para
+        assert "cosine not graded" in para
+    html = lr.render_html(data)
+    assert says.replace("'", "&#x27;") in html or says in html
+    # the tokenizer is described from the stored scorer ids of the BLEU-1/ROUGE-1 scores
+    tok = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric IN ('bleu1', 'rouge1')")}
+    assert rep["scorers"]["tokenizers"] == sorted(tok)
+    assert all(t in header and scorer_notes.tokenizer_text(t).rstrip(". ") in header for t in tok)
+    assert all(scorer_notes.tokenizer_text(t).startswith("tokens:") for t in tok)  # described, not just the id
+
+
+def test_no_cosine_scores_at_all_is_said_plainly(db, small_files):
+    from medeval.reports import leaderboard_report as lr
+
+    _scored(db, small_files, None)
+    rep = build_report(db)
+    assert rep["scorers"]["metrics"]["cosine"]["reason"] == "cosine not scored"
+    assert rep["scorers"]["graded_metrics"] == ["bleu1", "rouge1"]
+    assert "cosine not scored" in render(rep, "md").splitlines()[2]
+    para = lr.methods_paragraph(lr.build(db))
+    assert "sentence embeddings" not in para and "cosine not scored" in para
+
+
+def test_a_set_for_another_tokenizer_leaves_the_lexical_metrics_ungraded_and_says_why(db, small_files, monkeypatch):
+    _scored(db, small_files, monkeypatch, "st:m3e-base:0123456789")
+    (tok,) = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'rouge1'")}
+    other = th.ThresholdSet(name="other tokenizer", cutoffs=dict(th.TABLE12.cutoffs), tokenizer="word-v9",
+                            embedding_model=th.TABLE12.embedding_model)
+    v = th.store(db, other, created_by="test")
+    th.grade_db(db, v)
+    rep = build_report(db, v)
+    assert rep["scorers"]["graded_metrics"] == ["cosine"]
+    md = render(rep, "md")
+    for label in ("BLEU-1", "ROUGE-1"):
+        assert f"{label} not graded: set v{v}'s cut-offs are for tokenizer word-v9, the scores come from {tok}" in md
+    assert "## Models (shares averaged over cosine)" in md

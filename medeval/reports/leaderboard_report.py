@@ -19,9 +19,10 @@ import sqlite_utils
 
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
-from medeval.engine.totals import LEVEL_BANDS
+from medeval.engine import totals
 from medeval.reports import html_kit as kit
 from medeval.reports import leaderboard as lb
+from medeval.reports import scorer_notes
 from medeval.reports.html_kit import chromium_path, print_pdf  # noqa: F401  (the pages ask the report module)
 from medeval.reports.tier_report import build_report, flat_rows
 
@@ -54,8 +55,8 @@ def metrics_of(rep: dict) -> list[str]:
 
 
 def _levels_text() -> str:
-    bands = [f"≥ {b:.1f} → {lvl}" for b, lvl in LEVEL_BANDS if b != float("-inf")]
-    return ", ".join(bands) + f", else {LEVEL_BANDS[-1][1]}"
+    """The level bands in force (``MEDEVAL_LEVEL_BANDS``) and where they come from (medeval's, not Table 4's)."""
+    return f"{totals.levels_text()} ({totals.levels_source_text()})"
 
 
 def provenance_text(ts: dict) -> str:
@@ -83,6 +84,26 @@ def provenance_text(ts: dict) -> str:
     return out
 
 
+def _scoring_text(rep: dict, ts: dict) -> str:
+    """How the scores were made, from the scorers stored with them: the tokenizer of BLEU-1/ROUGE-1, the embedding
+    model that produced the cosine scores -- and which metrics have no tiers under this set, and why."""
+    sc = rep.get("scorers")
+    if not sc:
+        return (f"with BLEU-1 and ROUGE-1 (tokenizer {ts['tokenizer']}) and the cosine similarity of sentence "
+                f"embeddings ({ts['embedding_model']})")
+    lex = [scorer_notes.LABELS[m] for m in ("bleu1", "rouge1") if sc["metrics"][m]["scorers"]]
+    parts = []
+    if lex:
+        parts.append(f"with {' and '.join(lex)} (tokens: {scorer_notes.tokenizer_sentence(sc, ts['tokenizer'])})")
+    if sc["metrics"]["cosine"]["scorers"]:
+        parts.append("the cosine similarity of sentence embeddings (" + ", ".join(sc["cosine_models"]) + ")")
+    text = " and ".join(parts) or "(no BLEU-1, ROUGE-1 or cosine scores stored)"
+    missing = scorer_notes.ungraded_notes(sc)
+    if missing:
+        text += " (" + "; ".join(missing) + ")"
+    return text
+
+
 def methods_paragraph(data: dict) -> str:
     """How tiers, total score and levels are computed, filled with this version's numbers."""
     rep, ts = data["report"], data["threshold_set"]
@@ -92,14 +113,15 @@ def methods_paragraph(data: dict) -> str:
     metrics = ", ".join(METRIC_LABELS[m] for m in metrics_of(rep)[1:]) or "none"
     board = lb.rows(rep) if graded else []
     text = (f"{n_resp} graded responses of {len(graded)} models were scored against the knowledge base's reference "
-            f"answers with BLEU-1 and ROUGE-1 (tokenizer {ts['tokenizer']}) and the cosine similarity of sentence "
-            f"embeddings ({ts['embedding_model']}); the numeric aspect (Severity Level) by exact match, whose tier "
+            f"answers {_scoring_text(rep, ts)}; the numeric aspect (Severity Level) by exact match, whose tier "
             "counts under every metric. Each score was graded into Completely Wrong (CW), Partially Correct (PC) or "
             "Basically Correct (BC) by the two cut-offs per (metric, aspect type) of threshold set "
             f"v{ts['version']} ({ts['name']}; {provenance_text(ts)}): score < low → CW, low ≤ score < high → PC, "
-            "score ≥ high → BC. For each model the share of its responses in each tier was computed per metric "
+            "score ≥ high → BC, each score compared with the cut-offs after rounding both to 9 decimals, so a score "
+            "exactly on a cut-off reaches it (stored scores are not rounded). For each model the share of its responses in each tier was computed per metric "
             f"({metrics}) and averaged over the metrics; total score = 0 × CW + 5 × PC + 10 × BC on the averaged "
-            f"shares (0 to 10), and level {_levels_text()} (the grouping of MedDisKEval Table 4); per aspect the "
+            "shares (0 to 10), computed exactly from the tier counts, and level "
+            f"{_levels_text()}, a total on a bound reaching it; per aspect the "
             "same on that aspect's responses. Each medical model was compared with its backbone by Welch's "
             "unequal-variance t-test on raw scores per aspect and metric (medical minus backbone, two-sided, "
             f"significant at p < 0.05): {len(tests)} tests, {sum(1 for t in tests if t.get('significant'))} "
@@ -160,6 +182,15 @@ def figures(data: dict) -> list[tuple[str, object]]:
     return out + [("aspects", lb.aspect_heatmap(rep, "averaged"))]
 
 
+def _header_scorers(rep: dict, ts: dict) -> str:
+    """ "cosine from X, tokenizer Y" from the stored scorers, or why cosine is not graded."""
+    sc = rep.get("scorers")
+    if not sc:
+        return f"cosine from {ts['embedding_model']}, tokenizer {ts['tokenizer']}"
+    return (f"{scorer_notes.cosine_text(sc)}; tokenizer {scorer_notes.tokenizer_sentence(sc, ts['tokenizer'])}; "
+            f"tiers for {scorer_notes.metrics_text(sc)}")
+
+
 def render_html(data: dict) -> str:
     """One self-contained HTML page (plotly.js inlined in the first figure only)."""
     rep, ts, esc = data["report"], data["threshold_set"], kit.esc
@@ -168,8 +199,8 @@ def render_html(data: dict) -> str:
     cov = "; ".join(f"{m}: {c['graded']} of {c['scored']} scores graded" for m, c in sorted(rep["coverage"].items()))
     parts = [f"<h1>Leaderboard report: threshold set {esc(label)}</h1>",
              f"<p>Threshold set v{esc(ts['version'])} “{esc(ts['name'])}”" + (" (active)" if ts["active"] else "")
-             + f", made {esc(ts['created_at'] or '—')} by {esc(ts['created_by'] or '—')}; cosine from "
-             f"{esc(ts['embedding_model'])}, tokenizer {esc(ts['tokenizer'])}. {esc(cov)}. "
+             + f", made {esc(ts['created_at'] or '—')} by {esc(ts['created_by'] or '—')}; "
+             f"{esc(_header_scorers(rep, ts))}. {esc(cov)}. "
              f"Computed {esc(data['computed_at'])}.</p>",
              f"<p><b>Provenance.</b> {esc(provenance_text(ts))}.</p>"]
     if (ts.get("provenance") or {}).get("calibrated") is False:
@@ -183,7 +214,8 @@ def render_html(data: dict) -> str:
     parts.append("<h2>Tier shares per model (Figure 5)</h2>")
     for m in metrics:
         parts.append(embed(figs[f"shares-{m}"], f"shares-{m}"))
-    parts.append("<h2>Models ranked by total score (Table 4)</h2>")
+    parts.append("<h2>Models ranked by total score, with levels (laid out as the paper's Table 4; the level bands "
+                 "are medeval's, see Methods)</h2>")
     for m in metrics:
         parts.append(kit.table(board_rows(lb.rows(rep, metric=m)), caption=f"Total score, {METRIC_LABELS[m]}"))
     parts += ["<h2>Per aspect (Table 5)</h2>", embed(figs["aspects"], "aspects"),

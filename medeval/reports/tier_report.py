@@ -25,7 +25,9 @@ from scipy import stats
 from medeval.core import csvsafe
 from medeval.engine import thresholds as th
 from medeval.engine.metrics import REPORT_METRICS
-from medeval.engine.totals import level, total_score  # noqa: F401  (also imported from here)
+from medeval.reports import scorer_notes
+from medeval.engine.totals import level, levels_source_text, total_score  # noqa: F401  (also imported from here)
+from medeval.engine.totals import levels_text as level_text
 from medeval.engine.totals import summarise as _summarise
 
 
@@ -124,12 +126,15 @@ def build_report(db: sqlite_utils.Database, version: int | None = None) -> dict:
         "threshold_set": {"version": ts.version, "name": ts.name, "embedding_model": ts.embedding_model,
                           "tokenizer": ts.tokenizer, "calibrated": ts.provenance.get("calibrated", True)},
         "coverage": th.coverage(db, ts.version),
+        "scorers": scorer_notes.scorers(db, ts),
         "models": model_rows,
         "aspects": aspect_rows,
         "ttests": ttests,
         "notes": ["Severity Level is scored by exact match; its tier counts under every metric.",
-                  "total_score = 0*CW + 5*PC + 10*BC over the shares averaged across metrics; "
-                  "levels: >=3.5 -> 1, >=3.0 -> 2, >=2.0 -> 3, else 4 (the grouping of the paper's Table 4).",
+                  "Tiers: each score is compared with the cut-offs after rounding both to 9 decimals; a score exactly "
+                  "on a cut-off reaches it (stored scores are not rounded).",
+                  "total_score = 0*CW + 5*PC + 10*BC over the shares averaged across metrics, computed exactly from "
+                  f"the tier counts; levels: {level_text()}, a total on a bound reaching it; {levels_source_text()}.",
                   "t-tests: Welch's t on raw scores, medical minus backbone; significant at p < 0.05."],
     }
 
@@ -186,11 +191,16 @@ def render(rep: dict, fmt: str) -> str:
 
 def _markdown(rep: dict) -> str:
     ts = rep["threshold_set"]
+    sc = rep.get("scorers")
     out = ["# Model report", "",
-           f"Threshold set v{ts['version']} ({ts['name']}); cosine from {ts['embedding_model']}; tokenizer {ts['tokenizer']}."]
+           f"Threshold set v{ts['version']} ({ts['name']}); " + (
+               f"{scorer_notes.cosine_text(sc)}; tokenizer {scorer_notes.tokenizer_sentence(sc, ts['tokenizer'])}."
+               if sc else f"cosine from {ts['embedding_model']}; tokenizer {ts['tokenizer']}.")]
+    out += [f"**{n}.**" for n in (scorer_notes.ungraded_notes(sc) if sc else []) if not n.startswith("cosine")]
     if ts.get("calibrated") is False:
         out.append("**These cut-offs are provisional: not calibrated with clinicians for this embedding model.**")
-    out += ["", "## Models (shares averaged over BLEU-1, ROUGE-1, cosine)", "",
+    out += ["", f"## Models (shares averaged over {scorer_notes.metrics_text(sc) if sc else 'the graded metrics'})",
+            "",
             "| model | kind | backbone | CW | PC | BC | total | level |", "|---|---|---|---|---|---|---|---|"]
     for r in rep["models"]:
         a = r["averaged"]

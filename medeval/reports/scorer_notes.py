@@ -1,0 +1,116 @@
+"""What produced the scores a model report shows, in words (the reports' header and methods paragraph).
+
+A threshold set names the embedding model and tokenizer its cut-offs were calibrated for; the scores in the
+database name the scorer that produced them (``scores.scorer``: an embedding model id for cosine, a tokenizer id
+for BLEU-1 and ROUGE-1). A score is graded only under a set calibrated for its scorer
+(:func:`medeval.engine.thresholds.embedding_matches`), so the report must say which model actually produced the
+cosine scores it grades -- and, when none matches (a fresh import scored with the default model under Table 12,
+calibrated for M3E), that cosine is not graded and why, instead of "cosine from moka-ai/m3e-base".
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from medeval.engine import thresholds as th
+from medeval.engine.metrics import REPORT_METRICS
+
+LABELS = {"bleu1": "BLEU-1", "rouge1": "ROUGE-1", "cosine": "cosine"}
+
+
+def embedding_name(scorer: str) -> str:
+    """A cosine scorer id in words: ``st:m3e-base:1a2b3c`` -> "m3e-base (local model directory, fingerprint 1a2b3c)"."""
+    if scorer.startswith("st:"):
+        parts = scorer.split(":")
+        if len(parts) >= 3:
+            return f"{parts[1]} (local model directory, fingerprint {parts[2]})"
+    return scorer
+
+
+def tokenizer_text(tokenizer_id: str) -> str:
+    """The tokenizer in one sentence (``medeval.engine.tokenize.describe`` where it exists), else its id."""
+    from medeval.engine import tokenize
+
+    describe = getattr(tokenize, "describe", None)
+    if describe is not None:
+        try:
+            text = describe(tokenizer_id)
+        except Exception:  # noqa: BLE001 - an unknown id: the id itself says what was stored
+            text = None
+        if text:
+            return str(text)
+    return tokenizer_id
+
+
+def _matches(ts: th.ThresholdSet, metric: str, scorer: str) -> bool:
+    return th.embedding_matches(ts.embedding_model, scorer) if metric == "cosine" else scorer == ts.scorer_for(metric)
+
+
+def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet) -> dict:
+    """Per report metric: the scorers of its stored scores (with counts), the ones ``ts`` grades, and why not.
+
+    Returns ``{"graded_metrics": [...], "metrics": {metric: {"scorers": [{"scorer", "n", "graded_by_set"}],
+    "graded": bool, "reason": str | None}}, "cosine_models": [...], "tokenizers": [...]}``; ``cosine_models``
+    names the models whose cosine scores are graded (none graded: the models that produced the scores).
+    """
+    stored: dict[str, list[dict]] = {m: [] for m in REPORT_METRICS}
+    marks = ",".join("?" * len(REPORT_METRICS))
+    for metric, scorer, n in db.conn.execute(
+            f"SELECT metric, scorer, count(*) FROM scores WHERE metric IN ({marks}) GROUP BY 1, 2 ORDER BY 1, 2",
+            REPORT_METRICS):
+        stored[metric].append({"scorer": scorer, "n": n, "graded_by_set": _matches(ts, metric, scorer)})
+    label = f"v{ts.version}" if ts.version is not None else ts.name
+    out: dict = {"metrics": {}, "graded_metrics": []}
+    for m in REPORT_METRICS:
+        graded = ts.version is not None and db.conn.execute(
+            "SELECT 1 FROM grades WHERE version = ? AND metric = ? LIMIT 1", (ts.version, m)).fetchone() is not None
+        reason = None
+        if not graded:
+            made_for = (ts.embedding_model if m == "cosine" else f"tokenizer {ts.tokenizer}")
+            came = [embedding_name(s["scorer"]) if m == "cosine" else s["scorer"] for s in stored[m]]
+            if not stored[m]:
+                reason = f"{LABELS[m]} not scored"
+            elif not any(s["graded_by_set"] for s in stored[m]):
+                reason = (f"{LABELS[m]} not graded: set {label}'s cut-offs are for {made_for}, the scores come from "
+                          + ", ".join(came))
+            else:
+                reason = f"{LABELS[m]} not graded under set {label} (no grades stored: run `medeval grade`)"
+        else:
+            out["graded_metrics"].append(m)
+        out["metrics"][m] = {"scorers": stored[m], "graded": graded, "reason": reason}
+    cos = out["metrics"]["cosine"]
+    used = [s["scorer"] for s in cos["scorers"] if s["graded_by_set"]] if cos["graded"] else \
+        [s["scorer"] for s in cos["scorers"]]
+    out["cosine_models"] = [embedding_name(s) for s in used]
+    lex = {s["scorer"] for m in ("bleu1", "rouge1") for s in out["metrics"][m]["scorers"]
+           if s["graded_by_set"] or not out["metrics"][m]["graded"]}
+    out["tokenizers"] = sorted(lex)
+    return out
+
+
+def metrics_text(info: dict) -> str:
+    """ "BLEU-1, ROUGE-1, cosine": the metrics with tiers under the set, in words (or "no metric")."""
+    return ", ".join(LABELS[m] for m in info["graded_metrics"]) or "no metric"
+
+
+def cosine_text(info: dict) -> str:
+    """ "cosine from use-multilingual-v3@1.0" or the reason cosine is not graded."""
+    c = info["metrics"]["cosine"]
+    if c["graded"]:
+        return "cosine from " + (", ".join(info["cosine_models"]) or "an unrecorded model")
+    return c["reason"]
+
+
+def tokenizer_sentence(info: dict, ts_tokenizer: str) -> str:
+    """The tokenizer of the stored BLEU-1/ROUGE-1 scores, described (falls back to the set's id if none stored)."""
+    ids = info["tokenizers"] or [ts_tokenizer]
+    out = []
+    for t in ids:
+        text = tokenizer_text(t).rstrip(". ")
+        out.append(t if text == t else f"{t} ({text})")
+    return "; ".join(out)
+
+
+def ungraded_notes(info: dict) -> list[str]:
+    """One sentence per report metric without tiers under the set."""
+    return [v["reason"] for v in info["metrics"].values() if v["reason"]]
