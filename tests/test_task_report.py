@@ -149,11 +149,14 @@ def test_accr_report_gives_accr_per_model(tdb):
     r = tasks.results(tdb, cid, actor=res)
     methods = tr.methods_paragraph(r)
     assert "Accuracy Reliability (AccR; SDAK" in methods and "reason supports its verdict" in methods
+    assert "per item (factual + counterfactual claim)" in methods and "sampled whole" in methods
     rows = r["sections"][0]["tables"]["AccR"]
     assert {x["model"]: x["AccR (ratings)"] for x in rows} == {"m1": 1.0, HOSTILE: 0.5}
     for x in rows:
         assert f"{x['model']}: AccR {x['AccR (ratings)']:.3f} over {x['ratings']} ratings" in methods
-    assert "undefined by majority (none of its 2 claims has one)" in methods  # the hostile model: 1 yes, 1 no
+    assert "m1: AccR 1.000 over 2 ratings, 1.000 by majority over the 1 of 1 items that have one (95% CI 0.207" \
+        in methods
+    assert "undefined by majority (none of the 1 items checked has one)" in methods  # the hostile model: a tie
     page = tr.render_html(r)
     assert 'data-figure="AccR"' in page and html.escape(methods) in page
     _offline(page)

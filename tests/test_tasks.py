@@ -343,36 +343,115 @@ FACT = [
 ]
 
 
-def test_accr_campaign_samples_correct_items_and_reports_per_model(tdb, tmp_path):
-    f = write(tmp_path / "fc.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in FACT))
+def _accr(tdb, tmp_path, rows=FACT, annotators=("doc1", "doc2"), **config):
+    f = write(tmp_path / "fc.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in rows))
     cs.import_fact_claims(tdb, "fc", f)
-    d1, d2, res = users(tdb, "doc1", "doc2", "res")
-    cid = tasks.create_campaign(tdb, "accr", "a", ["doc1", "doc2"], k=2, seed=0, config={"dataset": "fc"},
-                                actor=res)
-    items = {iid: json.loads(p) for iid, p in tdb.conn.execute("SELECT id, payload FROM task_items")}
-    # item 2 of m1 is wrong (supports the counterfactual): only item 1's two claims per model are checked
-    assert sorted((p["model"], p["item"], p["label"]) for p in items.values()) == [
-        ("m1", "1", "refute"), ("m1", "1", "support"), ("m2", "1", "refute"), ("m2", "1", "support")]
+    us = users(tdb, *annotators, "res")
+    cid = tasks.create_campaign(tdb, "accr", "a", list(annotators), k=len(annotators), seed=0,
+                                config={"dataset": "fc", **config}, actor=us[-1])
+    items = {iid: json.loads(p) for iid, p in tdb.conn.execute(
+        "SELECT id, payload FROM task_items WHERE campaign_id = ?", (cid,))}
+    return cid, us, items
+
+
+def test_accr_item_is_a_knowledge_item_with_both_claims(tdb, tmp_path):
+    """SDAK §4.2.2: AccR is checked per atomic knowledge item -- its factual and counterfactual claim, each with
+    the model's response -- sampled whole; by default among the items the model got right."""
+    cid, (d1, d2, res), items = _accr(tdb, tmp_path)
+    # item 2 of m1 is wrong (supports the counterfactual): m1's item 1 and m2's item 1, each with both claims
+    srcs = sorted(tdb.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,)))
+    assert [s for (s,) in srcs] == ["fc/m1/1", "fc/m2/1"]
+    for p in items.values():
+        assert (p["factual"]["claim"], p["counterfactual"]["claim"]) == ("流感可引起发热", "流感不会引起发热")
+        assert (p["factual"]["verdict"], p["counterfactual"]["verdict"]) == ("support", "refute")
+        assert p["pool"] == {"name": "correct items", "items_in_data": 2 if p["model"] == "m1" else 1,
+                             "items_in_pool": 1, "claims_without_twin": 0}
     v = tasks.task_state(tdb, d1, cid).item
-    assert [b.label for b in v.blocks] == ["Claim", "The model's verdict", "The model's answer (verdict and reason)"]
+    assert [b.label for b in v.blocks] == [
+        "Factual claim", "The model's verdict on the factual claim", "The model's answer (verdict and reason)",
+        "Counterfactual claim", "The model's verdict on the counterfactual claim",
+        "The model's answer (verdict and reason)"]
+    assert [q.id for q in v.questions] == ["factual", "counterfactual"] and {q.part for q in v.questions} == {1}
     assert [o.key for o in v.pending.options] == ["y", "n"]
+    assert tasks.preview(tdb, "accr", {"dataset": "fc", "pool": "followed items"}, actor=res)["items"] == 3
+    assert tasks.preview(tdb, "accr", {"dataset": "fc", "pool": "followed claims"}, actor=res)["items"] == 3  # old name
+    assert tasks.preview(tdb, "accr", {"dataset": "fc", "pool": "followed items", "per_model": 1},
+                         actor=res)["items"] == 2  # whole items per model, never single claims
+    assert tasks.get("accr").check_config(tdb, {"dataset": "fc"})["per_model"] == 100  # as SDAK
 
-    def pick_d1(view, q):
-        return "yes"
 
-    def pick_d2(view, q):  # says no for m2's factual claim
-        p = items[view.item_id]
-        return "no" if (p["model"], p["label"]) == ("m2", "support") else "yes"
+def test_accr_is_reliable_items_over_items_with_both_reasons_supporting(tdb, tmp_path):
+    cid, (d1, d2, res), items = _accr(tdb, tmp_path)
 
-    answer_all(tdb, d1, cid, pick_d1)
+    def pick_d2(view, q):  # says no for m2's factual reason
+        return "no" if (items[view.item_id]["model"], q.id) == ("m2", "factual") else "yes"
+
+    answer_all(tdb, d1, cid, lambda v, q: "yes")
     answer_all(tdb, d2, cid, pick_d2)
     r = tasks.results(tdb, cid, actor=res)
-    acc = {row["model"]: row for row in r["sections"][0]["tables"]["AccR"]}
-    assert acc["m1"]["AccR (ratings)"] == 1.0
-    assert acc["m2"]["AccR (ratings)"] == 0.75
-    assert acc["m2"]["AccR (claims, majority)"] == 1.0 and acc["m2"]["claims without a majority"] == 1
-    cfg_all = tasks.preview(tdb, "accr", {"dataset": "fc", "pool": "followed claims"}, actor=res)
-    assert cfg_all["items"] == 6
+    sec = r["sections"][0]
+    assert "per item (factual + counterfactual claim)" in sec["text"]
+    acc = {row["model"]: row for row in sec["tables"]["AccR"]}
+    assert acc["m1"]["AccR (items, majority)"] == 1.0 and acc["m1"]["AccR (ratings)"] == 1.0
+    assert acc["m1"]["AccR 95% CI (Wilson)"] == pytest.approx([0.2065, 1.0], abs=1e-4)  # Wilson, 1 of 1
+    # m2: doc1 finds the item reliable, doc2 not (its factual reason fails): a tie, left out and counted
+    assert acc["m2"]["AccR (items, majority)"] is None and acc["m2"]["items without a majority"] == 1
+    assert acc["m2"]["AccR 95% CI (Wilson)"] is None
+    assert acc["m2"]["AccR (ratings)"] == 0.5 and acc["m2"]["ratings"] == 2
+    assert (acc["m2"]["factual reasons supporting"], acc["m2"]["counterfactual reasons supporting"]) == (0.5, 1.0)
+    stats = {(a["rated"], a["statistic"]) for a in r["sections"][1]["tables"]["agreement"]}
+    assert ("item reliable (both reasons support)", "Percent agreement (exact)") in stats
+
+
+def test_accr_majority_of_three_and_wilson_ci(tdb, tmp_path):
+    rows = []
+    for i in range(1, 6):  # five right items of one model
+        rows += [{"id": str(i), "type": "T", "label": "support", "claim": f"事实{i}", "response": "正确。理由。", "model": "m"},
+                 {"id": str(i), "type": "T", "label": "refute", "claim": f"反事实{i}", "response": "錯誤。理由。",
+                  "model": "m"}]
+    cid, (d1, d2, d3, res), items = _accr(tdb, tmp_path, rows, annotators=("doc1", "doc2", "doc3"))
+    src = {iid: p["item"] for iid, p in items.items()}
+    answer_all(tdb, d1, cid, lambda v, q: "yes")
+    answer_all(tdb, d2, cid, lambda v, q: "no" if src[v.item_id] in ("1", "2") and q.id == "counterfactual" else "yes")
+    answer_all(tdb, d3, cid, lambda v, q: "no" if src[v.item_id] == "1" and q.id == "factual" else "yes")
+    (row,) = tasks.results(tdb, cid, actor=res)["sections"][0]["tables"]["AccR"]
+    # item 1: yes/no/no -> unreliable; item 2: yes/no/yes -> reliable; 3-5 reliable: 4 of 5
+    assert (row["items"], row["items checked"], row["AccR (items, majority)"]) == (5, 5, 0.8)
+    assert row["AccR (ratings)"] == pytest.approx(12 / 15)
+    z, n, p = 1.959964, 5, 0.8  # Wilson score interval, written out
+    centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z / (1 + z * z / n) * (p * (1 - p) / n + z * z / (4 * n * n)) ** .5
+    assert row["AccR 95% CI (Wilson)"] == pytest.approx([centre - half, centre + half], abs=1e-5)
+
+
+def test_accr_claim_without_its_twin_is_left_out_and_counted(tdb, tmp_path):
+    f = write(tmp_path / "fc.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in FACT))
+    cs.import_fact_claims(tdb, "fc", f)
+    # a lone factual claim (the import refuses one; a table written otherwise may hold it)
+    tdb.conn.execute("INSERT INTO fact_claims (dataset, item_key, type, label, claim, model, response) VALUES "
+                     "('fc', '9', 'T', 'support', '孤立的事实', 'm2', '正确。')")
+    res, = users(tdb, "res")
+    pv = tasks.preview(tdb, "accr", {"dataset": "fc", "pool": "followed items"}, actor=res)
+    assert pv["items"] == 3 and not any(s.endswith("/9") for s in pv["sources"])
+    cid = tasks.create_campaign(tdb, "accr", "t", ["res"], k=1, config={"dataset": "fc", "pool": "followed items"},
+                                actor=res)
+    pools = {json.loads(p)["model"]: json.loads(p)["pool"] for (p,) in tdb.conn.execute(
+        "SELECT payload FROM task_items WHERE campaign_id = ?", (cid,))}
+    assert pools["m2"]["claims_without_twin"] == 1 and pools["m1"]["claims_without_twin"] == 0
+    rows = {r["model"]: r for r in tasks.results(tdb, cid, actor=res)["sections"][0]["tables"]["AccR"]}
+    assert rows["m2"]["claims without a twin (left out)"] == 1
+
+
+def test_accr_gold_item_expects_an_answer_per_claim(tdb, tmp_path):
+    from medeval.annotation.tasks import gold_items as tg
+
+    cid, (d1, d2, res), items = _accr(tdb, tmp_path, per_model=1, pool="followed items")
+    free = [s.source for s in tg.candidates(tdb, cid, actor=res)]
+    real = {p for (p,) in tdb.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,))}
+    assert free and not set(free) & real and all(s.count("/") == 2 for s in free)  # whole items
+    with pytest.raises(MedevalError, match="no question 'supports'"):  # the single-claim question of old
+        tg.mark_task_gold(tdb, cid, free[0], {"supports": "yes"}, "x", actor=res)
+    gid = tg.mark_task_gold(tdb, cid, free[0], {"factual": "y", "counterfactual": "no"}, "both checked", actor=res)
+    assert tg.task_gold_item(tdb, gid).expected == {"factual": "yes", "counterfactual": "no"}
 
 
 def test_results_of_a_campaign_without_answers(tdb):

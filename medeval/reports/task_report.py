@@ -146,18 +146,28 @@ def _preference_methods(r: dict) -> str:
 def _accr_methods(r: dict) -> str:
     cfg = r["config"]
     rows = _table_rows(r, "AccR")
-    pool = ("claims of items the model answered correctly (Factual Accuracy: correct for the factual and incorrect "
-            "for the counterfactual claim)" if cfg.get("pool") == "correct items" else "every claim with a verdict")
-    text = (_common(r, "model answers to atomic medical claims") + "Accuracy Reliability (AccR; SDAK §4.2.2) is the "
-            "share of a model's answers whose stated reason supports its verdict on the claim. Up to "
-            f"{cfg.get('per_model')} answers per model were sampled from {pool} with the stored seed; annotators saw "
-            "the claim, the verdict parsed from the answer and the answer, and said yes or no (not whether the claim "
-            "is true). AccR is given over all ratings and over claims by the annotators' majority (ties left out). ")
+    pool = ("items the model answered correctly (Factual Accuracy: correct for the factual and incorrect for the "
+            "counterfactual claim)" if cfg.get("pool") == "correct items"
+            else "every item whose two responses start with a verdict")
+    text = (_common(r, "atomic knowledge items (a factual and a counterfactual claim, each with a model's answer)")
+            + "Accuracy Reliability (AccR; SDAK §4.2.2) is computed per item (factual + counterfactual claim): an "
+            "item is reliable when the reason of each of its two answers supports its verdict. Up to "
+            f"{cfg.get('per_model')} items per model were sampled whole from {pool} with the stored seed (claims "
+            "without their twin left out and counted); annotators saw both claims, the verdicts parsed from the "
+            "answers and the answers, and said for each whether its reason supports its verdict (not whether the "
+            "claim is true). AccR = reliable items / items, an item reliable by the majority of the annotators who "
+            "checked it (ties left out), with a Wilson 95% CI; beside it, over ratings (each annotator's judgement "
+            "of an item). ")
     text += ("; ".join(f"{x['model']}: AccR {kit.fmt(x.get('AccR (ratings)'))} over {x.get('ratings')} ratings, "
-                       + (f"{kit.fmt(x.get('AccR (claims, majority)'))} by majority over the "
-                          f"{(x.get('claims') or 0) - (x.get('claims without a majority') or 0)} of {x.get('claims')} "
-                          "claims that have one" if x.get("AccR (claims, majority)") is not None
-                          else f"undefined by majority (none of its {x.get('claims')} claims has one)")
+                       + (f"{kit.fmt(x.get('AccR (items, majority)'))} by majority over the "
+                          f"{(x.get('items checked') or 0) - (x.get('items without a majority') or 0)} of "
+                          f"{x.get('items checked')} items that have one (95% CI "
+                          f"{kit.fmt((x.get('AccR 95% CI (Wilson)') or [None])[0])} to "
+                          f"{kit.fmt((x.get('AccR 95% CI (Wilson)') or [None, None])[1])})"
+                          if x.get("AccR (items, majority)") is not None
+                          else f"undefined by majority (none of the {x.get('items checked')} items checked has one)")
+                       + (f", {x['claims without a twin (left out)']} claims without a twin left out"
+                          if x.get("claims without a twin (left out)") else "")
                        for x in rows) + ". "
              if rows else "No answers yet: AccR is undefined. ")
     return text + _agreement_text(_table_rows(r, "agreement"), "claim", cfg.get("seed", 0))
@@ -233,15 +243,16 @@ def shares_figure(rows: list[dict], title: str) -> go.Figure:
 
 
 def accr_figure(rows: list[dict]) -> go.Figure:
-    """AccR per model, over ratings and over claims by majority."""
+    """AccR per model (per item: factual + counterfactual claim), by majority over items and over ratings."""
     fig = go.Figure()
     models = [kit.short(r["model"]) for r in rows]
-    for key, color in (("AccR (ratings)", "#4c78a8"), ("AccR (claims, majority)", "#f58518")):
+    for key, color in (("AccR (items, majority)", "#f58518"), ("AccR (ratings)", "#4c78a8")):
         vals = [_num(r.get(key)) for r in rows]
         fig.add_trace(go.Bar(x=models, y=vals, name=key, marker_color=color,
                              text=[kit.fmt(v, 2) if v is not None else "undefined" for v in vals]))
     fig.update_yaxes(range=[0, 1], tickformat=".0%", title="AccR")
-    return _bar_layout(fig, "Accuracy Reliability per model", barmode="group")
+    return _bar_layout(fig, "Accuracy Reliability per model (per item: factual + counterfactual claim)",
+                       barmode="group")
 
 
 def rankings_figure(rows: list[dict]) -> go.Figure:
