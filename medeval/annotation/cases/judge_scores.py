@@ -1,69 +1,48 @@
-"""Reading per-response scores out of a judge's free-text rationale, in English and Chinese."""
+"""Reading per-response scores out of a judge's free-text rationale, in English and Chinese (simplified or
+traditional); the patterns are in :mod:`medeval.annotation.cases.judge_patterns`, tables in
+:mod:`medeval.annotation.cases.judge_tables`."""
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import unicodedata
+from dataclasses import dataclass
 
+from medeval.annotation.cases import judge_patterns as jp
+from medeval.annotation.cases.judge_tables import tables
+from medeval.core.chinese import parse_int, to_simplified
 from medeval.core.errors import InputError
 
-_LABEL_WORDS = (r"doctors?|physicians?|responses?|assistants?|answers?|models?|candidates?|outputs?|replies|reply"
-                r"|systems?|ai|bots?|chatbots?|students?")
-_LABEL_ZH = r"医生|医师|大夫|回答|回复|答复|答案|模型|助手|候选|助理|应答|学生"
-_ZH_NUM = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_NUM = r"(?:\d+(?:\.\d+)?)"
-_LABEL = rf"(?:(?<![a-z])(?:{_LABEL_WORDS})|{_LABEL_ZH})"
-_POS = r"(?:\d+|[一二三四五六七八九十])(?![\d.]\d)"
-_PREFIX = r"\s*(?:(?:#|no\.?|编号|第)\s*)?"  # one way to read each space: no backtracking blow-up
-# what may stand between a label and its score: separators, markdown and score words -- nothing else, so
-# "Doctor 1 said the dose is 5 mg" is not a score
-_FILL_WORD = (r"'s|’s|s'|的|score[sd]?|rating|rated|gets?|got|receives?|received|earns?|earned|deserves?|is given"
-              r"|was given|is|was|total|overall|final|points?|of"
-              r"|最终|最后|综合|总|得分|评分|分数|打分|分值|获得|得到|给予|可得|打|给|得|为|是|计")
-_FILL_CHARS = r"[\s*_`#\[\]()【】（）<>:=\-–—→|,]"
-_FILL = rf"(?:{_FILL_CHARS}|{_FILL_WORD})*?"
-_SCORE = rf"(?P<num>{_NUM}|[一二两三四五六七八九十](?=\s*分))"
-_UNIT = r"(?P<unit>\s*(?:\*\*)?\s*(?:/\s*\d+(?:\.\d+)?|out of \d+(?:\.\d+)?|points?\b|pts?\b|分(?!钟|之|析|别|期|级|型|泌|布|娩|化|裂|离|为|成)))?"
-# a number followed by one of these is a measurement, not a score
-_NOT_SCORE = re.compile(r"[a-z]|[.,]\d|\s*-?\s*(?:%|‰|°|℃|mg|μg|ug|mcg|ml|kg|mmol|mmhg|cm|mm|iu|u/|g\b|l\b|x\b"
-                        r"|times?\b|years?\b|days?\b|weeks?\b|months?\b|hours?\b|h\b|minutes?\b|min\b"
-                        r"|次|岁|天|日|周|月|年|小时|分钟|秒|毫|克|升|片|粒|支|倍|例|项|条|个|点|种)")
-# any mention of a response: "Doctor 1", "Response #2", "医生一", "第2号回答"
-_MENTION_RE = re.compile(rf"{_LABEL}{_PREFIX}(?P<pos>{_POS})(?:\s*号)?")
-# label, score words, score: "Doctor 1: 4 points", "医生1得分：4分"
-_SCORE_RE = re.compile(rf"{_LABEL}{_PREFIX}(?P<pos>{_POS})(?:\s*号)?{_FILL}{_SCORE}{_UNIT}")
-# several labels sharing one score: "Doctor 1 and Doctor 2 both get 4 points", "Doctors 1 and 2: 4",
-# "医生1和医生2均为4分", "医生1、2均得4分"; a bare number after a comma is not a label ("Response 1, 2, 3")
-_REF0 = rf"{_LABEL}{_PREFIX}{_POS}(?:\s*号)?"
-_JOIN = r"\s*(?:,(?:\s*and\b)?|and\b|&|和|与|及|以及|跟|、|/)\s*"
-_JOIN_AND = r"\s*(?:,\s*)?(?:and\b|&|和|与|及|以及|跟|、)\s*"
-# (found whole with finditer, then the shared score at its end: linear however long the chain)
-_REF0S = rf"{_REF0}(?:'s|’s)?"
-_CHAIN_RE = re.compile(rf"{_REF0S}(?:{_JOIN}{_REF0S}|{_JOIN_AND}{_POS}(?:\s*号)?)+")
-_SHARED_WORD = r"(?:are|were|both|each|all)\s+given|both|each|all|equally|are|were|均|都|皆|各|同样|同为|也|亦"
-_SHARED_RE = re.compile(rf"(?:{_FILL_CHARS}|{_SHARED_WORD}|{_FILL_WORD})*?{_SCORE}{_UNIT}")
-# "... 4 and 3 points respectively", "分别为4分和3分": one score each, not a shared one
-_RESPECTIVELY = re.compile(r"respectively|分别|依次|\A\s*(?:\*\*)?\s*(?:and|or|&|和|与|、|,|/|vs\.?)\s*\d")
-# a score with no label of its own, alone on a line or starting a sentence: "Score: 4", "**Rating**: 4/5",
-# "得分：4分", "评分：4"; it belongs to the response the section before it is about (see _owner)
-_LINE_RE = re.compile(
-    r"(?:^|(?<=[.。;；!！?？,，]))[ \t>*_#\-•]*"
-    r"(?:(?:(?:final|overall|total)\s+)?(?:score|rating)(?![a-z])|(?:最终|综合|总)?(?:得分|评分|分数|打分)|总分)"
-    rf"[\s*_]*(?:[:=]|is\b|为|是)?[\s*_]*{_SCORE}{_UNIT}", re.M)
-# the rest of a sentence (a decimal point does not end it)
-_SENTENCE_REST = re.compile(r"(?:[^\n.;；。!！?？]|\.\d)*")
-# a mention that heads a section: first on its line (after markdown, a bullet or a list number) ...
-_HEAD_BEFORE = re.compile(r"[\s>*_#\-•\[【(]*(?:\d+[.)、]\s*)?[\s*_#\[【(]*")
-# ... or followed by nothing but a colon or the end of its line: "Doctor 1:", "**Response 2**", "医生1的回答："
-_HEAD_AFTER = re.compile(r"[ \t*_\]】)]*(?:(?:'s|’s)\s+(?:response|answer|reply)|的(?:回答|回复|答复))?"
-                         r"[ \t*_\]】)]*(?::|\n|\Z)")
-# what may stand between a list-item-looking "4." and a following label or the end of its line
-_SKIP_AFTER_STOP = " \t*_#.,;。，；\"'“”‘’「」『』[]【】()"
+
+@dataclass(frozen=True)
+class ScoreReading:
+    """What a rationale says: ``scores`` ``{position: score}`` (1-based), ``unassigned`` the score phrases that
+    name no single response (left out, never given to a guessed one), ``scale`` the one denominator written
+    ("4/5" -> 5.0; None when none is)."""
+
+    scores: dict[int, float]
+    unassigned: tuple[str, ...]
+    scale: float | None
+
+
+def _int(p: str) -> int:
+    if p.isascii() and p.isalpha():
+        return ord(p.upper()) - ord("A") + 1  # "Response B"
+    v = parse_int(p)
+    if v is None:  # pragma: no cover - the patterns only let numerals through
+        raise ValueError(p)
+    return v
+
+
+def _pos_of(m: re.Match, tag: str = "1") -> int:
+    p = m.group("p" + tag) or m.group("z" + tag)
+    return _int(p) if p else jp.ORDINALS[m.group("o" + tag).lower()]
 
 
 def _num(s: str) -> float:
-    return float(_ZH_NUM[s]) if s in _ZH_NUM else float(s)
+    return float(s) if s[0].isdigit() else float(parse_int(s))
 
 
 def _list_item(s: str, m: re.Match) -> bool:
@@ -86,101 +65,106 @@ def _list_item(s: str, m: re.Match) -> bool:
             return False  # "Response 1 (score: 4) is ...": a parenthesis, not a list
         # "Doctor 1 (1) accurate (2) ...": a list item numbered "(1)"
     j = i + 1
-    while j < len(s) and s[j] in _SKIP_AFTER_STOP:
+    while j < len(s) and s[j] in jp.SKIP_AFTER_STOP:
         j += 1
-    if j >= len(s) or s[j] in "\r\n" or _MENTION_RE.match(s, j):
+    if j >= len(s) or s[j] in "\r\n" or jp.MENTION_RE.match(s, j):
         return False
     n = m.group("num")
     if n == "1":
         return True
     if not n.isdigit():
         return False
-    nxt = _MENTION_RE.search(s, j)
+    nxt = jp.MENTION_RE.search(s, j)
     item = re.compile(rf"(?<![\d.]){int(n) + 1}{re.escape(s[i])}(?!\d)")
     return bool(item.search(s, j, nxt.start() if nxt else len(s)))
 
 
-# a score written before its label: "4 (Doctor 1), 3 (Doctor 2)" -- the number after the label is not its score
-_SCORE_BEFORE = re.compile(r"\d(?:\s*(?:\*\*)?\s*(?:/\s*\d+|points?|pts?|分))?\s*[(\[【]\s*\Z")
-
-
 def _is_score(s: str, m: re.Match, *, labelled: bool = False) -> bool:
-    """Whether *m* (a match ending in _SCORE and _UNIT) reads a score, not a measurement or a list item;
+    """Whether *m* (a match ending in SCORE and UNIT) reads a score, not a measurement or a list item;
     *labelled*: it starts with its label, which must not follow a score ("4 (Doctor 1)")."""
-    if labelled and _SCORE_BEFORE.search(s, max(0, m.start() - 20), m.start()):
+    if labelled and jp.SCORE_BEFORE.search(s, max(0, m.start() - 20), m.start()):
         return False
     if m.group("unit"):
         return True
-    return not _NOT_SCORE.match(s, m.end()) and not _list_item(s, m)
+    return not jp.NOT_SCORE.match(s, m.end()) and not _list_item(s, m)
 
 
 def _owner(s: str, start: int, end: int) -> int | None:
-    """The response a label-less score line at *end* is about: the section ``s[start:end]`` (since the previous
+    """The response a label-less score at *end* is about: the section ``s[start:end]`` (since the previous
     score) must mention a response, and every mention from its last heading on (or from its first mention
     when none heads a line) must name the same one; otherwise it is ambiguous and ``None``."""
-    ms = list(_MENTION_RE.finditer(s, start, end))
+    ms = list(jp.MENTION_RE.finditer(s, start, end))
     if not ms:
         return None
-    heads = [k for k, mt in enumerate(ms) if _HEAD_AFTER.match(s, mt.end())
-             or _HEAD_BEFORE.fullmatch(s, s.rfind("\n", 0, mt.start()) + 1, mt.start())]
+    heads = [k for k, mt in enumerate(ms) if jp.HEAD_AFTER.match(s, mt.end())
+             or jp.HEAD_BEFORE.fullmatch(s, s.rfind("\n", 0, mt.start()) + 1, mt.start())]
     first = heads[-1] if heads else 0
-    pos = {int(_num(mt.group("pos"))) for mt in ms[first:]}
+    pos = {_pos_of(mt) for mt in ms[first:]}
     return pos.pop() if len(pos) == 1 else None
 
 
-def parse_judge_scores(text: str) -> dict[int, float]:
-    """Per-response scores written in a judge's rationale: ``{position: score}`` (position 1-based).
+class _Spans:
+    """Stretches of the text already read (a byte per character): whether a new match overlaps one is a scan
+    in C, not a loop over every earlier match."""
 
-    A score is a label (Doctor, Response, Assistant, Answer, Model ...; 医生, 回答,
-    模型, 助手 ...) with the response's number, then only separators, markdown and
-    score words (gets, score, 得分, 评分, 为 ...), then a number, optionally with a
-    unit (points, 分, /5, out of 5). A number followed by a unit of measure (mg, %,
-    次, 岁 ...) is not a score, so "Doctor 1 said the dose is 5 mg" counts for
-    nothing. Full-width characters are read as ASCII (NFKC). The same score repeated
-    is fine; two different scores for one response raise :class:`InputError`.
+    def __init__(self, n: int):
+        self.mask = bytearray(n + 1)
 
-    * List items are not scores: a number without a unit directly followed by ".",
-      "、" or ")" and then more text on the same line ("Doctor 1: 1. Accurate
-      diagnosis 2. ...", "医生1：1、诊断正确") is a numbered list if it is 1 or the next
-      item follows ("Doctor 1: 3. Dose 4. Follow-up"). The end of the line or text, or
-      another label, after the stop makes it a score ("Doctor 1: 4.", "Doctor 1: 4.
-      Doctor 2: 3."); so does a unit ("Doctor 1: 1 point. Poor").
-    * Several labels joined by and/,/和/与/、 share the score after them ("Doctor 1
-      and Doctor 2 both get 4 points", "Doctors 1 and 2: 4", "医生1和医生2均为4分") --
-      unless it is one of several ("4 and 3 points respectively", "分别为4分、3分").
-    * A score line without a label ("Score: 4", "**Rating**: 4/5", "得分：4分",
-      "评分：4"), starting a line or a sentence, belongs to the response the text
-      since the previous score is about: every label from the last one that heads a
-      line (or from the first, if none does) must name that response, and nothing
-      after the number in its sentence may be a label. "Doctor 1:\\n1. ...\\nScore: 4"
-      gives Doctor 1 a 4; "Doctor 1:\\nUnlike Doctor 2 ...\\nScore: 4" gives nothing.
-      A later summary ("Scores: Doctor 1: 4 points") must agree with it.
-    * A label in brackets after a number ("4 (Doctor 1), 3 (Doctor 2)") gives nothing:
-      its score comes before it, and the number after it belongs to the next label.
+    def add(self, a: int, b: int) -> None:
+        self.mask[a:b] = b"\x01" * (b - a)
 
-    >>> parse_judge_scores("Doctor 1: 5 points. Doctor 2 gets 4 points.")
-    {1: 5.0, 2: 4.0}
-    >>> parse_judge_scores("医生1：5分；医生2得分：3分")
-    {1: 5.0, 2: 3.0}
-    >>> parse_judge_scores("**Response 2**: 4/5, Response 1: 3.5")
-    {1: 3.5, 2: 4.0}
-    >>> parse_judge_scores("Doctor 1 said the dose is 5 mg. Score: Doctor 1: 4 points")
-    {1: 4.0}
-    >>> parse_judge_scores("医生１：５分")
-    {1: 5.0}
-    >>> parse_judge_scores("Doctor 1: 1. Accurate diagnosis 2. Clear plan\\nScore: 4\\nDoctor 2: 3.")
-    {1: 4.0, 2: 3.0}
-    >>> parse_judge_scores("医生1和医生2均为4分")
-    {1: 4.0, 2: 4.0}
+    def free(self, a: int, b: int) -> bool:
+        return self.mask.find(1, a, b) == -1
+
+    def copy(self) -> "_Spans":
+        c = _Spans(0)
+        c.mask = bytearray(self.mask)
+        return c
+
+
+class _Sentences:
+    """Where each sentence ends and where the mentions start, found once, so that asking about the rest of a
+    sentence costs a binary search (many scores in one long sentence stay linear)."""
+
+    def __init__(self, s: str):
+        self.s = s
+        self.ends = [m.start() for m in jp.SENTENCE_END.finditer(s)]
+        self.mentions = [m.start() for m in jp.MENTION_RE.finditer(s)]
+
+    def end(self, i: int) -> int:
+        k = bisect.bisect_left(self.ends, i)
+        return self.ends[k] if k < len(self.ends) else len(self.s)
+
+    def names_none_after(self, i: int) -> bool:
+        """No mention of a response between ``i`` and the end of its sentence."""
+        k = bisect.bisect_left(self.mentions, i)
+        return k == len(self.mentions) or self.mentions[k] >= self.end(i)
+
+    def rest(self, i: int, limit: int = 200) -> str:
+        """The rest of the sentence from ``i`` (at most ``limit`` characters: "respectively" comes soon)."""
+        return self.s[i:min(self.end(i), i + limit)]
+
+
+def read_judge_scores(text: str, n_responses: int | None = None) -> ScoreReading:
+    """Per-response scores written in a judge's rationale, with the scores that name no response.
+
+    See :func:`parse_judge_scores` for what is read. ``n_responses`` (how many responses the judge saw) lets
+    "both get 4", "所有回答均为4分" and "三位医生均为4分" give every response that score -- only when the count
+    the judge writes ("both" = 2, "三位" = 3) is that number; without it they are unassigned.
     """
-    s = unicodedata.normalize("NFKC", text or "").lower()
+    s = to_simplified(unicodedata.normalize("NFKC", text or ""))
     found: dict[int, tuple[float, str]] = {}
+    dens: dict[float, str] = {}
+    unassigned: list[str] = []
+    sent = _Sentences(s)
 
-    def put(positions, start: int, m: re.Match) -> None:
+    def put(positions, what: str, m: re.Match) -> None:
         score = _num(m.group("num"))
         if not math.isfinite(score):
             return
-        what = s[start:m.end()].strip()
+        den = m.group("den") or m.group("den2")
+        if den is not None:
+            dens.setdefault(float(den), what)
         for pos in positions:
             seen = found.get(pos)
             if seen is not None and seen[0] != score:
@@ -189,33 +173,124 @@ def parse_judge_scores(text: str) -> dict[int, float]:
                     fix="correct the rationale, or give the scores in a 'scores' column ({\"model\": score, ...})")
             found.setdefault(pos, (score, what))
 
-    # (start, end, positions or None for a score line, match of the score)
-    events: list[tuple[int, int, list[int] | None, re.Match]] = []
-    taken: list[tuple[int, int]] = []  # shared scores, and "respectively" groups that no label may take alone
-    for chain in _CHAIN_RE.finditer(s):
-        m = _SHARED_RE.match(s, chain.end())
+    # (start, end, kind, positions or count, match): kind "label" (positions), "owner" (its section's), "every"
+    events: list[tuple[int, int, str, object, re.Match]] = []
+    t_events, t_spans, t_unassigned = tables(s, _pos_of)
+    unassigned += t_unassigned
+    events += [(a, b, "label", p, m) for a, b, p, m in t_events]
+    taken = _Spans(len(s))
+    for a, b in t_spans:
+        taken.add(a, b)
+    chains = taken.copy()
+    for chain in jp.CHAIN_RE.finditer(s):
+        if not taken.free(chain.start(), chain.end()):
+            continue
+        chains.add(chain.start(), chain.end())
+        m = jp.SHARED_RE.match(s, chain.end())
         if m is None:
             continue
-        if _RESPECTIVELY.search(_SENTENCE_REST.match(s, m.end()).group()):
-            taken.append((chain.start(), m.end()))
+        if jp.RESPECTIVELY.search(sent.rest(m.end())):
+            taken.add(chain.start(), m.end())
         elif _is_score(s, m):
-            taken.append((chain.start(), m.end()))
-            events.append((chain.start(), m.end(), [int(_num(p)) for p in re.findall(_POS, chain.group())], m))
-    for m in _SCORE_RE.finditer(s):
-        if all(m.end() <= a or m.start() >= b for a, b in taken) and _is_score(s, m, labelled=True):
-            events.append((m.start(), m.end(), [int(_num(m.group("pos")))], m))
-    labelled = [(a, b) for a, b, _, _ in events]
-    for m in _LINE_RE.finditer(s):
-        if (all(m.end() <= a or m.start() >= b for a, b in labelled) and _is_score(s, m)
-                and not _MENTION_RE.search(_SENTENCE_REST.match(s, m.end()).group())):
-            events.append((m.start(), m.end(), None, m))
+            taken.add(chain.start(), m.end())
+            pos = [_pos_of(t) if t.group("bare") is None else _int(t.group("bare"))
+                   for t in jp.CHAIN_TOKEN_RE.finditer(chain.group())]
+            events.append((chain.start(), m.end(), "label", pos, m))
+    for m in jp.EVERY_RE.finditer(s):
+        if (taken.free(m.start(), m.end()) and chains.free(m.start(), m.end())
+                and not jp.MENTION_RE.search(m.group(0)) and _is_score(s, m)):
+            cnt = m.group("cnt") or m.group("cnt2") or m.group("cnt3")
+            count = (int(cnt) if cnt.isdigit() else jp.COUNTS[cnt.lower()]) if cnt else None
+            taken.add(m.start(), m.end())
+            events.append((m.start(), m.end(), "every", count, m))
+    to_refs = set()
+    for m in jp.SCORE_TO_RE.finditer(s):
+        if taken.free(m.start(), m.end()) and (m.group("unit") or not _list_item(s, m)):
+            to_refs.add(m.start("p1") if m.group("p1") else m.end() - 1)
+            events.append((m.start(), m.end(), "label", [_pos_of(m)], m))
+            taken.add(m.start(), m.end())
+    labelled = taken.copy()
+    for m in jp.SCORE_RE.finditer(s):
+        if (taken.free(m.start(), m.end()) and (m.group("p1") is None or m.start("p1") not in to_refs)
+                and _is_score(s, m, labelled=True)):
+            events.append((m.start(), m.end(), "label", [_pos_of(m)], m))
+            labelled.add(m.start(), m.end())
+    for rx in (jp.LINE_RE, jp.GIVE_RE):
+        for m in rx.finditer(s):
+            if labelled.free(m.start(), m.end()) and _is_score(s, m) and sent.names_none_after(m.end()):
+                events.append((m.start(), m.end(), "owner", None, m))
+                labelled.add(m.start(), m.end())
     last = 0
-    for start, end, positions, m in sorted(events, key=lambda e: e[0]):
-        if positions is None:
+    for start, end, kind, arg, m in sorted(events, key=lambda e: e[0]):
+        what = s[start:end].strip()
+        if kind == "label":
+            put(arg, what, m)
+        elif kind == "owner":
             pos = _owner(s, last, start)
             if pos is not None:
-                put([pos], start, m)
+                put([pos], what, m)
+            else:
+                unassigned.append(what)
         else:
-            put(positions, start, m)
+            n = n_responses if arg is None else arg
+            if n is not None and n_responses is not None and n == n_responses:
+                put(range(1, n + 1), what, m)
+            else:
+                unassigned.append(what)
         last = max(last, end)
-    return {p: v for p, (v, _) in sorted(found.items())}
+    if len(dens) > 1:
+        shown = " and ".join(repr(w) for w in dens.values())
+        raise InputError(f"the rationale mixes score scales: {shown}",
+                         fix="give every score on one scale, or give the scores in a 'scores' column")
+    return ScoreReading({p: v for p, (v, _) in sorted(found.items())}, tuple(unassigned),
+                        next(iter(dens)) if dens else None)
+
+
+def parse_judge_scores(text: str, n_responses: int | None = None) -> dict[int, float]:
+    """Per-response scores written in a judge's rationale: ``{position: score}`` (position 1-based).
+
+    The text is read NFKC-normalised (full-width characters as ASCII) and in simplified Chinese (OpenCC,
+    :func:`medeval.core.chinese.to_simplified`), so "醫生1的回答…給5分" reads as "医生1的回答…给5分". A response is
+    named by a label (Doctor, Response, Assistant, Answer, Model ...; 医生, 回答, 模型, 助手 ...) with its number
+    ("Doctor 1", "医生一", "回答二"), its capital letter ("Response B" = 2), or an ordinal ("第二个回答", "the
+    first response"). Scores are numbers or Chinese numerals before 分 ("五分"; "十分全面" is "very complete").
+
+    * **Labelled**: the label, then only separators, markdown and score words (gets, score, deserves a, 得分,
+      评分, 为 ...), then the score, optionally with a unit (points, 分, /5, /10, out of 10): "Doctor 1: 4
+      points", "医生1得分：4分", "Response B deserves a 3/5", "I'd give Doctor 1 a 4". Or the score, then "to" /
+      "for" and the label: "I give 4 points to Doctor 1". A number followed by a unit of measure (mg, %, 次,
+      岁 ...) is not a score ("Doctor 1 said the dose is 5 mg").
+    * **Its section's**: a score line ("Score: 4", "**Rating**: 4/5", "得分：4分") or a score given in words
+      ("给5分", "我给4分", "给它打4分", "I'd give it 5", "deserves a 3/5") with no label of its own belongs
+      to the response the text since the previous score is about: every label from the last one that heads
+      a line (or from the first, if none does) must name that response, and nothing after the number in its
+      sentence may be a label. "医生1的回答较全面，给5分" gives response 1 a 5; "医生1较好，医生2较差，给4分"
+      names two and gives nothing (the score is *unassigned*, see :func:`read_judge_scores`).
+    * **Shared**: several labels joined by and/,/和/与/、 share the score after them ("Doctor 1 and Doctor 2
+      both get 4 points", "医生1和医生2均为4分") -- unless it is one of several ("4 and 3 points respectively",
+      "分别为4分、3分"). "Both get 4", "两位医生均为4分", "all responses score 4" give every response the score
+      only with ``n_responses`` and a count that matches it.
+    * **Tables**: Markdown tables, one row or one column per response (see
+      :mod:`medeval.annotation.cases.judge_tables`).
+    * **Not scores**: list items ("Doctor 1: 1. Accurate diagnosis 2. ...": a number without a unit followed
+      by "." and more text is a list item if it is 1 or the next item follows; the end of the line, another
+      label or a unit after it makes it a score), and a number after a label in brackets ("4 (Doctor 1), 3
+      (Doctor 2)": the score comes before it).
+
+    The same score repeated is fine; two different scores for one response, or scores on different scales
+    ("4/5" and "8/10"), raise :class:`InputError`. Matching is linear in the length of the text.
+
+    >>> parse_judge_scores("Doctor 1: 5 points. Doctor 2 gets 4 points.")
+    {1: 5.0, 2: 4.0}
+    >>> parse_judge_scores("医生1的回答较全面，给5分；对于医生2的回答，我给4分。")
+    {1: 5.0, 2: 4.0}
+    >>> parse_judge_scores("醫生1的回答較全面，給五分")
+    {1: 5.0}
+    >>> parse_judge_scores("Response A: 4/5. Response B deserves a 3/5")
+    {1: 4.0, 2: 3.0}
+    >>> parse_judge_scores("Both are accurate; both get 4.", n_responses=2)
+    {1: 4.0, 2: 4.0}
+    >>> parse_judge_scores("医生1较好，医生2较差，给4分")
+    {}
+    """
+    return read_judge_scores(text, n_responses).scores
