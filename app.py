@@ -58,6 +58,7 @@ TASK_RESULTS = st.Page("app_pages/task_results.py", title="Task results", icon="
                        url_path="task-results")
 ADJUDICATE = st.Page("app_pages/adjudicate.py", title="Adjudicate", icon=":material/gavel:", url_path="adjudicate")
 USERS = st.Page("app_pages/users.py", title="Users & audit", icon=":material/manage_accounts:", url_path="users")
+EXAM = st.Page("app_pages/exam.py", title="Exam results", icon=":material/fact_check:", url_path="exam")
 HELP = st.Page("app_pages/help.py", title="Help", icon=":material/help:", url_path="help")
 
 if user is None:
@@ -67,11 +68,11 @@ elif user.role == "annotator":
 elif user.role == "adjudicator":  # a senior clinician: settles disagreements, does not grade (stays independent)
     pages = [ADJUDICATE, HELP]
 elif user.role == "researcher":
-    pages = [CAMPAIGNS, AGREEMENT, ADJUDICATE, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE,
+    pages = [CAMPAIGNS, AGREEMENT, ADJUDICATE, TUNING, LEADERBOARD, TASK_RESULTS, EXAM, NEW_CAMPAIGN, NEW_TASK, GRADE,
              ANNOTATE, HELP]
 else:
-    pages = [USERS, CAMPAIGNS, AGREEMENT, ADJUDICATE, TUNING, LEADERBOARD, TASK_RESULTS, NEW_CAMPAIGN, NEW_TASK, GRADE,
-             ANNOTATE, HELP]
+    pages = [USERS, CAMPAIGNS, AGREEMENT, ADJUDICATE, TUNING, LEADERBOARD, TASK_RESULTS, EXAM, NEW_CAMPAIGN, NEW_TASK,
+             GRADE, ANNOTATE, HELP]
 
 if user is not None:
     # A hidden home page at "/" forwards to the role's first page, so every real page keeps its own URL

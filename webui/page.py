@@ -193,7 +193,7 @@ def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> N
 
 # Researcher and admin work pages (tables, charts) use the whole width; reading and grading screens stay centered.
 WIDE_PAGES = frozenset({"campaigns", "agreement", "tuning", "leaderboard", "task-results", "users", "new-campaign",
-                        "new-task"})
+                        "new-task", "exam"})
 
 
 def page_layout(url_path: str) -> str:

@@ -8,6 +8,9 @@ CREATE INDEX adjudications_item ON adjudications(item_id, id);
 -- index audit_log_action
 CREATE INDEX audit_log_action ON audit_log(action, target);
 
+-- index exam_settlements_answer
+CREATE INDEX exam_settlements_answer ON exam_settlements(exam, model, question, id);
+
 -- index gold_answers_user
 CREATE INDEX gold_answers_user ON gold_answers(user_id, gold_id, id);
 
@@ -161,6 +164,20 @@ CREATE TABLE embeddings (
         vector BLOB NOT NULL,
         PRIMARY KEY (model_id, text_hash)
     ) WITHOUT ROWID;
+
+-- table exam_settlements
+CREATE TABLE exam_settlements (
+        id INTEGER PRIMARY KEY,
+        exam TEXT NOT NULL CHECK (length(exam) > 0),
+        model TEXT NOT NULL,
+        question TEXT NOT NULL CHECK (length(question) > 0),
+        response_sha TEXT NOT NULL,
+        letters TEXT NOT NULL CHECK (letters NOT GLOB '*[^A-Z]*'),
+        decided_by TEXT NOT NULL,
+        decided_at TEXT NOT NULL,
+        note TEXT NOT NULL DEFAULT '',
+        supersedes INTEGER REFERENCES exam_settlements(id)
+    );
 
 -- table fact_claims
 CREATE TABLE fact_claims (
@@ -498,6 +515,14 @@ CREATE TRIGGER campaign_guidelines_no_delete BEFORE DELETE ON campaign_guideline
 -- trigger campaign_guidelines_no_update
 CREATE TRIGGER campaign_guidelines_no_update BEFORE UPDATE ON campaign_guidelines
         BEGIN SELECT RAISE(ABORT, 'guideline versions are append-only'); END;
+
+-- trigger exam_settlements_no_delete
+CREATE TRIGGER exam_settlements_no_delete BEFORE DELETE ON exam_settlements
+        BEGIN SELECT RAISE(ABORT, 'exam settlements are append-only: settle again instead'); END;
+
+-- trigger exam_settlements_no_update
+CREATE TRIGGER exam_settlements_no_update BEFORE UPDATE ON exam_settlements
+        BEGIN SELECT RAISE(ABORT, 'exam settlements are append-only: settle again instead'); END;
 
 -- trigger gold_answers_no_delete
 CREATE TRIGGER gold_answers_no_delete BEFORE DELETE ON gold_answers
