@@ -101,6 +101,7 @@ MIGRATION_NAMES = ["m001_core", "m002_table12", "m003_users_sessions_audit", "m0
                    "m006_threshold_drafts", "m007_cases", "m008_tasks", "m009_import_batches", "m010_user_hints",
                    "m011_guidelines", "m012_calibration_rounds", "m013_adjudication", "m014_gold",
                    "m015_task_gold"]
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m016_exam_settlements"])  # issue 21: settled exam answers
 
 
 def schema_text(path) -> str:
