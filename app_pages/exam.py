@@ -76,8 +76,15 @@ st.download_button("Details CSV (one row per question: both readings, status, re
                    details_csv(results), file_name="exam_details.csv", mime="text/csv", key="exam_details")
 
 st.subheader("Ambiguous answers to settle")
+PAGE_SIZE = 30  # forms drawn at once; the rest follow once these are settled (or with "All")
 if not items:
     st.info("No ambiguous answers: every response states its choice.")
+else:
+    show = st.radio("Show", ["Unsettled", "All"], horizontal=True, key="exam_show")
+    shown = [it for it in items if show == "All" or it.decision is None]
+    st.caption(f"{sum(it.decision is None for it in items)} unsettled of {len(items)} ambiguous"
+               + (f"; the first {PAGE_SIZE} of {len(shown)} shown" if len(shown) > PAGE_SIZE else ""))
+    items = shown[:PAGE_SIZE]
 for it in items:
     ident = hashlib.sha256(f"{it.model}\x00{it.question}".encode()).hexdigest()[:12]
     with st.container(border=True, key=f"exam_item_{ident}"):

@@ -194,6 +194,10 @@ def test_exam_page_shows_the_demo_and_settles_an_answer(db_path):
             ("7", "C", "res")]
     decided = [df.value for df in at.dataframe if "decided by" in df.value.columns][0]
     assert list(decided["decided by"]) == ["res"]
+    texts = [t.value for t in at.text]
+    assert not any(t.startswith("Model: DemoModel · question 7") for t in texts)  # settled: out of the default view
+    at.radio(key="exam_show").set_value("All").run()
+    assert any(t.startswith("Settled: C by res at ") for t in [t.value for t in at.text])
 
 
 @pytest.mark.slow
