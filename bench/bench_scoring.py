@@ -228,8 +228,9 @@ def bench_lexical(cfg: dict, res: dict) -> None:
     from rouge_score import rouge_scorer
 
     from medeval.engine.metrics import lexical_scores, overlap_scores, ref_profile
-    from medeval.engine.tokenize import Tokenizer, tokenize
+    from medeval.engine.tokenize import Tokenizer, scoring_tokenizer
 
+    tokenize = scoring_tokenizer()  # what score_db uses: OpenCC t2s (default on), then the cjk-med-v2 tokens
     n, repeats = cfg["pairs"], cfg["repeats"]
     log(f"lexical: generating {n:,} pairs")
     pairs = make_pairs(n)

@@ -20,7 +20,7 @@ EN_REF, EN_CAND = "cough, sneezing, runny nose and fever", "The main symptoms ar
 def test_tokenizer_chinese_latin_numbers():
     assert tokenize("咳嗽;打喷嚏") == ["咳", "嗽", "打", "喷", "嚏"]
     assert tokenize("患者CRP升高, 白细胞10.5") == ["患", "者", "crp", "升", "高", "白", "细", "胞", "10.5"]
-    assert tokenize("３９．５℃") == ["39.5", "c"]  # NFKC: full-width digits, ℃ -> °c
+    assert tokenize("３９．５℃") == ["39.5", "°", "c"]  # NFKC: full-width digits, ℃ -> °c; ° is a token
     assert tokenize("") == [] and tokenize("；、。") == []
 
 
@@ -65,9 +65,15 @@ def test_identical_texts_score_one():
     assert bleu1(ZH_REF, ZH_REF) == 1.0
 
 
-def _pairs(n, seed=7):
+MEDICAL_VOCAB = ["TNF-α", "β受体", "5μg", "5µg", "≥", "≤", "＜", ">", "±", "%", "℃", "°", "HbA1c", "6.5%", "90mmHg",
+                 "Ⅱ级", "高血壓", "高血压", "γ-GT", "IL-6", "μmol/L", "10⁹/L", "Δ", "κ"]
+
+
+def _pairs(n, seed=7, medical=False):
     rng = random.Random(seed)
     vocab = list("咳嗽发热头痛腹泻呕吐胸闷气短乏力皮疹关节肿痛") + ["crp", "ct", "10.5", "mri", "ecg"]
+    if medical:
+        vocab += MEDICAL_VOCAB
     seps = ["", "、", "；", ",", " "]
     out = []
     for _ in range(n):
@@ -79,7 +85,7 @@ def _pairs(n, seed=7):
 
 def test_equals_rouge_score_with_same_tokenizer():
     scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=Tokenizer())
-    for ref, cand in _pairs(2000) + [(ZH_REF, ZH_CAND), (EN_REF, EN_CAND)]:
+    for ref, cand in _pairs(2000) + _pairs(2000, seed=8, medical=True) + [(ZH_REF, ZH_CAND), (EN_REF, EN_CAND)]:
         want = scorer.score(ref, cand)["rouge1"]  # score(target, prediction)
         got = rouge1(ref, cand)
         assert (got.precision, got.recall, got.fmeasure) == (want.precision, want.recall, want.fmeasure)
@@ -87,8 +93,8 @@ def test_equals_rouge_score_with_same_tokenizer():
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_equals_nltk_bleu1():
-    for ref, cand in _pairs(2000) + [(ZH_REF, ZH_CAND), (ZH_CAND, ZH_REF), (EN_REF, EN_CAND)]:
-        r, c = tokenize(ref), tokenize(cand)
+    for ref, cand in _pairs(2000) + _pairs(2000, seed=8, medical=True) + [(ZH_REF, ZH_CAND), (ZH_CAND, ZH_REF), (EN_REF, EN_CAND)]:
+        r, c = Tokenizer().tokenize(ref), Tokenizer().tokenize(cand)  # what bleu1 uses (OpenCC t2s on by default)
         want = sentence_bleu([r], c, weights=(1,)) if c else 0.0
         assert bleu1(ref, cand) == pytest.approx(want, abs=1e-12), (ref, cand)
 
@@ -124,8 +130,10 @@ def test_registry_and_did_you_mean():
 def test_reference_profile_gives_the_same_values_as_rouge_score_and_nltk():
     from medeval.engine.metrics import lexical_scores, ref_profile
 
+    tokenize = Tokenizer().tokenize  # the scoring tokenizer: OpenCC t2s, then cjk-med-v2
     scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=Tokenizer())
-    pairs = _pairs(2000) + [(ZH_REF, ZH_CAND), (ZH_CAND, ZH_REF), (EN_REF, EN_CAND), ("咳嗽", "咳咳咳咳")]
+    pairs = _pairs(2000) + _pairs(1000, seed=9, medical=True) + [(ZH_REF, ZH_CAND), (ZH_CAND, ZH_REF), (EN_REF, EN_CAND),
+                                                                  ("咳嗽", "咳咳咳咳")]
     profiles = {ref: ref_profile(tokenize(ref)) for ref, _ in pairs}
     for ref, cand in pairs:
         c = tokenize(cand)

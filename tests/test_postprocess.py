@@ -34,7 +34,7 @@ def test_split_entities(text, entities):
 
 
 @pytest.mark.parametrize("text,number", [
-    ("3", 3.0), ("危重等级为３级", 3.0), ("属于二级", 2.0), ("1-2级", 1.0), ("白细胞10⁹/L", 10.0),
+    ("3", 3.0), ("危重等级为３级", 3.0), ("属于二级", 2.0), ("1-2级", None), ("白细胞10⁹/L", 10.0),
     ("无法判断", None), ("", None),
 ])
 def test_first_number(text, number):

@@ -146,13 +146,17 @@ def _count_tokenize(monkeypatch):
     from medeval.engine import scoring
 
     calls = []
+    scoring_tokenizer = scoring.tok.scoring_tokenizer
 
-    def counting(text):
-        calls.append(text)
-        return scoring_tokenize(text)
+    def counting_tokenizer(t2s=None):
+        tokenize = scoring_tokenizer(t2s)
 
-    scoring_tokenize = scoring.tokenize
-    monkeypatch.setattr(scoring, "tokenize", counting)
+        def counting(text):
+            calls.append(text)
+            return tokenize(text)
+        return counting
+
+    monkeypatch.setattr(scoring.tok, "scoring_tokenizer", counting_tokenizer)
     return calls
 
 

@@ -55,10 +55,13 @@ def import_cmd(db_path, kb, responses, models):
 @click.option("--workers", envvar="MEDEVAL_EMBEDDING_WORKERS", default=None,
               help="CPU processes encoding embeddings when more than 5,000 responses are visible "
                    "[env MEDEVAL_EMBEDDING_WORKERS; default 1; at most 2 x CPU count]")
+@click.option("--traditional-to-simplified/--keep-traditional", "t2s", envvar="MEDEVAL_TRADITIONAL_TO_SIMPLIFIED",
+              default=None, help="convert traditional Chinese to simplified with OpenCC before tokenising and "
+                                 "embedding [env MEDEVAL_TRADITIONAL_TO_SIMPLIFIED; default on]")
 @click.option("--no-progress", is_flag=True, help="no progress bar")
 @click.option("--grade/--no-grade", default=True, show_default=True, help="grade new scores under the active threshold set")
 @friendly
-def score_cmd(db_path, metrics, embedding_model, batch_size, device, workers, no_progress, grade):
+def score_cmd(db_path, metrics, embedding_model, batch_size, device, workers, t2s, no_progress, grade):
     """Score every response not yet scored, in chunks (resumable after an interrupt)."""
     from tqdm import tqdm
 
@@ -77,7 +80,8 @@ def score_cmd(db_path, metrics, embedding_model, batch_size, device, workers, no
 
     with connect(db_path) as db:
         s = score_db(db, metrics=[m for m in metrics.split(",") if m.strip()], embedding_model=embedding_model,
-                     batch_size=batch_size, progress=bar.update, total_callback=total, device=device, workers=workers)
+                     batch_size=batch_size, progress=bar.update, total_callback=total, device=device, workers=workers,
+                     t2s=t2s)
         bar.close()
         click.echo(f"{s.responses_seen} responses checked, {s.scores_added} scores added"
                    + (f"; embeddings: {s.embeddings_computed} computed, {s.embeddings_cached} from cache "

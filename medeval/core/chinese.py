@@ -39,6 +39,32 @@ _CN_INT_RE = re.compile(r"^(?:([一二两兩三四五六七八九])?(十))?([〇
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df]")
 _lock = threading.Lock()
 
+# Code points where OpenCC's t2s dictionaries have keys (ideographs, the compatibility ideographs of its
+# normalisation step): scanned once per process to find the characters t2s changes on their own.
+_SCAN_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2A6DF), (0x2A700, 0x2EBEF),
+                (0x2F800, 0x2FA1F), (0x30000, 0x3134F))
+# Characters t2s never changes on their own but changes inside a phrase of its TSPhrases dictionary (回覆 -> 回复,
+# 深沈 -> 深沉). Not a conversion table -- OpenCC does every conversion -- only the rest of the gate that lets text
+# without any character t2s could change skip the converter; tests/test_medical_tokens.py checks it against
+# OpenCC's own dictionaries (every entry that changes text holds a character of the gate).
+PHRASE_ONLY = "哩坏沈甦瞭藉衹覆"
+_gate: list = []
+
+
+def traditional_gate() -> re.Pattern:
+    """A character class of every character whose presence can make t2s change a text (built on first use, ~0.1 s)."""
+    if not _gate:
+        conv = _converter()
+        with _lock:
+            if not _gate:
+                chars = {ch for lo, hi in _SCAN_RANGES for cp in range(lo, hi + 1)
+                         if conv.convert(ch := chr(cp)) != ch}
+                bmp = "".join(sorted(ch for ch in chars | set(PHRASE_ONLY) if ord(ch) <= 0xFFFF))
+                # re matches a class of BMP characters by table lookup, but a class holding any astral one by a
+                # linear scan (25 us a text): any astral character sends the text to the converter instead
+                _gate.append(re.compile("[" + bmp + "\U00010000-\U0010FFFF]"))
+    return _gate[0]
+
 
 @lru_cache(maxsize=1)
 def _converter():
@@ -55,8 +81,8 @@ def to_simplified(text: str) -> str:
     >>> to_simplified("TNF-α ≥ 6.5%")
     'TNF-α ≥ 6.5%'
     """
-    if not text or not _CJK_RE.search(text):
-        return text
+    if not text or not _CJK_RE.search(text) or not traditional_gate().search(text):
+        return text  # nothing t2s could change: the converter is skipped (the common case, and fast)
     conv = _converter()
     with _lock:  # OpenCC objects are not documented as thread-safe; a call takes microseconds
         return conv.convert(text)

@@ -38,6 +38,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MEDEVAL_BATCH_SIZE", "2000",
             "Responses scored per chunk by `medeval score` (memory stays flat; a chunk is committed at once).",
             "--batch-size"),
+    Setting("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED", "1",
+            "1 (default): `medeval score` turns traditional Chinese into simplified with OpenCC (t2s) before "
+            "tokenising (BLEU-1, ROUGE-1) and before embedding (cosine), so 高血壓 and 高血压 match; the lexical "
+            "scorer id says so (cjk-med-v2+t2s). 0: texts are scored as written (scorer id cjk-med-v2).",
+            "--traditional-to-simplified/--keep-traditional"),
     Setting("MEDEVAL_ADDRESS", "127.0.0.1",
             "Address the web app listens on (scripts/start.sh). Keep 127.0.0.1 behind a TLS reverse proxy; "
             "0.0.0.0 serves the whole network directly.", "--server.address"),

@@ -10,7 +10,9 @@ knowledge-base text r̂, the candidate the (post-processed) model answer r.
 * :func:`exact_match` -- 1.0 when the first numbers agree (numeric aspect);
 * :func:`cosine` -- cosine of sentence embeddings from an embedding backend.
 
-Lexical metrics use :func:`medeval.engine.tokenize.tokenize` (CJK characters, Latin words).
+Lexical metrics use :func:`medeval.engine.tokenize.scoring_tokenizer` (CJK characters, Latin words, numbers
+split from units, Greek letters and ≥ ≤ < > ± % °; traditional Chinese turned into simplified with OpenCC unless
+``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED=0``).
 :data:`METRICS` is the registry: name, range, which aspect types a metric
 applies to; :func:`get_metric` answers "did you mean" for unknown names.
 """
@@ -25,7 +27,7 @@ from typing import NamedTuple, Sequence
 
 from medeval.core.errors import MedevalError
 from medeval.engine.aspects import DECLARATIVE, ENUMERATED, NUMERIC
-from medeval.engine.tokenize import tokenize
+from medeval.engine.tokenize import scoring_tokenizer
 
 
 class RougeScore(NamedTuple):
@@ -124,8 +126,11 @@ def rouge1(reference: str, candidate: str) -> RougeScore:
     >>> s = rouge1("咳嗽;打喷嚏;流鼻涕;发热", "主要症状为咳嗽、流涕和发烧")
     >>> round(s.precision, 3), round(s.recall, 3), round(s.fmeasure, 3)
     (0.417, 0.5, 0.455)
+    >>> rouge1("高血壓", "高血压").fmeasure  # OpenCC t2s (setting MEDEVAL_TRADITIONAL_TO_SIMPLIFIED, default on)
+    1.0
     """
-    return overlap_scores(tokenize(reference), tokenize(candidate))[0]
+    tok = scoring_tokenizer()
+    return overlap_scores(tok(reference), tok(candidate))[0]
 
 
 def bleu1(reference: str, candidate: str) -> float:
@@ -139,7 +144,8 @@ def bleu1(reference: str, candidate: str) -> float:
     >>> round(bleu1("主要症状为咳嗽、流涕和发烧", "咳嗽;打喷嚏;流鼻涕;发热"), 3)
     0.409
     """
-    return overlap_scores(tokenize(reference), tokenize(candidate))[1]
+    tok = scoring_tokenizer()
+    return overlap_scores(tok(reference), tok(candidate))[1]
 
 
 def exact_match(reference: str | float | None, candidate: str | float | None) -> float:

@@ -2,12 +2,16 @@
 
 1. :func:`extract_answer` -- take the answer part out of patterns the prompt
    invites ("<disease>的<aspect>为/包括 ...", "<aspect> of <disease> is/include ...");
-   the response is left unchanged when no pattern matches.
+   when none matches, :func:`strip_lead_in` removes a lead-in naming the aspect without
+   the disease ("主要症状为…", "该病的常见症状有以下几种：…", "The main symptoms include …");
+   the response is left unchanged when neither matches.
 2. Enumerated aspects: :func:`split_entities` into a list (a rule-based
    splitter; :data:`ENTITY_EXTRACTORS` lets a model-based extractor replace it),
    then joined with spaces for scoring.
-3. Numeric aspect: :func:`first_number` (None when the text has no number;
-   "二级" counts as 2).
+3. Numeric aspect (Severity Level): :func:`severity_level` -- "二级", "Ⅱ级", "II级", "level II",
+   "grade 3" read as one level (numerals from :mod:`medeval.core.chinese`); a range ("三至四级",
+   "3-4级", "level 2 or 3") is no single level: no number, note ``range``, exact match 0
+   (``medeval.engine.scoring.severity_ranges`` counts them).
 
 "None"/"无" answers are kept as what they are. The raw text is always kept
 next to the processed one.
@@ -22,12 +26,12 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Callable
 
+from medeval.core.chinese import CHINESE_DIGITS, parse_int
 from medeval.engine.aspects import BY_NAME, DECLARATIVE, ENUMERATED, NUMERIC, Aspect
 from medeval.engine.tokenize import SUPERSCRIPTS as _SUPERSCRIPTS
 
-_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
-_CN_LEVEL_RE = re.compile(r"([零一二两三四五六七八九十])\s*(?:级|等|度|类)")
+RANGE = "range"
+"""Post-processing note of a Severity Level answer that names a range of levels ("三至四级"): no single number."""
 NONE_ANSWERS = {"无", "没有", "暂无", "none", "none.", "n/a", "无。", "不详", "nil"}
 
 
@@ -36,7 +40,7 @@ class Processed:
     text: str  # what is scored (entities joined with spaces for enumerated aspects)
     entities: tuple[str, ...] = ()
     number: float | None = None
-    note: str | None = None  # 'pattern', 'no_number', 'none_answer', 'empty'
+    note: str | None = None  # 'pattern', 'lead_in', 'no_number', 'range', 'none_answer', 'empty'
 
 
 def _norm(text: str) -> str:
@@ -107,10 +111,56 @@ def extract_answer(response: str, disease: str, aspect: Aspect) -> tuple[str, bo
     return (response or "").strip(), False
 
 
+# Lead-ins naming the aspect without the disease (MedDisKEval App. D: the answer is what follows
+# "<disease>的<aspect>为/包括"; a model often writes the same lead-in with "该病", another name, or none).
+_HEDGE = r"(?:[^，,。；;：:\n]{1,15}[，,]\s*)?"
+_ZH_SUBJECT = r"(?:[^，,。；;：:\n]{0,20}?的\s*|(?:该病|本病|此病|该疾病|本疾病|这种病|它)\s*)?"
+_ZH_QUAL = r"(?:最常见的|最主要的|最常见|最主要|常见的|主要的|典型的|常见|主要|典型|一般|临床)?"
+_ZH_LEAD_VERB = (r"\s*(?:主要|通常|一般|常|多|可|临床上?)?\s*(?:包括|包含|表现为|常见的有|可见|有|为|是|如下)"
+                 r"\s*(?:以下几种|以下几类|以下几个|以下几点|以下|如下几种|如下)?\s*[:：,，]?"
+                 r"|\s*[:：]")
+_EN_QUAL = r"(?:the\s+)?(?:most\s+)?(?:common|main|primary|typical|key|major|usual|principal)?\s*"
+_EN_LEAD_VERB = (r"\s+(?:(?:of|for|in|with)\s+[^:：\n]{1,60}?\s+)?(?:(?:may|can|typically|usually|generally|often|"
+                 r"mainly|commonly)\s+)?(?:is|are|include|includes|including|consists?\s+of)(?:\s+the\s+following)?"
+                 r"\s*:?|\s*:")
+
+
+@functools.lru_cache(maxsize=64)
+def _lead_in_re(aspect: Aspect) -> re.Pattern:
+    alt = _names_alternation(aspect)
+    return re.compile(rf"^\s*{_HEDGE}(?:{_ZH_SUBJECT}{_ZH_QUAL}\s*(?:{alt})(?:{_ZH_LEAD_VERB})"
+                      rf"|{_EN_QUAL}(?:{alt})(?:{_EN_LEAD_VERB})"
+                      rf"|以下(?:是|为)[^：:\n]{{0,20}}?(?:{alt})[^：:\n]{{0,6}}[:：])\s*", re.I)
+
+
+_LIST_INTRO_RE = re.compile(r"^(?:以下几种|以下几类|以下几个|以下几点|以下|如下几种|如下)\s*[:：]\s*")
+
+
+def strip_lead_in(answer: str, aspect: Aspect) -> tuple[str, bool]:
+    """(answer without a lead-in that names ``aspect``, stripped?). Answers without one are unchanged.
+
+    >>> strip_lead_in("主要症状为咳嗽、流涕和发烧", BY_NAME["Primary Symptoms"])
+    ('咳嗽、流涕和发烧', True)
+    >>> strip_lead_in("The main symptoms include cough and fever.", BY_NAME["Primary Symptoms"])
+    ('cough and fever.', True)
+    >>> strip_lead_in("咳嗽、流涕", BY_NAME["Primary Symptoms"])
+    ('咳嗽、流涕', False)
+    """
+    text = _norm(answer).strip()
+    m = _lead_in_re(aspect).match(text)
+    if m and text[m.end():].strip():
+        return text[m.end():].strip(), True
+    return (answer or "").strip(), False
+
+
 _SEP_RE = re.compile(r"(?:[;；、,，。!！?？\t/|·•]|\.(?=\s|$))+")
 _CONJ_RE = re.compile(r"以及|及|和|与|或|\band\b|\bor\b")
 _LEAD_RE = re.compile(r"^\s*(?:\(?\d+[.)、)）]|[①-⑳]|[-*•]|[a-z][.)])\s*", re.I)
-_TRAIL_RE = re.compile(r"(?:等等|等)$")
+_INLINE_MARK_RE = re.compile(r"(?:(?<=\s)|(?<=[。；;:]))\(?\d{1,2}[.、)）](?!\d)")  # "1. 咳嗽 2. 发热" on one line
+_CIRCLED_RE = re.compile(r"[①-⑳]")  # before NFKC, which turns ③ into 3
+_TRAIL_RE = re.compile(r"(?:等等|等)(?:症状|表现|疾病|并发症|药物|检查|部位|科室|手术|人群|情况)?$")
+_ADVICE_RE = re.compile(r"咨询医生|咨询专业|遵医嘱|及时就医|请就医|尽早就医|仅供参考|以医生|consult\s+(?:a|your)\s+"
+                        r"(?:doctor|physician)|seek\s+medical", re.I)
 
 
 def split_entities(text: str) -> list[str]:
@@ -126,10 +176,11 @@ def split_entities(text: str) -> list[str]:
     ['阿莫西林', '头孢克肟']
     """
     out: list[str] = []
-    lines = [_LEAD_RE.sub("", _norm(_LEAD_RE.sub("", line))) for line in re.split(r"[\r\n]+", text or "")]
+    text = _INLINE_MARK_RE.sub("\n", _norm(_CIRCLED_RE.sub("\n", text or "")))
+    lines = [_LEAD_RE.sub("", _norm(_LEAD_RE.sub("", line))) for line in re.split(r"[\r\n]+", text)]
     for part in (p for line in lines for p in _SEP_RE.split(line)):
         part = _LEAD_RE.sub("", part).strip(" \"'“”‘’「」()（）[]【】:：")
-        if not part:
+        if not part or _ADVICE_RE.search(part):  # "具体请咨询医生": advice, not an entity
             continue
         pieces = _split_conj(part)
         for p in pieces:
@@ -147,22 +198,69 @@ def _split_conj(part: str) -> list[str]:
     return [part] if part else []
 
 
+# Severity levels. Text is NFKC-normalised and lowercased first, so "Ⅱ" is "ii" and "３" is "3".
+_CN_NUM = "[〇零一二两兩三四五六七八九十]"
+_NUM = rf"(?:\d+(?:\.\d+)?|{_CN_NUM}{{1,3}}|(?<![a-z])[ivx]{{1,4}}(?![a-z]))"
+_AFTER = r"\s*(?:级|等|度|类|期)"
+_BEFORE = r"(?:level|grade|class|stage|severity|等级|级别|分级|第)\s*(?:为|是|:|of|is|=)?\s*"
+_SEP = r"\s*(?:至|到|~|〜|-|–|—|或者|或是|或|和|与|、|/|\bto\b|\bor\b|\band\b)\s*"
+_RANGE_RE = re.compile(rf"({_NUM})(?:{_AFTER})?{_SEP}(?:{_BEFORE})?({_NUM}){_AFTER}"
+                       rf"|{_BEFORE}({_NUM})(?:{_AFTER})?{_SEP}(?:{_BEFORE})?({_NUM})")
+_LEVEL_RE = re.compile(rf"({_NUM}){_AFTER}|{_BEFORE}({_NUM})")
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _value(token: str) -> float | None:
+    """A numeral read with the package's one table (Arabic, Chinese up to 99, Roman)."""
+    try:
+        return float(token)
+    except ValueError:
+        v = parse_int(token)
+        return None if v is None else float(v)
+
+
+def severity_level(text: str) -> tuple[float | None, str | None]:
+    """(level, status) of a Severity Level answer: ``(2.0, None)`` for one level, ``(None, "range")`` when the
+    answer names a range or a choice of levels, ``(None, "no_number")`` when it names none.
+
+    The first level mention decides: a numeral before 级/等/度/类/期 or after level/grade/等级 (Arabic,
+    Chinese or Roman -- "Ⅱ级", "II级", "level II"); without any, the first Arabic number ("3"). Roman
+    numerals count only next to such a word, so "I think" is not level 1.
+
+    >>> severity_level("危重等级为Ⅱ级"), severity_level("grade 3"), severity_level("三至四级")
+    ((2.0, None), (3.0, None), (None, 'range'))
+    >>> severity_level("level 2 or 3"), severity_level("无法判断")
+    ((None, 'range'), (None, 'no_number'))
+    """
+    t = unicodedata.normalize("NFKC", (text or "").translate(_SUPERSCRIPTS)).lower()
+    found = []  # (start, value or None for a range) of each level mention
+    r = _RANGE_RE.search(t)
+    if r:
+        a, b = (r.group(1), r.group(2)) if r.group(1) is not None else (r.group(3), r.group(4))
+        va, vb = _value(a), _value(b)
+        if va is not None and vb is not None:
+            found.append((r.start(), None if va != vb else va))
+    m = _LEVEL_RE.search(t)
+    if m:
+        v = _value(m.group(1) if m.group(1) is not None else m.group(2))
+        if v is not None:
+            found.append((m.start(), v))
+    if found:  # the first level mention decides; a range starting at the same place wins
+        value = min(found, key=lambda f: (f[0], f[1] is not None))[1]
+        return (None, RANGE) if value is None else (value, None)
+    n = _NUMBER_RE.search(t)  # no level word: the first Arabic number ("3")
+    return (float(n.group(0)), None) if n else (None, "no_number")
+
+
 def first_number(text: str) -> float | None:
-    """First number in ``text`` (superscripts mapped before NFKC; 二级 -> 2); None if there is none.
+    """The level of a numeric answer (:func:`severity_level`); None when it has none or names a range.
 
     >>> first_number("危重等级：３级")
     3.0
-    >>> first_number("属于二级") , first_number("无法判断")
-    (2.0, None)
+    >>> first_number("属于二级") , first_number("无法判断"), first_number("3-4级")
+    (2.0, None, None)
     """
-    t = unicodedata.normalize("NFKC", (text or "").translate(_SUPERSCRIPTS))
-    m = _NUMBER_RE.search(t)
-    c = _CN_LEVEL_RE.search(t)
-    if m and (not c or m.start() <= c.start()):
-        return float(m.group(0))
-    if c:
-        return float(_CN_DIGITS[c.group(1)])
-    return None
+    return severity_level(text)[0]
 
 
 EntityExtractor = Callable[[str], list[str]]
@@ -180,6 +278,11 @@ def process(response: str, disease: str, aspect: Aspect | str, *, extractor: str
     else:
         answer, matched = extract_answer(raw, disease, aspect)
     note = "pattern" if matched else None
+    if not is_reference and not matched:
+        answer, lead = strip_lead_in(answer, aspect)
+        note = "lead_in" if lead else None
+    if matched:  # "<disease>的症状主要有以下几种：1. …": the list starts after the colon
+        answer = _LIST_INTRO_RE.sub("", answer) or answer
     if not answer.strip():
         return Processed("", note="empty")
     if answer.strip().lower().rstrip("。.") in {a.rstrip("。.") for a in NONE_ANSWERS}:
@@ -187,9 +290,9 @@ def process(response: str, disease: str, aspect: Aspect | str, *, extractor: str
             return Processed("", number=None, note="no_number")
         return Processed("无", entities=("无",), note="none_answer")
     if aspect.type == NUMERIC:
-        n = first_number(answer)
+        n, status = severity_level(answer)
         if n is None or math.isnan(n):
-            return Processed("", number=None, note="no_number")
+            return Processed("", number=None, note=status or "no_number")
         return Processed(_fmt_number(n), number=n, note=note)
     if aspect.type == ENUMERATED:
         ents = ENTITY_EXTRACTORS[extractor](answer)

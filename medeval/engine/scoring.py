@@ -5,7 +5,9 @@ short ``BEGIN IMMEDIATE`` transaction (the scores are computed before it opens),
 so an interrupted run keeps what it finished, the next run continues with the
 rest, and an annotator's grade never waits long for the write lock. Responses of
 an import still being written are not scored (``importer.visible_responses``). Scores carry their scorer id: the
-tokenizer for BLEU-1/ROUGE-1, the embedding model id for cosine.
+tokenizer for BLEU-1/ROUGE-1 (``cjk-med-v2+t2s``: with OpenCC's traditional -> simplified conversion, setting
+``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED``, which also applies to the texts embedded for cosine), the embedding model
+id for cosine.
 Embeddings are computed outside the write transaction (a slow model must not
 hold the database lock) and cached by (model id, text hash).
 """
@@ -18,12 +20,13 @@ from typing import Callable, Iterable
 import numpy as np
 import sqlite_utils
 
+from medeval.core.chinese import to_simplified
+from medeval.engine import tokenize as tok
 from medeval.engine.aspects import NUMERIC
 from medeval.engine.embeddings import (POOL_MIN_TEXTS, EmbeddingBackend, get_backend, lookup_cached, resolve_device,
                                        resolve_workers, store_cached)
 from medeval.engine.importer import visible_responses
 from medeval.engine.metrics import EXACT_SCORER_ID, METRICS, RefProfile, get_metric, lexical_scores, ref_profile
-from medeval.engine.tokenize import TOKENIZER_ID, tokenize
 from medeval.store.db import transaction
 
 DEFAULT_METRICS = ("bleu1", "rouge1", "cosine", "exact_match")
@@ -45,9 +48,10 @@ class ScoreSummary:
     embedding_model: str | None = None
 
 
-def scorer_id(metric: str, backend: EmbeddingBackend | None) -> str:
+def scorer_id(metric: str, backend: EmbeddingBackend | None, t2s: bool | None = None) -> str:
+    """The id stored with a score of ``metric``; ``t2s``: OpenCC traditional -> simplified (default: the setting)."""
     if metric in ("bleu1", "rouge1"):
-        return TOKENIZER_ID
+        return tok.scorer_id(t2s)
     if metric == "exact_match":
         return EXACT_SCORER_ID
     assert backend is not None
@@ -58,12 +62,17 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
              embedding_model: str | None = None, batch_size: int = 2000,
              progress: Callable[[int], None] | None = None, total_callback: Callable[[int], None] | None = None,
              stop_after_chunks: int | None = None, device: str | None = None,
-             workers: int | None = None) -> ScoreSummary:
+             workers: int | None = None, t2s: bool | None = None) -> ScoreSummary:
     """Score what is not yet scored. ``progress(n)`` is called after each committed chunk of n responses.
 
     ``device`` and ``workers`` (default: their settings) say where embeddings are encoded; with ``workers`` > 1
-    and more than ``POOL_MIN_TEXTS`` visible responses, every chunk's new texts go to one pool of processes."""
+    and more than ``POOL_MIN_TEXTS`` visible responses, every chunk's new texts go to one pool of processes.
+    ``t2s`` (default: setting ``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED``): convert traditional Chinese to simplified
+    with OpenCC before tokenising and before embedding."""
     metrics = [get_metric(m).name for m in metrics]
+    t2s = tok.traditional_to_simplified(t2s)
+    tokenize = tok.scoring_tokenizer(t2s)
+    prep = to_simplified if t2s else str  # the text that is embedded
     workers = resolve_workers(workers)
     device = resolve_device(device, check="cosine" in metrics)  # checked before anything is loaded or read
     backend = get_backend(embedding_model, device) if "cosine" in metrics else None
@@ -71,7 +80,7 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
     if backend is not None and workers > 1:
         pooled = db.conn.execute(f"SELECT count(*) FROM responses r WHERE {visible_responses('r')}").fetchone()[0] \
             > POOL_MIN_TEXTS
-    scorers = {m: scorer_id(m, backend) for m in metrics}
+    scorers = {m: scorer_id(m, backend, t2s) for m in metrics}
     summary = ScoreSummary(embedding_model=backend.model_id if backend else None)
     conn = db.conn
     if total_callback:
@@ -100,7 +109,7 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
         vectors: dict[str, np.ndarray] = {}
         if backend and any(t != NUMERIC for *_, t in todo):
             need = {x for rid, cand, ref, t in todo if t != NUMERIC and (rid, "cosine") not in have and cand.strip()
-                    for x in (cand, ref)}
+                    for x in (prep(cand), prep(ref))}
             vectors = lookup_cached(db, backend.model_id, need)
             missing = [t for t in need if t not in vectors]
             summary.embeddings_cached += len(need) - len(missing)
@@ -130,7 +139,7 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
                 if not cand.strip():
                     c = 0.0
                 else:
-                    c = float(np.clip(vectors[cand] @ vectors[ref], -1.0, 1.0))
+                    c = float(np.clip(vectors[prep(cand)] @ vectors[prep(ref)], -1.0, 1.0))
                 new_scores.append((rid, "cosine", scorers["cosine"], c))
         items = list(new_vectors.items())
         for i in range(0, len(items), VECTORS_PER_TX):  # the cache first, in its own short transactions
@@ -149,3 +158,22 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
     if pooled:
         backend.close_pool()
     return summary
+
+
+def severity_ranges(db: sqlite_utils.Database, models: Iterable[str] | None = None) -> dict[str, int]:
+    """Per model: its Severity Level answers that name a range or a choice of levels ("三至四级", "level 2 or 3").
+
+    Such an answer is no single level: post-processing gives it no number and the note ``range``
+    (``medeval.engine.postprocess.severity_level``), and its exact match scores 0. A report says how many
+    there are, so a model's numeric score is not read as wrong answers only. Every model of ``models``
+    (default: every model with a visible response) appears, with 0 when it has none.
+    """
+    conn = db.conn
+    rows = conn.execute(
+        "SELECT m.name, sum(CASE WHEN k.aspect_type = 'numeric' AND r.note = 'range' THEN 1 ELSE 0 END) "
+        "FROM responses r JOIN models m ON m.id = r.model_id JOIN kb_entries k ON k.id = r.kb_id "
+        f"WHERE {visible_responses('r')} GROUP BY m.name ORDER BY m.name").fetchall()
+    counts = {name: int(n or 0) for name, n in rows}
+    if models is None:
+        return counts
+    return {name: counts.get(name, 0) for name in models}
