@@ -211,6 +211,14 @@ HARD = [
     ("**答案：B**", "B", 'B'),
     ("I would choose A.", "A", 'A'),
     ("The best option is D.", "D", 'D'),
+    # more stated preferences, colons after option letters, questions that are not answers
+    ('选项A：错误；选项B：错误；选项C：正确；选项D：错误。', 'C', 'A'),
+    ('I think the answer is B or C, but more likely C.', 'C', 'B'),
+    ('A和B都有可能，但更可能是B。', 'B', 'A'),
+    ('I would prefer B over C.', 'B', 'B'),
+    ('为什么不选A？因为A是错误的。答案：C', 'C', 'C'),
+    ('Could it be A? Possibly, but the answer is D.', 'D', 'C'),
+    ('青霉素是首选药物。答案：C', 'C', 'C'),
 ]
 
 

@@ -220,3 +220,19 @@ def test_exam_page_is_not_for_annotators(db_path):
     page.run()
     assert any("This page is for the role researcher or admin" in e.value for e in page.error)
     assert not page.metric and not page.multiselect
+
+
+def test_details_csv_lists_ambiguous_answers_with_reason_and_settled_letters(db_path, tmp_path):
+    import csv
+    import io
+
+    invoke("exam-review", "settle", ANS, KEY, "-q", "8", "-m", "DemoModel", "-l", "none", "--db", db_path)
+    invoke("exam-score", ANS, KEY, "--db", db_path, "--details", tmp_path / "d.csv")
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO((tmp_path / "d.csv").read_text(encoding="utf-8")))}
+    assert {k: rows["7"][k] for k in ("status", "note", "candidates", "settled", "extracted", "cmb_regex",
+                                      "correct_settled")} == {
+        "status": "ambiguous", "note": "several options named, none stated as the choice (B, C)", "candidates": "BC",
+        "settled": "", "extracted": "", "cmb_regex": "B", "correct_settled": "0"}
+    assert (rows["8"]["settled"], rows["8"]["settled_by"], rows["8"]["cmb_regex"], rows["8"]["cmb_correct"]) == (
+        "(no answer)", "cli", "C", "1")
+    assert (rows["1"]["status"], rows["1"]["extracted"], rows["1"]["cmb_regex"]) == ("answered", "A", "C")

@@ -80,22 +80,24 @@ _TERM_BEFORE_RE = re.compile(r"(?:[素酶白命]|\b(?:vitamin|hepatitis|type|gro
 _NEG_BEFORE = re.compile(r"(?:不选|不应选|不能选|不可选|不应该选|不会选|不是|并非|而非|而不是|排除|除了|除|非|"
                          r"\bnot|\bexcept|\brather than|\bexclude|\bexcluding|\bnor)\s*(?:选项|选|option|choice)?\s*"
                          r"[(\[（【]?\s*$", re.I)
-_NEG_AFTER = re.compile(r"^\s*[)\]）】]?\s*(?:项|选项)?\s*(?:均|都|皆|也)?\s*(?:是|为|的说法|的描述|说法|描述|明显)?\s*"
+_NEG_AFTER = re.compile(r"^\s*[)\]）】]?\s*(?:项|选项)?\s*[:：]?\s*(?:均|都|皆|也)?\s*(?:是|为|的说法|的描述|说法|描述|明显)?\s*"
                         r"(?:错误|错的|错|不正确|不对|不符合|不恰当|不合适|不选|不是|不能选|排除|可排除|除外|应排除|不准确|"
                         r"is\s+(?:not\s+(?:correct|right|true|the\s+answer)|incorrect|wrong|false)|"
                         r"are\s+(?:not\s+correct|incorrect|wrong|false)|can\s+be\s+(?:excluded|ruled\s+out))", re.I)
-_POS_AFTER = re.compile(r"^\s*[)\]）】]?\s*(?:项|选项)?\s*(?:均|都|皆|也)?\s*(?:是|为)?\s*"
+_POS_AFTER = re.compile(r"^\s*[)\]）】]?\s*(?:项|选项)?\s*[:：]?\s*(?:均|都|皆|也)?\s*(?:是|为)?\s*"
                         r"(?:正确答案|正确|对的|对(?![于此比待应照抗])|符合题意|最符合|符合|最佳|最恰当|最合适|当选|入选|"
                         r"is\s+(?:the\s+)?(?:correct|right|best|true)|are\s+(?:the\s+)?(?:correct|right))", re.I)
 
 _CN_STRONG = (r"(?:最终|正确|最佳|标准|参考)?答案(?:应该?是|应该?为|应选|是|为|选|选择|应是)?|"
               r"(?:正确|最佳)选项(?:应该?是|应该?为|是|为)?|"
               r"(?:故|所以|因此|因而|综上所述|综上|本题)[,，]?\s*(?:本题)?(?:应该?)?(?:选择|选)(?:答案)?|"
-              r"(?:更|最|还是|比较)?倾向于?(?:选择|选)?|首选|(?:只|仅)剩下?|剩下的?(?:只有|是|为)?")
+              r"(?:更|最|还是|比较)?倾向于?(?:选择|选)?|首选|(?:只|仅)剩下?|剩下的?(?:只有|是|为)?|"
+              r"(?:更|最)有?可能(?:是|为|选)?")
 _CN_WEAK = r"(?:应该?|可以?|我)?(?:选择|选)(?:答案)?|(?:我的)?选择是|应该?是|应为"
 _EN_STRONG = (r"\b(?:the\s+)?(?:final\s+|correct\s+|best\s+|right\s+)?answers?\s*(?:is|are|would\s+be|should\s+be|"
               r"will\s+be)?|\b(?:i\s+)?(?:lean|am\s+leaning|'m\s+leaning)\s+(?:towards?|to)|"
-              r"\b(?:leaves?|leaving)\s+(?:only\s+)?|\b(?:the\s+)?(?:correct|best|right)\s+(?:options?|choices?)\s*(?:is|are)?")
+              r"\b(?:leaves?|leaving)\s+(?:only\s+)?|\b(?:more|most)\s+likely\s+(?:is\s+|to\s+be\s+)?|"
+              r"\bi\s+(?:would\s+|'d\s+)?prefer|\b(?:the\s+)?(?:correct|best|right)\s+(?:options?|choices?)\s*(?:is|are)?")
 _EN_WEAK = r"\bi\s*(?:would\s+|will\s+|'d\s+)?(?:choose|select|pick|go\s+with)|\b(?:choose|select)"
 _PHRASES = [(re.compile(p, re.I), strength, english) for p, strength, english in (
     (_CN_STRONG, 2, True), (_EN_STRONG, 2, True), (_CN_WEAK, 1, False), (_EN_WEAK, 1, True))]
