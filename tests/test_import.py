@@ -508,3 +508,20 @@ def test_a_bad_row_in_a_late_chunk_leaves_the_database_as_it_was(case, db, db_pa
     assert len(seen) >= 1 + 19  # the batch and 19 chunks were written before the bad row was read
     assert db_dump(db_path) == before
     assert not db.conn.in_transaction
+
+
+def test_severity_ranges_and_roman_levels_are_recorded(db, tmp_path):
+    """A Severity Level answer naming a range is stored without a number and with the note 'range' (issue 21)."""
+    write(tmp_path / "kb.csv", "disease,aspect,reference\n感冒,危重等级,4\n流感,严重程度,3\n")
+    write(tmp_path / "r.csv", "model,disease,aspect,response\nA,感冒,Severity Level,三至四级\n"
+                              "A,流感,危重等级,Ⅲ级\nB,感冒,危重程度,level 3 or 4\nB,流感,Severity,Grade III\n")
+    import_files(db, kb=tmp_path / "kb.csv", responses=tmp_path / "r.csv")
+    rows = db.conn.execute("SELECT m.name, k.disease, r.processed, r.note FROM responses r JOIN models m "
+                           "ON m.id = r.model_id JOIN kb_entries k ON k.id = r.kb_id ORDER BY m.name, k.disease").fetchall()
+    assert [tuple(r) for r in rows] == [("A", "感冒", "", "range"), ("A", "流感", "3", None),
+                                         ("B", "感冒", "", "range"), ("B", "流感", "3", None)]
+    from medeval.engine.scoring import score_db, severity_ranges
+
+    score_db(db, metrics=["exact_match"])
+    assert severity_ranges(db) == {"A": 1, "B": 1} and severity_ranges(db, ["B", "C"]) == {"B": 1, "C": 0}
+    assert [s for (s,) in db.conn.execute("SELECT score FROM scores ORDER BY response_id")] == [0.0, 1.0, 0.0, 1.0]

@@ -123,3 +123,170 @@ def test_compiled_patterns_and_the_substring_shortcut_change_no_answer():
         assert got == _extract_answer_uncompiled(response, disease, aspect), (response, disease, aspect.name)
         matched += got[1]
     assert 500 < matched < 2500  # both outcomes are well represented
+
+
+# ---------------------------------------------------------------- lead-ins (issue 21: the paper's pattern extraction)
+
+LEAD_INS = [  # (answer, aspect, entities after post-processing) -- the kinds of answer real models write
+    ("主要症状为咳嗽、流涕和发烧", "Primary Symptoms", ["咳嗽", "流涕", "发烧"]),
+    ("该病的主要症状包括：咳嗽、流涕、发烧。", "Primary Symptoms", ["咳嗽", "流涕", "发烧"]),
+    ("常见症状有咳嗽、流涕和发烧等。", "Primary Symptoms", ["咳嗽", "流涕", "发烧"]),
+    ("急性上呼吸道感染的症状主要有以下几种：\n1. 咳嗽\n2. 流涕\n3. 发烧", "Primary Symptoms", ["咳嗽", "流涕", "发烧"]),
+    ("上感的症状主要有以下几种：1. 咳嗽 2. 流涕 3. 发烧", "Primary Symptoms", ["咳嗽", "流涕", "发烧"]),
+    ("感冒的症状主要有以下几种：1. 咳嗽 2. 流涕 3. 发烧", "Primary Symptoms", ["咳嗽", "流涕", "发烧"]),
+    ("本病典型症状为：\n- 咳嗽\n- 流涕\n- 发烧", "Primary Symptoms", ["咳嗽", "流涕", "发烧"]),
+    ("一般来说，主要症状为咳嗽、流涕和发烧，具体请咨询医生。", "Primary Symptoms", ["咳嗽", "流涕", "发烧"]),
+    ("以下是该病的主要症状：咳嗽、流涕", "Primary Symptoms", ["咳嗽", "流涕"]),
+    ("患者常表现为咳嗽、发热", "Primary Symptoms", ["咳嗽", "发热"]),
+    ("可能的症状有：咳嗽（更正：干咳）、发热", "Primary Symptoms", ["干咳", "发热"]),
+    ("臨床表現為咳嗽、發熱", "Primary Symptoms", ["咳嗽", "發熱"]),  # traditional lead-in; the list stays as written
+    ("The main symptoms include cough, runny nose and fever.", "Primary Symptoms", ["cough", "runny nose", "fever"]),
+    ("Symptoms of the common cold are: cough, runny nose and fever", "Primary Symptoms",
+     ["cough", "runny nose", "fever"]),
+    ("Common symptoms of this disease may include: cough, runny nose, fever, etc.", "Primary Symptoms",
+     ["cough", "runny nose", "fever"]),
+    ("I think the symptoms are cough and fever", "Primary Symptoms", ["cough", "fever"]),
+    ("根据临床经验，伴随症状有乏力、食欲减退", "Associated Symptoms", ["乏力", "食欲减退"]),
+    ("常用药物包括：对乙酰氨基酚、布洛芬等药物。", "Medications", ["对乙酰氨基酚", "布洛芬"]),
+    ("药物：布洛芬 0.2g", "Medications", ["布洛芬 0.2g"]),
+    ("治疗药物主要有阿莫西林和头孢克肟", "Medications", ["阿莫西林", "头孢克肟"]),
+    ("Medications include ibuprofen and acetaminophen.", "Medications", ["ibuprofen", "acetaminophen"]),
+    ("就诊科室为呼吸内科", "Departments", ["呼吸内科"]),
+    ("建议就诊科室：呼吸内科、感染科", "Departments", ["呼吸内科", "感染科"]),
+    ("并发症包括中耳炎、肺炎和鼻窦炎", "Secondary Diseases", ["中耳炎", "肺炎", "鼻窦炎"]),
+    ("受累部位主要为上呼吸道", "Affected Sites", ["上呼吸道"]),
+    ("影响部位：鼻腔、咽部", "Affected Sites", ["鼻腔", "咽部"]),
+    ("累及系统为呼吸系统", "Affected Body Systems", ["呼吸系统"]),
+    ("好发人群为儿童和老年人", "Patient Population", ["儿童", "老年人"]),
+    ("手术方式包括：阑尾切除术", "Surgical Procedures", ["阑尾切除术"]),
+    ("治疗原则为对症治疗、抗病毒治疗", "Treatment Principles", ["对症治疗", "抗病毒治疗"]),
+]
+
+NO_LEAD_IN = [  # answers without a lead-in: unchanged by strip_lead_in
+    ("咳嗽、流涕、发烧等等。", "Primary Symptoms"), ("咳嗽；流涕；发烧", "Primary Symptoms"),
+    ("症状较轻，可自愈", "Primary Symptoms"), ("咳嗽，发热", "Primary Symptoms"), ("呼吸内科", "Departments"),
+    ("鼻塞、流涕等症状", "Primary Symptoms"), ("1. 阿莫西林\n2. 头孢克肟", "Medications"),
+    ("cough and fever", "Primary Symptoms"), ("布洛芬", "Medications"), ("药物过敏者慎用", "Medications"),
+    ("儿童", "Patient Population"), ("发热为主，伴咳嗽", "Primary Symptoms"), ("无", "Medications"),
+]
+
+
+@pytest.mark.parametrize("answer,aspect,entities", LEAD_INS)
+def test_lead_ins_are_stripped(answer, aspect, entities):
+    p = process(answer, "感冒", aspect)
+    assert list(p.entities) == entities and p.note in ("lead_in", "pattern"), p
+
+
+@pytest.mark.parametrize("answer,aspect", NO_LEAD_IN)
+def test_answers_without_a_lead_in_are_unchanged(answer, aspect):
+    from medeval.engine.postprocess import strip_lead_in
+
+    assert strip_lead_in(answer, BY_NAME[aspect]) == (answer.strip(), False)
+    assert process(answer, "感冒", aspect).note in (None, "none_answer")
+
+
+@pytest.mark.parametrize("answer,aspect", [(a, asp) for a, asp, _ in LEAD_INS])
+def test_a_lead_in_never_leaves_its_aspect_name_in_the_first_entity(answer, aspect):
+    first = process(answer, "感冒", aspect).entities[0]
+    assert not any(first.startswith(n) for n in (BY_NAME[aspect].name_zh, "症状", "常见", "主要", "The", "该病"))
+
+
+def test_rouge_of_a_lead_in_answer_equals_the_bare_list():
+    from medeval.engine.metrics import rouge1
+
+    ref = process("咳嗽;打喷嚏;流鼻涕;发热", "感冒", PS, is_reference=True).text
+    bare = process("咳嗽、流涕和发烧", "感冒", PS).text
+    for lead in ("主要症状为咳嗽、流涕和发烧", "该病的主要症状包括：咳嗽、流涕和发烧。", "常见症状有咳嗽、流涕和发烧等",
+                 "感冒的症状主要有以下几种：1. 咳嗽 2. 流涕 3. 发烧"):
+        assert process(lead, "感冒", PS).text == bare
+        assert rouge1(ref, process(lead, "感冒", PS).text) == rouge1(ref, bare)
+    # without stripping, the lead-in sits in the first entity and costs precision
+    assert rouge1(ref, "主要症状为咳嗽 流涕 发烧").fmeasure < rouge1(ref, bare).fmeasure
+
+
+# ---------------------------------------------------------------- Severity Level: numerals and ranges
+
+LEVELS = [
+    ("Ⅱ级", 2.0), ("II级", 2.0), ("ⅱ级", 2.0), ("二级", 2.0), ("兩級", None), ("2级", 2.0), ("２级", 2.0),
+    ("Level II", 2.0), ("level 4", 4.0), ("grade 3", 3.0), ("Grade III", 3.0), ("危重等级为Ⅲ级", 3.0),
+    ("危重等级：３级", 3.0), ("属于四级（慢性，较轻）", 4.0), ("第一级", 1.0), ("1级，危及生命", 1.0), ("3", 3.0),
+    ("等级为 IV", 4.0), ("Ⅳ度", 4.0), ("病程3天，属于二级", 2.0), ("I think it is level 2", 2.0),
+    ("约1-2周后评为3级", 3.0), ("I级", 1.0), ("severity: 1", 1.0),
+]
+RANGES = ["三至四级", "3-4级", "2~3级", "二到三级", "level 2 or 3", "II-III级", "Ⅱ-Ⅲ级", "1级或2级", "2或3级",
+          "介于二级和三级之间", "Grade II-III", "Level 2 to 3", "3～4级", "二、三级", "1-2级"]
+NO_LEVEL = ["无法判断", "", "需要结合具体情况评估", "not applicable"]
+
+
+@pytest.mark.parametrize("text,level", LEVELS)
+def test_severity_level_reads_one_level(text, level):
+    from medeval.engine.postprocess import severity_level
+
+    if level is None:  # 兩級 is "two levels", not level 2: it names no level
+        assert severity_level(text)[0] is None
+    else:
+        assert severity_level(text) == (level, None)
+        p = process(text, "感冒", "Severity Level")
+        assert p.number == level and p.text == str(int(level))
+
+
+@pytest.mark.parametrize("text", RANGES)
+def test_a_range_of_levels_is_no_single_level(text):
+    from medeval.engine.metrics import exact_match
+    from medeval.engine.postprocess import RANGE, severity_level
+
+    assert severity_level(text) == (None, RANGE)
+    p = process(text, "感冒", "Severity Level")
+    assert (p.text, p.number, p.note) == ("", None, "range")
+    for ref in ("1", "2", "3", "4"):
+        assert exact_match(ref, text) == 0.0  # matches neither end of the range
+
+
+@pytest.mark.parametrize("text", NO_LEVEL)
+def test_no_level(text):
+    from medeval.engine.postprocess import severity_level
+
+    assert severity_level(text) == (None, "no_number")
+
+
+def test_one_numeral_table():
+    """postprocess has no numeral table of its own: medeval.core.chinese is the one."""
+    import inspect
+
+    import medeval.engine.postprocess as pp
+
+    src = inspect.getsource(pp)
+    assert "_CN_DIGITS" not in src and '"三": 3' not in src and "parse_int" in src
+
+
+# ---------------------------------------------------------------- aspect aliases
+
+def test_every_alias_resolves_to_its_aspect_only():
+    from medeval.engine.aspects import ASPECTS, _key
+
+    seen = {}
+    for a in ASPECTS:
+        for n in (a.name, a.name_zh, *a.aliases):
+            assert resolve_aspect(n) is a, n
+            assert resolve_aspect(f"  {n.upper()} ") is a  # case and spacing
+            assert seen.setdefault(_key(n), a.name) == a.name, f"{n!r} names {seen[_key(n)]} and {a.name}"
+    assert len(seen) > 200
+
+
+@pytest.mark.parametrize("alias,aspect", [
+    ("影响部位", "Affected Sites"), ("累及部位", "Affected Sites"), ("受累系统", "Affected Body Systems"),
+    ("治疗方法", "Treatment Principles"), ("常用药物", "Medications"), ("手术方式", "Surgical Procedures"),
+    ("就诊科室", "Departments"), ("并发症", "Secondary Diseases"), ("严重程度", "Severity Level"),
+    ("严重等级", "Severity Level"), ("临床表现", "Primary Symptoms"), ("查体", "Physical Examinations"),
+    ("Complications", "Secondary Diseases"), ("Age of Onset", "Onset Ages"), ("Lab Tests", "Laboratory Examinations"),
+    ("Imaging", "Auxiliary Examinations"), ("Specialty", "Departments"), ("高危人群", "Patient Population"),
+    ("高发年龄", "Prevalence Ages"), ("鉴别要点", "Differential Symptoms"), ("伴发症状", "Associated Symptoms"),
+    ("病变部位", "Anatomical Sites"),
+])
+def test_natural_aliases(alias, aspect):
+    assert resolve_aspect(alias).name == aspect
+
+
+def test_an_ambiguous_name_is_refused_not_guessed():
+    with pytest.raises(MedevalError, match="unknown aspect"):
+        resolve_aspect("发病年龄")  # prevalence or onset? the knowledge base must say

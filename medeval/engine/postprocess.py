@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Callable
 
-from medeval.core.chinese import CHINESE_DIGITS, parse_int
+from medeval.core.chinese import parse_int, to_simplified
 from medeval.engine.aspects import BY_NAME, DECLARATIVE, ENUMERATED, NUMERIC, Aspect
 from medeval.engine.tokenize import SUPERSCRIPTS as _SUPERSCRIPTS
 
@@ -113,9 +113,9 @@ def extract_answer(response: str, disease: str, aspect: Aspect) -> tuple[str, bo
 
 # Lead-ins naming the aspect without the disease (MedDisKEval App. D: the answer is what follows
 # "<disease>的<aspect>为/包括"; a model often writes the same lead-in with "该病", another name, or none).
-_HEDGE = r"(?:[^，,。；;：:\n]{1,15}[，,]\s*)?"
+_HEDGE = r"(?:[^，,。；;：:\n]{1,15}[，,]\s*|(?:i\s+think|i\s+believe|generally|typically|usually)\s+)?"
 _ZH_SUBJECT = r"(?:[^，,。；;：:\n]{0,20}?的\s*|(?:该病|本病|此病|该疾病|本疾病|这种病|它)\s*)?"
-_ZH_QUAL = r"(?:最常见的|最主要的|最常见|最主要|常见的|主要的|典型的|常见|主要|典型|一般|临床)?"
+_ZH_QUAL = r"(?:建议|推荐)?(?:最常见的|最主要的|最常见|最主要|常见的|主要的|典型的|常见|主要|典型|一般|临床)?"
 _ZH_LEAD_VERB = (r"\s*(?:主要|通常|一般|常|多|可|临床上?)?\s*(?:包括|包含|表现为|常见的有|可见|有|为|是|如下)"
                  r"\s*(?:以下几种|以下几类|以下几个|以下几点|以下|如下几种|如下)?\s*[:：,，]?"
                  r"|\s*[:：]")
@@ -128,7 +128,9 @@ _EN_LEAD_VERB = (r"\s+(?:(?:of|for|in|with)\s+[^:：\n]{1,60}?\s+)?(?:(?:may|can
 @functools.lru_cache(maxsize=64)
 def _lead_in_re(aspect: Aspect) -> re.Pattern:
     alt = _names_alternation(aspect)
-    return re.compile(rf"^\s*{_HEDGE}(?:{_ZH_SUBJECT}{_ZH_QUAL}\s*(?:{alt})(?:{_ZH_LEAD_VERB})"
+    # symptoms: "患者常表现为…" names no aspect but is the same lead-in
+    shows = r"|(?:患者|病人)?\s*(?:常|多|主要|可|通常|一般)?\s*表现为\s*[:：]?" if aspect.name.endswith("Symptoms") else ""
+    return re.compile(rf"^\s*{_HEDGE}(?:{_ZH_SUBJECT}{_ZH_QUAL}\s*(?:{alt})(?:{_ZH_LEAD_VERB}){shows}"
                       rf"|{_EN_QUAL}(?:{alt})(?:{_EN_LEAD_VERB})"
                       rf"|以下(?:是|为)[^：:\n]{{0,20}}?(?:{alt})[^：:\n]{{0,6}}[:：])\s*", re.I)
 
@@ -147,7 +149,8 @@ def strip_lead_in(answer: str, aspect: Aspect) -> tuple[str, bool]:
     ('咳嗽、流涕', False)
     """
     text = _norm(answer).strip()
-    m = _lead_in_re(aspect).match(text)
+    simple = to_simplified(text)  # "體格檢查：" is the lead-in "体格检查："
+    m = _lead_in_re(aspect).match(simple if len(simple) == len(text) else text)
     if m and text[m.end():].strip():
         return text[m.end():].strip(), True
     return (answer or "").strip(), False
@@ -158,6 +161,7 @@ _CONJ_RE = re.compile(r"以及|及|和|与|或|\band\b|\bor\b")
 _LEAD_RE = re.compile(r"^\s*(?:\(?\d+[.)、)）]|[①-⑳]|[-*•]|[a-z][.)])\s*", re.I)
 _INLINE_MARK_RE = re.compile(r"(?:(?<=\s)|(?<=[。；;:]))\(?\d{1,2}[.、)）](?!\d)")  # "1. 咳嗽 2. 发热" on one line
 _CIRCLED_RE = re.compile(r"[①-⑳]")  # before NFKC, which turns ③ into 3
+_CORRECTION_RE = re.compile(r"[^\s、,;。]+?\s*\(\s*(?:更正|纠正|应为|正确为|correction)\s*[:：]?\s*([^()]+?)\s*\)", re.I)
 _TRAIL_RE = re.compile(r"(?:等等|等)(?:症状|表现|疾病|并发症|药物|检查|部位|科室|手术|人群|情况)?$")
 _ADVICE_RE = re.compile(r"咨询医生|咨询专业|遵医嘱|及时就医|请就医|尽早就医|仅供参考|以医生|consult\s+(?:a|your)\s+"
                         r"(?:doctor|physician)|seek\s+medical", re.I)
@@ -177,11 +181,12 @@ def split_entities(text: str) -> list[str]:
     """
     out: list[str] = []
     text = _INLINE_MARK_RE.sub("\n", _norm(_CIRCLED_RE.sub("\n", text or "")))
+    text = _CORRECTION_RE.sub(r"\1", text)  # "咳嗽（更正：干咳）": the corrected entity
     lines = [_LEAD_RE.sub("", _norm(_LEAD_RE.sub("", line))) for line in re.split(r"[\r\n]+", text)]
     for part in (p for line in lines for p in _SEP_RE.split(line)):
         part = _LEAD_RE.sub("", part).strip(" \"'“”‘’「」()（）[]【】:：")
-        if not part or _ADVICE_RE.search(part):  # "具体请咨询医生": advice, not an entity
-            continue
+        if not part or _ADVICE_RE.search(part) or part.lower().rstrip(".") in ("etc", "and so on", "等", "等等"):
+            continue  # advice ("具体请咨询医生") and "etc." are not entities
         pieces = _split_conj(part)
         for p in pieces:
             p = _TRAIL_RE.sub("", p.strip()).strip()
