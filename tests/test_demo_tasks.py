@@ -264,9 +264,13 @@ def test_results_have_numbers(demo):
     r = tasks.results(db, s["campaigns"][dt.ACCR_CAMPAIGN], actor=res)
     accr = {row["model"]: row for row in r["sections"][0]["tables"]["AccR"]}
     assert set(accr) == {G, M, B}
-    for row in accr.values():
-        assert 0 <= row["AccR (ratings)"] <= 1 and row["ratings"] > 0
+    for row in accr.values():  # per knowledge item (factual + counterfactual claim)
+        assert 0 <= row["AccR (ratings)"] <= 1 and row["ratings"] > 0 and row["items"] == dt.ACCR_PER_MODEL
+        assert row["items in the pool"] >= dt.ACCR_PER_MODEL and row["claims without a twin (left out)"] == 0
     assert accr[B]["AccR (ratings)"] < accr[G]["AccR (ratings)"]  # the weak model's reasons hold less often
+    assert accr[B]["AccR (items, majority)"] < accr[G]["AccR (items, majority)"]
+    lo, hi = accr[B]["AccR 95% CI (Wilson)"]
+    assert lo < accr[B]["AccR (items, majority)"] < hi
     alpha = next(a for a in r["sections"][1]["tables"]["agreement"] if "alpha" in a["statistic"])
     assert isinstance(alpha["value"], float) and not math.isnan(alpha["value"])
 
@@ -282,7 +286,8 @@ def test_simulated_answers_follow_the_data(demo):
     for a in tasks.answers(db, s["campaigns"][dt.ACCR_CAMPAIGN]):
         if a.annotator == "doctor2":
             p = items[a.item_id][1]
-            votes[(p["model"], p["item"], p["label"]) in dt.BAD_REASONS].append(a.value)
+            label = {"factual": "support", "counterfactual": "refute"}[a.question]  # a question per claim
+            votes[(p["model"], p["item"], label) in dt.BAD_REASONS].append(a.value)
     assert votes[True] and votes[True].count("no") > len(votes[True]) / 2
     assert votes[False].count("yes") > 0.8 * len(votes[False])
     cid = s["campaigns"][dt.PREFERENCE_CAMPAIGN]
@@ -340,15 +345,16 @@ def test_accr_campaign_gets_gold_items_expecting_no_for_the_bad_reasons(demo_gol
     gold = tg.list_task_gold(db, cid, actor=None)
     assert len(gold) == 8 and gi.active_gold_ids(db, cid) == [x.id for x in gold]
     real = {src for (src,) in db.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,))}
-    for x in gold:
-        bad = (x.payload["model"], x.payload["item"], x.payload["label"]) in dt.BAD_REASONS
-        assert x.expected == {"supports": "no" if bad else "yes"}, x.source
+    for x in gold:  # whole knowledge items: an expected answer per claim, "no" where its reason is a bad one
+        bad = {q: (x.payload["model"], x.payload["item"], label) in dt.BAD_REASONS
+               for q, label in (("factual", "support"), ("counterfactual", "refute"))}
+        assert x.expected == {q: "no" if b else "yes" for q, b in bad.items()}, x.source
         assert x.reason.startswith("Demo (simulated)") and "\n" not in x.reason
         assert x.source not in real
-    wants = [x.expected["supports"] for x in gold]
-    # a mix: the one bad reason the real items leave (five of the six are real items), the rest good ones
-    assert wants.count("no") == 1 and wants.count("yes") == 7
-    assert sum((p["model"], p["item"], p["label"]) in dt.BAD_REASONS for (p,) in (
+    wants = ["no" in x.expected.values() for x in gold]
+    # a mix: the one item with a bad reason the real items leave (five of the six are real items), the rest good
+    assert wants.count(True) == 1 and wants.count(False) == 7
+    assert sum(any((p["model"], p["item"], lab) in dt.BAD_REASONS for lab in ("support", "refute")) for (p,) in (
         (json.loads(x),) for (x,) in db.conn.execute("SELECT payload FROM task_items WHERE campaign_id = ?",
                                                       (cid,)))) == 5
     st = gi.get_settings(db, cid)
@@ -361,9 +367,10 @@ def test_simulated_doctors_answer_their_hidden_gold_items_plausibly(demo_gold):
     acc = {a["annotator"]: a for a in gold_accuracy(db, cid, actor=None, backend=tgold.TASK)["annotators"]}
     # what the seeded picking gives (85% "no" to a bad reason, 93% "yes" to a good one): right mostly, not always
     assert {n: (a["hidden_answered"], a["hidden_correct"]) for n, a in acc.items()} == {
-        "doctor1": (0, 0), "doctor2": (4, 3), "doctor3": (4, 4)}
-    assert acc["doctor2"]["accuracy"] == 0.75 and acc["doctor1"]["accuracy"] is None
-    assert g["answers"] == 8 and all(a["qualification"] == "not_required" for a in acc.values())
+        "doctor1": (0, 0), "doctor2": (3, 2), "doctor3": (3, 3)}
+    assert acc["doctor2"]["accuracy"] == pytest.approx(2 / 3) and acc["doctor1"]["accuracy"] is None
+    # two answers per hidden gold item (its factual and counterfactual claim)
+    assert g["answers"] == 12 and all(a["qualification"] == "not_required" for a in acc.values())
     # gold answers stay out of the real answers: none added there, and only hidden ones, by doctor2/3
     assert db.conn.execute("SELECT count(*) FROM task_answers").fetchone()[0] == before
     assert not db.conn.execute("SELECT 1 FROM task_answers WHERE client_token LIKE 'demo-gold:%'").fetchone()
@@ -371,11 +378,12 @@ def test_simulated_doctors_answer_their_hidden_gold_items_plausibly(demo_gold):
         "SELECT u.username, a.mode FROM task_gold_answers a JOIN users u ON u.id = a.user_id")}
     assert who == {("doctor2", "hidden"), ("doctor3", "hidden")}
     # each answer is the one the simulation gives that doctor for that claim (the same picking as real items)
-    for username, gid, value in db.conn.execute(
-            "SELECT u.username, a.gold_id, a.value FROM task_gold_answers a JOIN users u ON u.id = a.user_id"):
+    for username, gid, q, value in db.conn.execute(
+            "SELECT u.username, a.gold_id, a.question, a.value FROM task_gold_answers a JOIN users u ON "
+            "u.id = a.user_id"):
         x = tg.task_gold_item(db, gid)
-        assert value == dt._pick("accr", username, x.source, x.payload, {}, "supports",
-                                 dt._rng(username, x.source, "supports"))
+        assert q in ("factual", "counterfactual")
+        assert value == dt._pick("accr", username, x.source, x.payload, {}, q, dt._rng(username, x.source, q))
     d1, d2, d3 = (user(db, n) for n in dt.DOCTORS)
     # doctor2 is through; doctor3 stopped at a real item they left open; doctor1 starts on the real items at once,
     # with hidden gold items waiting in the queue
@@ -383,8 +391,8 @@ def test_simulated_doctors_answer_their_hidden_gold_items_plausibly(demo_gold):
     s3 = tasks.task_state(db, d3, cid)
     assert s3.item.ref.startswith("i:") and s3.done < s3.total
     s1 = tasks.task_state(db, d1, cid)
-    assert s1.phase == "items" and s1.done == 0 and s1.total == 3 * dt.ACCR_PER_MODEL + 4
-    assert gd.hidden_counts(db, d1, cid, tgold.TASK) == (0, 4)
+    assert s1.phase == "items" and s1.done == 0 and s1.total == 3 * dt.ACCR_PER_MODEL + 3
+    assert gd.hidden_counts(db, d1, cid, tgold.TASK) == (0, 3)
 
 
 def test_task_gold_second_call_adds_nothing(demo_gold):
@@ -413,13 +421,13 @@ def test_build_demo_adds_the_task_campaigns(demo_template, tmp_path):
         assert set(s["tasks"]["campaigns"]) == {dt.RUBRIC_CAMPAIGN, dt.PREFERENCE_CAMPAIGN, dt.ACCR_CAMPAIGN}
         assert s["tasks"]["answers_added"] > 0
         cid = s["tasks"]["campaigns"][dt.ACCR_CAMPAIGN]
-        assert s["task_gold"] == {"campaign": cid, "gold_items": 8, "answers": 8}
-        # in the full demo (other ids, so other hidden plans than in the fixture) doctor3 meets 3 hidden gold items
-        # before the real items they leave open, and answers the 4th after them (else the second build below would
-        # answer one more real item); doctor2 misses one of 4 (the draw of tgd.SALT), so the pages show a miss
+        assert s["task_gold"] == {"campaign": cid, "gold_items": 8, "answers": 12}  # two answers per gold item
+        # in the full demo (other ids, so other hidden plans than in the fixture) doctor3 answers the hidden gold
+        # items planned before and after the real items they leave open (else the second build below would answer
+        # one more real item); doctor2 misses one of 3 (the draw of tgd.SALT), so the pages show a miss
         acc = {a["annotator"]: (a["hidden_answered"], a["hidden_correct"])
                for a in gold_accuracy(db, cid, actor=None, backend=tgold.TASK)["annotators"]}
-        assert acc == {"doctor1": (0, 0), "doctor2": (4, 3), "doctor3": (4, 4)}
+        assert acc == {"doctor1": (0, 0), "doctor2": (3, 2), "doctor3": (3, 3)}
         gold = db.conn.execute("SELECT count(*) FROM task_gold_answers").fetchone()[0]
         again = build_demo(db, tmp_path / "files2")
         assert again["tasks"]["answers_added"] == 0 and again["tasks"]["campaigns"] == s["tasks"]["campaigns"]

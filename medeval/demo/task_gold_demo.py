@@ -1,18 +1,19 @@
 """Demo gold items for a task campaign: expected answers on the AccR campaign, hidden gold answered by doctor2/3.
 
-DEMO DATA -- NOT CLINICAL ADVICE. The expected answers are SIMULATED: a claim in
-:data:`medeval.demo.tasks.BAD_REASONS` (the project's own fact-check answers written with a reason that does not
-support the verdict) is expected "no", every other claim "yes"; nobody checked them.
+DEMO DATA -- NOT CLINICAL ADVICE. The expected answers are SIMULATED: an AccR item is a knowledge item (factual +
+counterfactual claim, a question each); a claim in :data:`medeval.demo.tasks.BAD_REASONS` (the project's own
+fact-check answers written with a reason that does not support the verdict) is expected "no", every other claim
+"yes"; nobody checked them.
 
 - :data:`medeval.demo.tasks.ACCR_CAMPAIGN` ("Demo: do the reasons hold?"): :data:`GOLD_ITEMS` gold items drawn
-  (seeded) from the claims of the campaign's data that are not its real items (``per_model`` takes fewer claims
-  than the data has), up to :data:`BAD_GOLD` of them bad reasons (the demo's real items take five of the six,
-  so one is left), the rest good ones; about 15% hidden gold with feedback after each; no
+  (seeded) from the knowledge items of the campaign's data that are not its real items (``per_model`` takes fewer
+  items than the data has), up to :data:`BAD_GOLD` of them with a bad reason, the rest good ones; about 15% hidden
+  gold with feedback after each; no
   qualification (doctor1 can try the real items at once; the tier-grading round demonstrates qualification).
 - The simulated doctors (:data:`medeval.demo.tasks.SIMULATED`) answer the hidden gold items their plan puts on
   their screen, with the same seeded picking as their real AccR answers (:func:`medeval.demo.tasks._pick`), so
-  their gold accuracy is plausible, not perfect (with 7-8 hidden answers in all, about half of the possible
-  draws of gold items give a miss; :data:`SALT` picks one that does, so the accuracy figures show one).
+  their gold accuracy is plausible, not perfect (a few hidden items in all, two answers each: most draws of gold
+  items give a miss; :data:`SALT` picks one in which doctor2 misses one, so the accuracy figures show one).
   doctor2 answers until the queue is empty; doctor3, who left real items open, stops at the first real item
   and then answers the hidden gold items planned after it (see :func:`_answer_hidden`). doctor1's queue keeps
   its hidden gold items for a newcomer.
@@ -36,23 +37,29 @@ from medeval.demo import tasks as dt
 from medeval.demo.generate import DEMO_SEED
 
 GOLD_ITEMS = 8
-BAD_GOLD = 3  # at most, claims whose reason does not support the verdict (expected "no"); the rest expect "yes"
+BAD_GOLD = 3  # at most, items with a claim whose reason does not support the verdict (expected "no" for it)
 SETTINGS = {"qualification_required": False, "hidden_share": 0.15, "feedback": True}
-QUESTION = "supports"
-SALT = 10  # the gold items' draw: one of the draws (about half) in which a simulated doctor misses one
+SIDES = {"factual": "support", "counterfactual": "refute"}  # the AccR item's questions and their claims' labels
+SALT = 2  # the gold items' draw: one of the draws (most) in which a simulated doctor misses one
 REASONS = {
-    "no": "Demo (simulated): the verdict is right but the reason given does not support it.",
-    "yes": "Demo (simulated): the reason given justifies the verdict.",
+    "no": "Demo (simulated): the verdicts are right but a reason given does not support its verdict.",
+    "yes": "Demo (simulated): the reasons given justify both verdicts.",
 }
 
 
+def expected(payload: dict) -> dict:
+    """The simulated expected answers of an AccR item: "no" for a claim in BAD_REASONS, "yes" otherwise."""
+    return {q: "no" if (payload["model"], payload["item"], label) in dt.BAD_REASONS else "yes"
+            for q, label in SIDES.items()}
+
+
 def _bad(payload: dict) -> bool:
-    return (payload["model"], payload["item"], payload["label"]) in dt.BAD_REASONS
+    return "no" in expected(payload).values()
 
 
 def _mark(db, campaign_id: int) -> int:
-    """:data:`GOLD_ITEMS` gold items of the campaign's unused claims (seeded by :data:`SALT`; up to
-    :data:`BAD_GOLD` bad reasons)."""
+    """:data:`GOLD_ITEMS` gold items of the campaign's unused knowledge items (seeded by :data:`SALT`; up to
+    :data:`BAD_GOLD` with a bad reason)."""
     if db.conn.execute("SELECT 1 FROM task_gold_items WHERE campaign_id = ?", (campaign_id,)).fetchone():
         return 0
     free = sorted(tg.candidates(db, campaign_id, limit=10_000, actor=None), key=lambda s: s.source)
@@ -63,8 +70,8 @@ def _mark(db, campaign_id: int) -> int:
     picked = [bad[i] for i in rng.choice(len(bad), size=n_bad, replace=False).tolist()]
     picked += [good[i] for i in rng.choice(len(good), size=min(GOLD_ITEMS - n_bad, len(good)), replace=False).tolist()]
     for spec in sorted(picked, key=lambda s: s.source):
-        want = "no" if _bad(spec.payload) else "yes"
-        tg.mark_task_gold(db, campaign_id, spec.source, {QUESTION: want}, REASONS[want], actor=None)
+        tg.mark_task_gold(db, campaign_id, spec.source, expected(spec.payload),
+                          REASONS["no" if _bad(spec.payload) else "yes"], actor=None)
     return len(picked)
 
 

@@ -9,7 +9,9 @@ length so that the blind comparison cannot tell them apart by language or length
 (``DemoJudge-A`` careful; ``DemoJudge-B`` lenient and mixing up the responses on three
 questions: :data:`MISATTRIBUTED`), and the fact-check answers of the same three models
 on 12 atomic items (correct answers with good reasons, correct verdicts with a bad reason
--- :data:`BAD_REASONS` --, sycophancy, safety, an inverted item and NotFollow).
+-- :data:`BAD_REASONS` --, sycophancy, safety, an inverted item and NotFollow). The AccR
+campaign checks whole knowledge items (factual + counterfactual claim, a question each):
+:data:`ACCR_PER_MODEL` of the items each model got right.
 
 :func:`add_demo_tasks` imports them through the normal import path, creates one campaign
 per task type for the three demo doctors and then fills in seeded, plausible answers of
@@ -48,7 +50,7 @@ ACCR_CAMPAIGN = "Demo: do the reasons hold?"
 RATED_JUDGE = "DemoJudge-A"
 DOCTORS = ("doctor1", "doctor2", "doctor3")
 SIMULATED = ("doctor2", "doctor3")  # doctor1's items stay open for a newcomer
-ACCR_PER_MODEL = 8
+ACCR_PER_MODEL = 5  # knowledge items (factual + counterfactual claim) per model; DemoBase-7B got 6 right
 
 # (name, task type, k, config, items doctor3 leaves open)
 CAMPAIGNS = (
@@ -138,8 +140,9 @@ def _pick(kind: str, who: str, source: str, payload: dict, layout: dict, questio
         if choice == "tie":
             return "tie"
         return "left" if (left == RATED_JUDGE) == (choice == "A") else "right"
-    if kind == "accr":
-        bad = (payload["model"], payload["item"], payload["label"]) in BAD_REASONS
+    if kind == "accr":  # one question per claim of the item: "factual" (label support), "counterfactual" (refute)
+        label = {"factual": "support", "counterfactual": "refute"}.get(question, payload.get("label"))
+        bad = (payload["model"], payload["item"], label) in BAD_REASONS
         return "no" if rng.random() < (0.85 if bad else 0.07) else "yes"
     raise MedevalError(f"no simulated answers for task type {kind!r}")
 
