@@ -8,7 +8,6 @@ import streamlit as st
 from medeval.annotation import campaigns as cp
 from medeval.annotation.adjudication import METHODS as CONSENSUS_METHODS
 from medeval.core.errors import MedevalError
-from medeval.engine import thresholds as th
 from medeval.reports import agreement_report as rep
 from medeval.reports import html_kit
 from medeval.reports import dashboard as dash
@@ -105,20 +104,27 @@ if s.get("machine"):
     st.selectbox("Consensus of the clinicians", CONSENSUS_METHODS, key="dash_consensus",
                  format_func=lambda m: {"median": "median (MedDisKEval)", "majority": "majority (ties: lower median)",
                                         "adjudicated": "adjudicated where available (else median)"}[m])
-    with ui.db() as d:
-        _ts = th.active(d)
-    st.caption(f"Automated tiers under the active threshold set v{_ts.version} ({ui.md_escape(_ts.name)}). "
+    _mv = s.get("machine_version") or {}
+    st.caption(f"Automated tiers under the active threshold set v{_mv.get('version')} "
+               f"({ui.md_escape(str(_mv.get('name')))}). "
                f"Spearman between the {dash.CONSENSUS_WORDS[s['consensus']]} and each metric's raw score and "
                "automated tier "
                "(MedDisKEval Table 2; the paper reports > 0.7 on a random sample of 150). Draw such a sample as a "
-               "random validation campaign.")
+               "random validation campaign. BLEU-1, ROUGE-1 and cosine rows: enumerated and declarative items "
+               "only; numeric items (exact match) have their own exact_match row; average: the mean of the three "
+               "metric tiers; average / all adds the numeric items' exact-match tier. Every row shows its n.")
+    _ov = s.get("machine_overlap")
+    if _ov:
+        (st.warning if _ov["shared_items"] or _ov["own_grades_calibrated"] else st.caption)(
+            ui.md_escape("Overlap with calibration: " + _ov["text"] + "."))
     fig = rep.machine_figure(s)
     if fig is not None:
         st.plotly_chart(fig, key="fig_machine", config={"displayModeBar": False})
     # fits a 1366 px screen: short headers, rounded numbers, the CI as one short text
     st.dataframe([{"metric": r["metric"], "aspect type": r["aspect_type"], "against": r["against"], "n": r["n"],
                    "Spearman": r["spearman"], "95% CI": _ci(r["ci95"]), "p": r["p"],
-                   "undefined": r["undefined_reason"] or ""} for r in s["machine"]],
+                   "items": r.get("definition", ""), "undefined": r["undefined_reason"] or ""}
+                  for r in s["machine"]],
                  column_config={"Spearman": st.column_config.NumberColumn(format="%.3f"),
                                 "p": st.column_config.NumberColumn(format="%.2g")},
                  hide_index=True, width="stretch", key="machine_table")

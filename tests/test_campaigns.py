@@ -244,7 +244,9 @@ def test_clinicians_vs_machine_spearman(demo_db):
         want = stats.spearmanr([cons[i] for i in ids], [score[i] for i in ids])
         assert r["n"] == len(ids) and r["spearman"] == pytest.approx(want.statistic, abs=1e-12)
         assert r["spearman"] > 0.6 and r["ci95"][0] < r["spearman"] < r["ci95"][1]
-        assert any(x["metric"] == "average" and x["aspect_type"] == "all" for x in rows)
+        # enumerated items only: every row (the average of the metric tiers too) is on them; no numeric, no "all"
+        assert any(x["metric"] == "average" and x["aspect_type"] == "enumerated" for x in rows)
+        assert {x["aspect_type"] for x in rows} == {"enumerated"} and all(x["n"] > 0 for x in rows)
 
 
 def test_random_validation_campaign(demo_db):

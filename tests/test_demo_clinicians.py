@@ -167,13 +167,38 @@ def test_clinicians_vs_the_machine_on_the_validation_sample(sim):
     path, s, _ = sim
     with connect(path) as db:
         rows = dash.campaign_agreement(db, s["campaigns"][sc.VALIDATION_CAMPAIGN], actor=None, n_boot=0)["machine"]
-        pooled = {(r["metric"], r["against"]): r for r in rows if r["aspect_type"] == "all"}
+        pooled = {(r["metric"], r["against"]): r for r in rows if r["aspect_type"] == "enumerated+declarative"}
+        n_text = db.conn.execute(
+            "SELECT count(*) FROM campaign_items ci JOIN responses r ON r.id = ci.response_id JOIN kb_entries k "
+            "ON k.id = r.kb_id WHERE ci.campaign_id = ? AND k.aspect_type != 'numeric'",
+            (s["campaigns"][sc.VALIDATION_CAMPAIGN],)).fetchone()[0]
+        assert 0 < n_text < sc.VALIDATION_N  # the numeric items have their own exact_match row
         for metric in ("bleu1", "rouge1", "cosine"):
             for against in ("score", "tier"):
                 r = pooled[(metric, against)]
-                assert r["n"] == sc.VALIDATION_N and 0.6 <= r["spearman"] <= 0.85, (metric, against, r)
+                assert r["n"] == n_text and 0.6 <= r["spearman"] <= 0.85, (metric, against, r)
                 assert r["ci95"] is not None
         assert 0.6 <= pooled[("average", "tier")]["spearman"] <= 0.85
+        numeric = next(r for r in rows if r["metric"] == "exact_match" and r["against"] == "tier")
+        assert numeric["aspect_type"] == "numeric" and numeric["n"] == sc.VALIDATION_N - n_text
+        every = next(r for r in rows if r["metric"] == "average" and r["aspect_type"] == "all")
+        assert every["n"] == sc.VALIDATION_N
+
+
+def test_the_validation_sample_shares_no_item_with_the_calibration_campaign(sim):
+    """Grades that set the cut-offs must not validate them (issue 21 §7): 0 shared items, and the report says so."""
+    from medeval.calibration.validation import overlap
+
+    path, s, _ = sim
+    vid, kid = s["campaigns"][sc.VALIDATION_CAMPAIGN], s["campaigns"][sc.CALIBRATION_CAMPAIGN]
+    with connect(path) as db:
+        items = {c: {r for (r,) in db.conn.execute("SELECT response_id FROM campaign_items WHERE campaign_id = ?",
+                                                   (c,))} for c in (vid, kid)}
+        ov = overlap(db, vid)
+        methods = dash.campaign_agreement(db, vid, actor=None, n_boot=0)["methods"]
+    assert len(items[vid]) == sc.VALIDATION_N and not items[vid] & items[kid]
+    assert ov["calibration_campaigns"] == [kid] and ov["shared_items"] == 0
+    assert f"0 of this campaign's {sc.VALIDATION_N} items are also items there" in methods
 
 
 def test_every_tuning_stratum_has_graded_examples_in_all_three_tiers(sim):

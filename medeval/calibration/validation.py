@@ -1,10 +1,19 @@
 """Clinicians vs the machine (MedDisKEval Table 2 / Table 11).
 
 For the items of a campaign: the experts' consensus tier (the median of the
-annotators' latest non-skipped tiers) against each metric's raw score and its
-automated tier (under a threshold-set version), per metric and aspect type and
-pooled; and against the average of the three metrics' automated tiers, which
-the paper found stronger than any single metric. Spearman with a Fisher-z CI.
+annotators' latest non-skipped tiers) against each metric's raw score (Table 11) and its
+automated tier (Table 2, under a threshold-set version); and against the average of the three
+metrics' automated tiers, which the paper found stronger than any single metric. Spearman with a
+Fisher-z CI; every row carries its n.
+
+The rows (:data:`ROW_DEFINITIONS`): BLEU-1, ROUGE-1 and cosine are computed on the enumerated and
+declarative items only (per aspect type and pooled as ``enumerated+declarative``), the metrics' domain
+in the paper (§3.2.2). The numeric aspect (Severity Level) is graded by exact match, so it gets its own
+``exact_match`` row: counting its exact-match tier under each metric's name would relabel one score as
+three (a ρ of 1.0 on a handful of items) and let it dominate pooled rows. The ``average`` row is the
+mean of the three metric tiers, on enumerated and declarative items; ``average`` / ``all`` adds the
+numeric items with their exact-match tier -- the convention of the report's total score, which the
+paper calls "equivalent to the average score in Table 2".
 
 The consensus is chosen explicitly (``consensus=``): "median" (the default, as before: the median of
 the tiers, x.5 when an even number of annotators split evenly), "majority" (the most frequent tier,
@@ -21,6 +30,7 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, require_role
 from medeval.annotation import adjudication as adj
+from medeval.annotation.campaigns.sampling import validation_overlap
 from medeval.engine import thresholds as th
 from medeval.engine.metrics import REPORT_METRICS
 from medeval.stats.agreement import correlation
@@ -41,11 +51,38 @@ def consensus_tiers(db: sqlite_utils.Database, campaign_id: int, consensus: str 
     return {rid: float(statistics.median(t)) for rid, t in by_item.items()}
 
 
+POOLED = "enumerated+declarative"
+ALL = "all"
+TEXT_TYPES = ("enumerated", "declarative")
+ROW_DEFINITIONS = {
+    ("metric", POOLED): "enumerated and declarative items together (numeric items are not scored by this metric)",
+    ("exact_match", "numeric"): "numeric items (Severity Level), graded by exact match: the score is 0 or 1, "
+                                "the tier 0 or 2",
+    ("average", "enumerated"): "mean of the BLEU-1, ROUGE-1 and cosine tiers (MedDisKEval Table 2, average row)",
+    ("average", "declarative"): "mean of the BLEU-1, ROUGE-1 and cosine tiers (MedDisKEval Table 2, average row)",
+    ("average", POOLED): "mean of the BLEU-1, ROUGE-1 and cosine tiers, enumerated and declarative items",
+    ("average", ALL): "every item: the mean of the three metric tiers for enumerated and declarative items, the "
+                      "exact-match tier for numeric items (the report's total-score convention)",
+}
+
+
+def row_definition(metric: str, aspect_type: str) -> str:
+    """What a row of :func:`machine_agreement` is computed on, in words."""
+    if metric in REPORT_METRICS:
+        if aspect_type == POOLED:
+            return ROW_DEFINITIONS[("metric", POOLED)]
+        return f"{aspect_type} items"
+    return ROW_DEFINITIONS.get((metric, aspect_type), f"{aspect_type} items")
+
+
 def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: int | None = None,
                       actor: User | None, consensus: str = "median") -> list[dict]:
-    """Rows of {metric, aspect_type, against ('score'|'tier'), estimate} -- Spearman with CI and n.
+    """Rows of {metric, aspect_type, against ('score'|'tier'), n, spearman, ci95, p, definition}.
 
-    ``consensus``: how the clinicians' tiers of an item are combined (median, majority, adjudicated).
+    Spearman between the clinicians' consensus tier (``consensus``: median, majority, adjudicated) and the
+    automated score or tier under ``version`` (default: the active set). Metric rows: enumerated and
+    declarative items only; ``exact_match``: numeric items; ``average``: the mean of the three metric tiers
+    (an item counts only when all three are graded). See the module docstring.
     """
     if actor is not None:
         require_role(actor, "researcher", "admin")
@@ -73,31 +110,83 @@ def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: i
                 f"SELECT response_id, metric, tier FROM grades WHERE version = ? AND response_id IN ({marks})",
                 [ts.version, *part]):
             tiers[(rid, metric)] = tier
-    # the numeric aspect's exact match stands for every metric, as in the report
-    for (rid, metric), v in list(scores.items()):
-        if metric == "exact_match":
-            for m in REPORT_METRICS:
-                scores.setdefault((rid, m), v)
-                if (rid, "exact_match") in tiers:
-                    tiers.setdefault((rid, m), tiers[(rid, "exact_match")])
-    rows = []
-    groups = sorted({t for t in atype.values()}) + ["all"]
-    for metric in REPORT_METRICS + ("average",):
+    present = sorted({t for t in atype.values()})
+    text_groups = [t for t in TEXT_TYPES if t in present]
+    groups = text_groups + ([POOLED] if len(text_groups) > 1 else [])
+
+    def members(group: str) -> list[int]:
+        want = TEXT_TYPES if group == POOLED else (group,)
+        return [rid for rid in ids if atype.get(rid) in want]
+
+    def avg(r: int) -> float | None:
+        if atype.get(r) in TEXT_TYPES:
+            return (sum(tiers[(r, m)] for m in REPORT_METRICS) / len(REPORT_METRICS)
+                    if all((r, m) in tiers for m in REPORT_METRICS) else None)
+        return float(tiers[(r, "exact_match")]) if (r, "exact_match") in tiers else None
+
+    plan: list[tuple[str, str, dict]] = []
+    for metric in REPORT_METRICS:
         for group in groups:
-            members = [rid for rid in ids if rid in atype and (group == "all" or atype[rid] == group)]
-            if metric == "average":
-                pairs = [(consensus[r], sum(tiers[(r, m)] for m in REPORT_METRICS) / len(REPORT_METRICS)) for r in members
-                         if all((r, m) in tiers for m in REPORT_METRICS)]
-                targets = {"tier": pairs}
-            else:
-                targets = {"score": [(consensus[r], scores[(r, metric)]) for r in members if (r, metric) in scores],
-                           "tier": [(consensus[r], tiers[(r, metric)]) for r in members if (r, metric) in tiers]}
-            for against, pairs in targets.items():
-                if not pairs:
-                    continue
-                x, y = zip(*pairs)
-                e = correlation(x, y, "spearman")
-                rows.append({"metric": metric, "aspect_type": group, "against": against, "n": e.n_pairable,
-                             "spearman": e.value, "ci95": list(e.ci95) if e.ci95 else None, "p": e.extra.get("p"),
-                             "undefined_reason": e.undefined_reason})
+            rs = members(group)
+            plan.append((metric, group, {
+                "score": [(consensus[r], scores[(r, metric)]) for r in rs if (r, metric) in scores],
+                "tier": [(consensus[r], tiers[(r, metric)]) for r in rs if (r, metric) in tiers]}))
+    numeric = [rid for rid in ids if atype.get(rid) == "numeric"]
+    if numeric:
+        plan.append(("exact_match", "numeric", {
+            "score": [(consensus[r], scores[(r, "exact_match")]) for r in numeric if (r, "exact_match") in scores],
+            "tier": [(consensus[r], tiers[(r, "exact_match")]) for r in numeric if (r, "exact_match") in tiers]}))
+    for group in groups:
+        plan.append(("average", group, {"tier": [(consensus[r], a) for r in members(group)
+                                                 if (a := avg(r)) is not None]}))
+    if numeric and text_groups:
+        plan.append(("average", ALL, {"tier": [(consensus[r], a) for r in ids if r in atype
+                                               and (a := avg(r)) is not None]}))
+    rows = []
+    for metric, group, targets in plan:
+        for against, pairs in targets.items():
+            if not pairs:
+                continue
+            x, y = zip(*pairs)
+            e = correlation(x, y, "spearman")
+            rows.append({"metric": metric, "aspect_type": group, "against": against, "n": e.n_pairable,
+                         "spearman": e.value, "ci95": list(e.ci95) if e.ci95 else None, "p": e.extra.get("p"),
+                         "undefined_reason": e.undefined_reason, "definition": row_definition(metric, group)})
     return rows
+
+
+def overlap(db: sqlite_utils.Database, campaign_id: int, *, version: int | None = None) -> dict:
+    """The campaign's items shared with the campaigns that calibrated ``version`` (default: the active set).
+
+    See :func:`medeval.annotation.campaigns.sampling.validation_overlap`.
+    """
+    ts = th.load(db, version) if version is not None else th.active(db)
+    return validation_overlap(db, campaign_id, ts)
+
+
+def methods_sentence(rows: list[dict], mv: dict | None, ov: dict | None) -> str:
+    """How the rows of "Clinicians vs the machine" are defined, with their n, and the overlap with calibration."""
+    out = (f" (automated tiers under threshold set v{mv['version']}, {mv['name']})" if mv else "") + ". "
+    if not rows:
+        return out
+    n = {(r["metric"], r["aspect_type"], r["against"]): r["n"] for r in rows}
+    pooled = next((g for g in ("enumerated+declarative", "enumerated", "declarative")
+                   if any(k[1] == g for k in n)), None)
+    parts = []
+    if pooled:
+        n_text = max((v for k, v in n.items() if k[1] == pooled and k[0] != "average"), default=0)
+        parts.append("BLEU-1, ROUGE-1 and cosine were correlated on the enumerated and declarative items only "
+                     f"({pooled}: n = {n_text})")
+    if ("exact_match", "numeric", "tier") in n:
+        parts.append("the numeric items (Severity Level), graded by exact match, in a row of their own "
+                     f"(exact_match: n = {n[('exact_match', 'numeric', 'tier')]})")
+    if pooled and ("average", pooled, "tier") in n:
+        parts.append("the average row is the mean of the three metric tiers per item "
+                     f"(n = {n[('average', pooled, 'tier')]}, items with all three tiers)")
+    if ("average", "all", "tier") in n:
+        parts.append("the average over all items adds the numeric items with their exact-match tier "
+                     f"(n = {n[('average', 'all', 'tier')]})")
+    out += "; ".join(parts) + "." if parts else ""
+    if ov:
+        out += f" Overlap with calibration: {ov['text']}."
+    return out

@@ -81,15 +81,25 @@ def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per
 @click.option("--n", type=click.IntRange(1), default=150, show_default=True, help="responses drawn at random")
 @click.option("--k", type=click.IntRange(1), default=3, show_default=True, help="annotators per item")
 @click.option("--seed", type=int, default=0, show_default=True, help="sampling and assignment seed (stored)")
+@click.option("--version", "version", type=int, default=None,
+              help="the threshold-set version the sample validates (default: the active one)")
+@click.option("--allow-overlap", is_flag=True, default=False,
+              help="keep items of the campaigns whose grades calibrated that set (left out by default; recorded)")
 @friendly
-def campaign_create_random(db_path, name, annotators, n, k, seed):
-    """Draw a random validation sample (the paper's 150 items) and assign each to exactly k annotators."""
+def campaign_create_random(db_path, name, annotators, n, k, seed, version, allow_overlap):
+    """Draw a random validation sample (the paper's 150 items) and assign each to exactly k annotators.
+
+    Items of the campaigns that calibrated the validated threshold set are left out unless --allow-overlap.
+    """
     from medeval.annotation import campaigns as cp
+    from medeval.calibration.validation import overlap
 
     with connect(db_path) as db:
         cid = cp.create_random_campaign(db, name, n, [a.strip() for a in annotators.split(",") if a.strip()],
-                                        k=k, seed=seed, actor=None)
+                                        k=k, seed=seed, actor=None, version=version, allow_overlap=allow_overlap)
+        ov = overlap(db, cid, version=version)
     click.echo(f"campaign {cid}: {n} items, {k} annotators each")
+    click.echo(f"  overlap with calibration: {ov['text']}")
 
 
 
@@ -154,11 +164,18 @@ def campaign_reopen(db_path, campaign_id):
 @click.option("--version", "version", type=int, default=None, help="threshold-set version (default: the active one)")
 @friendly
 def campaign_machine_agreement(db_path, campaign_id, version):
-    """Spearman of the clinicians' consensus tier vs each metric's score and tier (JSON)."""
-    from medeval.calibration.validation import machine_agreement
+    """Spearman of the clinicians' consensus tier vs each metric's score and tier (JSON rows, each with its n).
+
+    BLEU-1, ROUGE-1 and cosine rows cover enumerated and declarative items; numeric items have an exact_match row;
+    average is the mean of the three metric tiers. The overlap with the calibration campaigns goes to stderr.
+    """
+    from medeval.calibration.validation import machine_agreement, overlap
 
     with connect(db_path) as db:
-        click.echo(json.dumps(machine_agreement(db, campaign_id, version=version, actor=None), indent=2))
+        rows = machine_agreement(db, campaign_id, version=version, actor=None)
+        ov = overlap(db, campaign_id, version=version)
+    click.echo(json.dumps(rows, indent=2))
+    click.echo(f"overlap with calibration: {ov['text']}", err=True)
 
 
 @campaign_grp.command("next-round")

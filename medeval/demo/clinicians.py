@@ -12,7 +12,8 @@ pages and the CLI make):
    (:mod:`secrets`), never printed or stored anywhere but as an argon2 hash, so nobody can sign in
    as them; they are active only because campaigns are assigned to active users;
 2. creates the random validation campaign :data:`VALIDATION_CAMPAIGN` (the paper's Table 2 view:
-   :data:`VALIDATION_N` responses, k = 3) and then the bucket-grading campaign
+   :data:`VALIDATION_N` responses, k = 3, none of them an item of the calibration campaign) and then the
+   bucket-grading campaign
    :data:`CALIBRATION_CAMPAIGN` (:data:`CALIBRATION_CONFIG`), so the latter is the newest grading
    campaign, which the Agreement and Tune cut-offs pages open by default;
 3. grades every item of both with :func:`medeval.annotation.campaigns.submit_grade`, in each
@@ -262,8 +263,12 @@ def add_simulated_clinicians(db, *, before_calibration=None) -> dict:
             # a random password that is never shown: nobody can sign in as a simulated clinician
             auth.add_user(db, c.username, secrets.token_urlsafe(32), "annotator")
     names = list(CLINICIAN_NAMES)
+    # the validation sample validates the set calibrated on CALIBRATION_CAMPAIGN, which is drawn after it (the
+    # pages open the newest campaign first): leave out the responses that campaign will draw (the same seeded
+    # interval sample), so no grade that sets a cut-off "validates" it (test_demo_clinicians checks 0 shared)
     vid, _ = _campaign(db, VALIDATION_CAMPAIGN, lambda: cp.create_random_campaign(
-        db, VALIDATION_CAMPAIGN, VALIDATION_N, names, k=K, seed=DEMO_SEED, actor=None))
+        db, VALIDATION_CAMPAIGN, VALIDATION_N, names, k=K, seed=DEMO_SEED, actor=None,
+        exclude_responses=set(cp.sample_buckets(db, CALIBRATION_CONFIG)[0])))
     extra = before_calibration(db) if before_calibration else None
     kid, _ = _campaign(db, CALIBRATION_CAMPAIGN, lambda: cp.create_bucket_campaign(
         db, CALIBRATION_CAMPAIGN, CALIBRATION_CONFIG, names, actor=None))

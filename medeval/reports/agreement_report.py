@@ -88,19 +88,33 @@ def tier_figure(s: dict) -> go.Figure:
     return fig
 
 
+def headline_rows(s: dict) -> list[dict]:
+    """The rows the figure shows: each metric and the average on the pooled text items (enumerated and
+    declarative, or the one type present), and exact match on the numeric items -- never a metric's name on
+    numeric items."""
+    rows = s.get("machine", [])
+    pooled = next((g for g in ("enumerated+declarative", "enumerated", "declarative")
+                   if any(r["aspect_type"] == g for r in rows)), None)
+    return [r for r in rows if (r["aspect_type"] == pooled and r["metric"] != "exact_match")
+            or (r["metric"] == "exact_match" and r["aspect_type"] == "numeric")]
+
+
 def machine_figure(s: dict) -> go.Figure | None:
-    """Spearman of the clinicians' consensus tier with each metric's score and tier (all aspect types)."""
-    rows = [r for r in s.get("machine", []) if r["aspect_type"] == "all"]
+    """Spearman of the clinicians' consensus tier with each metric's score and tier (labels carry the items and n)."""
+    rows = headline_rows(s)
     if not rows:
         return None
     fig = go.Figure()
     for against, color in (("score", "#9d755d"), ("tier", "#4c78a8")):
         part = [r for r in rows if r["against"] == against]
         values = [r["spearman"] for r in part]
-        fig.add_trace(go.Bar(x=[_plain(r["metric"]) for r in part], y=[v if v is not None else 0 for v in values],
+        fig.add_trace(go.Bar(x=[_plain(f"{r['metric']} ({r['aspect_type']})") for r in part],
+                             y=[v if v is not None else 0 for v in values],
+                             customdata=[r["n"] for r in part],
+                             hovertemplate="%{x}: %{y:.3f}, n = %{customdata}<extra></extra>",
                              error_y=_err(values, [r["ci95"] for r in part]), name=f"vs raw {against}"
                              if against == "score" else "vs automated tier", marker_color=color,
-                             text=[_fmt(v, 2) for v in values]))
+                             text=[f"{_fmt(v, 2)} (n={r['n']})" for v, r in zip(values, part)]))
     fig.update_layout(barmode="group", title="Clinicians vs the machine (Spearman, 95% CI)", yaxis_range=[-1, 1],
                       **_LAYOUT)
     return fig
@@ -145,10 +159,12 @@ def render_html(s: dict) -> str:
     if s.get("machine"):
         machine = ("<h2>Clinicians vs the machine</h2>"
                    f"<p>Consensus of the clinicians: {esc(s.get('consensus', 'median'))} "
-                   f"({esc(CONSENSUS_NOTE.get(s.get('consensus', 'median'), ''))}).</p>" + figs.get("machine", "")
+                   f"({esc(CONSENSUS_NOTE.get(s.get('consensus', 'median'), ''))}).</p>"
+                   + machine_notes_html(s) + figs.get("machine", "")
                    + _table(s["machine"], [("metric", "metric"), ("aspect_type", "aspect type"),
                                            ("against", "against"), ("n", "n"), ("spearman", "Spearman"),
-                                           ("ci95", "95% CI"), ("p", "p"), ("undefined_reason", "undefined")]))
+                                           ("ci95", "95% CI"), ("p", "p"), ("definition", "items"),
+                                           ("undefined_reason", "undefined")]))
     body = f"""<h1>Agreement report: {esc(c['name'])}</h1>
 <p>Campaign #{c['id']} ({esc(c['kind'])}, {esc(c['status'])}), k = {c['k']} annotators per item,
 seed {c['seed']}, threshold set v{c['threshold_version']}. {s['n_items']} items, {s['n_items_graded']} graded;
@@ -172,6 +188,23 @@ Computed {esc(s['computed_at'])}.</p>
 {gold_html(s)}
 {machine}"""
     return kit.page(f"Agreement report: {c['name']}", body)
+
+
+def machine_notes_html(s: dict) -> str:
+    """Which threshold set gave the automated tiers, how the rows are defined, the overlap with calibration."""
+    esc = kit.esc
+    mv, ov = s.get("machine_version"), s.get("machine_overlap")
+    out = "<p>"
+    if mv:
+        out += f"Automated tiers under threshold set v{esc(mv['version'])} ({esc(mv['name'])}). "
+    out += ("BLEU-1, ROUGE-1 and cosine rows cover the enumerated and declarative items only; the numeric items "
+            "(Severity Level) are graded by exact match and have their own exact_match row; the average row is "
+            "the mean of the three metric tiers (MedDisKEval Table 2), and average/all adds the numeric items "
+            "with their exact-match tier. Every row shows its n.</p>")
+    if ov:
+        cls = "warn" if ov.get("shared_items") or ov.get("own_grades_calibrated") else "why"
+        out += f"<p class='{cls}'><b>Overlap with calibration.</b> {esc(ov['text'])}.</p>"
+    return out
 
 
 CONSENSUS_NOTE = {"median": "the lower median of the annotators' tiers",

@@ -301,7 +301,13 @@ def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: Us
     if include_machine:
         from medeval.calibration.validation import machine_agreement
 
-        out["machine"] = machine_agreement(db, campaign_id, actor=None, consensus=consensus)
+        from medeval.calibration.validation import overlap
+        from medeval.engine import thresholds as th
+
+        ts = th.active(db)
+        out["machine"] = machine_agreement(db, campaign_id, version=ts.version, actor=None, consensus=consensus)
+        out["machine_version"] = {"version": ts.version, "name": ts.name, "embedding_model": ts.embedding_model}
+        out["machine_overlap"] = overlap(db, campaign_id, version=ts.version)
     out["gold"] = gold_summary(db, campaign_id)
     out["methods"] = " ".join(x for x in (methods_paragraph(out), methods_sentence(db, campaign_id)) if x)
     return out
@@ -354,7 +360,8 @@ def methods_paragraph(s: dict) -> str:
         text += f" (mean kappa = {_fmt(kappa['value'])})"
     text += (f". Agreement with the automated evaluation was measured as Spearman's rho between the "
              f"{CONSENSUS_WORDS[s.get('consensus', 'median')]} and each metric's raw score and automated tier, with "
-             f"Fisher-z 95% confidence intervals. ICC is not reported because tiers are ordinal, not interval, data.")
+             "Fisher-z 95% confidence intervals" + methods_sentence_machine(s)
+             + " ICC is not reported because tiers are ordinal, not interval, data.")
     return text + adjudication_sentence(s.get("adjudication"))
 
 
@@ -364,6 +371,13 @@ CONSENSUS_WORDS = {
     "adjudicated": "adjudicated tier (a senior clinician's final tier where an item was adjudicated, otherwise the "
                    "lower median clinician tier)",
 }
+
+
+def methods_sentence_machine(s: dict) -> str:
+    """The sentence on "Clinicians vs the machine" (:func:`medeval.calibration.validation.methods_sentence`)."""
+    from medeval.calibration.validation import methods_sentence
+
+    return methods_sentence(s.get("machine") or [], s.get("machine_version"), s.get("machine_overlap"))
 
 
 def adjudication_sentence(a: dict | None) -> str:

@@ -14,6 +14,8 @@ from medeval.annotation.campaigns.sampling import (
     BucketConfig,
     check_active_config,
     check_bucket_config,
+    calibration_campaigns,
+    campaign_responses,
     sample_buckets,
 )
 from medeval.core.errors import MedevalError
@@ -116,26 +118,48 @@ def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConf
 
 def create_random_campaign(db: sqlite_utils.Database, name: str, n: int, annotators: list[str], *, k: int = 3,
                            seed: int = 0, aspect_types: tuple[str, ...] = ("enumerated", "declarative", "numeric"),
-                           actor: User | None) -> int:
-    """A simple random sample of ``n`` scored responses (the paper's 150-item validation set), graded blind."""
+                           actor: User | None, version: int | None = None, allow_overlap: bool = False,
+                           exclude_responses=()) -> int:
+    """A simple random sample of ``n`` scored responses (the paper's 150-item validation set), graded blind.
+
+    The sample validates threshold set ``version`` (default: the active one). By default it leaves out every
+    response that is an item of a campaign whose grades calibrated that set
+    (:func:`medeval.annotation.campaigns.sampling.calibration_campaigns`): grades that set the cut-offs must not
+    "validate" them. ``allow_overlap=True`` keeps them in the pool; ``exclude_responses`` leaves out more
+    (e.g. the items a calibration campaign is about to draw). The campaign records the validated version, the
+    calibration campaigns, whether overlap was allowed and how many responses were excluded.
+    """
     if actor is not None:
         require_role(actor, "researcher", "admin")
     name = check_name(name, what="campaign name")
     n = check_number(n, what="--n (responses drawn)", low=1, high=COUNT_MAX, integer=True)
     seed = check_seed(seed, what="--seed")
+    if not isinstance(allow_overlap, bool):
+        raise MedevalError(f"allow_overlap must be true or false, not {allow_overlap!r}")
     users = _active_users(db, annotators, k)
+    ts = th.load(db, version) if version is not None else th.active(db)
+    calibrating = calibration_campaigns(db, ts)
+    excluded = set(exclude_responses) | (set() if allow_overlap else campaign_responses(db, calibrating))
     marks = ",".join("?" * len(aspect_types))
-    pool = [r for (r,) in db.conn.execute(
+    scored = [r for (r,) in db.conn.execute(
         f"SELECT r.id FROM responses r JOIN kb_entries k ON k.id = r.kb_id WHERE k.aspect_type IN ({marks}) "
         f"AND EXISTS (SELECT 1 FROM scores s WHERE s.response_id = r.id) ORDER BY r.id", aspect_types)]
+    pool = [r for r in scored if r not in excluded]
     if len(pool) < n:
-        raise MedevalError(f"only {len(pool)} scored responses of types {', '.join(aspect_types)}; asked for {n}")
+        left_out = (f" ({len(scored) - len(pool)} left out as items of the campaigns that calibrated threshold set "
+                    f"v{ts.version}: {', '.join(f'#{c}' for c in calibrating) or 'none'}; --allow-overlap keeps them)"
+                    if len(scored) > len(pool) else "")
+        raise MedevalError(f"only {len(pool)} scored responses of types {', '.join(aspect_types)} can be drawn"
+                           f"{left_out}; asked for {n}")
     rng = np.random.default_rng(seed)
     picked = sorted(rng.choice(len(pool), size=n, replace=False).tolist())
     chosen = {pool[j]: [{"sample": "random"}] for j in picked}
-    report = [{"sample": "random", "available": len(pool), "sampled": n, "short": False}]
-    return _store_campaign(db, name, "random_validation", {"n": n, "aspect_types": list(aspect_types)}, report,
-                           chosen, users, k, seed, actor)
+    report = [{"sample": "random", "available": len(pool), "sampled": n, "short": False,
+               "excluded": len(scored) - len(pool)}]
+    config = {"n": n, "aspect_types": list(aspect_types), "validates_version": ts.version,
+              "calibration_campaigns": calibrating, "allow_overlap": allow_overlap,
+              "excluded_responses": len(scored) - len(pool)}
+    return _store_campaign(db, name, "random_validation", config, report, chosen, users, k, seed, actor)
 
 
 ACTIVE_KIND = "active_calibration"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 
@@ -139,3 +140,84 @@ def sample_buckets(db: sqlite_utils.Database, cfg: BucketConfig) -> tuple[dict[i
                 report.append({"metric": metric, "aspect_type": atype, "interval": [lo, hi], "available": len(pool),
                                "sampled": take, "short": take < cfg.per_interval})
     return chosen, report
+
+
+# ---------------------------------------------------------------- the validation sample and its calibration campaigns
+
+def calibration_campaigns(db: sqlite_utils.Database, ts) -> list[int]:
+    """The campaigns whose grades calibrated ``ts``'s cut-offs, from its provenance (sorted ids; may be empty).
+
+    A set published from a campaign records it as ``provenance["source"]["campaign"]``; cut-offs kept from a base
+    version (``base_version``, ``kept_from_base``) or copied from another set (``adopted_from_version``) bring that
+    set's campaigns with them. A set with no campaign in its provenance (e.g. MedDisKEval Table 12, published by
+    the paper, or a set calibrated from a file) gives none: no item of this database calibrated it.
+    """
+    out: set[int] = set()
+    seen: set[int] = set()
+    todo = [ts]
+    while todo:
+        cur = todo.pop()
+        if cur.version is not None:
+            if cur.version in seen:
+                continue
+            seen.add(cur.version)
+        p = cur.provenance or {}
+        src = p.get("source")
+        if isinstance(src, dict) and isinstance(src.get("campaign"), int):
+            out.add(src["campaign"])
+        kept = [s for s in p.get("kept_from_base") or [] if not str(s).startswith("exact_match/")]
+        parents = [p.get("adopted_from_version")]
+        if p.get("base_version") is not None and (kept or "kept_from_base" not in p):
+            parents.append(p.get("base_version"))
+        for v in parents:
+            if isinstance(v, int) and v not in seen:
+                row = db.conn.execute("SELECT 1 FROM threshold_sets WHERE version = ?", (v,)).fetchone()
+                if row:
+                    todo.append(th.load(db, v))
+    return sorted(out)
+
+
+def campaign_responses(db: sqlite_utils.Database, campaign_ids: list[int]) -> set[int]:
+    """The response ids of every item of ``campaign_ids``."""
+    out: set[int] = set()
+    for cid in campaign_ids:
+        out.update(r for (r,) in db.conn.execute("SELECT response_id FROM campaign_items WHERE campaign_id = ?",
+                                                 (cid,)))
+    return out
+
+
+def validation_overlap(db: sqlite_utils.Database, campaign_id: int, ts) -> dict:
+    """How a campaign's items overlap the campaigns that calibrated ``ts`` (the set its grades validate).
+
+    ``{"version", "calibration_campaigns", "shared_items", "allow_overlap", "excluded_at_creation", "text"}``;
+    ``shared_items`` counts the campaign's responses that are also items of a calibration campaign (grades that set
+    the cut-offs would then "validate" them); ``allow_overlap`` is what the campaign recorded when it was created
+    (None: not recorded, e.g. a campaign of an older database or not a validation sample).
+    """
+    row = db.conn.execute("SELECT config FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    cfg = json.loads(row[0]) if row else {}
+    cal = [c for c in calibration_campaigns(db, ts) if c != campaign_id]
+    mine = campaign_responses(db, [campaign_id])
+    shared = len(mine & campaign_responses(db, cal))
+    allow = cfg.get("allow_overlap")
+    label = f"v{ts.version} ({ts.name})" if ts.version is not None else ts.name
+    if campaign_id in calibration_campaigns(db, ts):
+        text = (f"this campaign's own grades calibrated threshold set {label}: its agreement with that set's tiers "
+                "is not an independent validation")
+    elif not cal:
+        text = (f"threshold set {label} records no calibration campaign of this database (e.g. cut-offs published "
+                "by the paper or calibrated from a file): no item had to be excluded")
+    else:
+        names = ", ".join(f"#{c}" for c in cal)
+        text = (f"threshold set {label} was calibrated on campaign(s) {names}; {shared} of this campaign's "
+                f"{len(mine)} items are also items there")
+        if allow:
+            text += " (overlap was allowed when the sample was drawn)"
+        elif shared == 0:
+            text += " (they were excluded from the sample)" if cfg.get("validates_version") == ts.version else ""
+        else:
+            text += (": those items' grades helped set the cut-offs they now validate; draw a new validation "
+                     "sample (overlap is excluded by default) or read these figures as not independent")
+    return {"version": ts.version, "calibration_campaigns": cal, "shared_items": shared,
+            "allow_overlap": allow, "excluded_at_creation": cfg.get("excluded_responses"), "text": text,
+            "own_grades_calibrated": campaign_id in calibration_campaigns(db, ts)}
