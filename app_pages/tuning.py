@@ -236,7 +236,8 @@ if is_active:
 st.subheader("Publish", anchor=False)
 with ui.db() as d:
     mine = tuning.draft(d, user)
-changes = {k: v for k, v in mine.items() if act.cutoffs.get(k) != v}
+changes = {k: v for k, v in mine.items()  # equal to 9 decimals (the comparison rule) is no change
+           if act.cutoffs.get(k) is None or tuple(map(th.canonical, act.cutoffs[k])) != tuple(map(th.canonical, v))}
 if not changes:
     st.caption(f"Your draft equals the active set v{act.version}: move a slider to change it.")
 else:
