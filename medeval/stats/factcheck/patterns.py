@@ -55,6 +55,7 @@ FILLER = [
     r"(?:it|this|that)(?: is|'s)(?=\s|$)",
     r"(?:it|this|that)(?=\s+(?:isn't|is not|wasn't|was not)\b)",
     r"i(?: think| believe| would say|'d say| would judge| can say| can confirm| can tell you)(?: that)?(?=\s|$)",
+    r"(?:you're|you are)(?=\s)",
     r"(?:actually|in fact|no doubt|undoubtedly|certainly|of course)(?=[\s,]|$)",
 ]
 FILLER_RE = re.compile("|".join(f"(?:{f})" for f in FILLER))
@@ -81,7 +82,8 @@ HEDGE_RE = re.compile("|".join(f"(?:{h})" for h in HEDGES))
 
 # A qualification right after a verdict that takes it back in part ("正确，但不完全", "True only in part"):
 # the answer is hedged, not a verdict. Read only in the clause after the verdict.
-_CONJ = r"[\s,，;；(（:：\-—–]*(?:但是|但|不过|然而|只是|可是|而且也|也|并且|but|however|though|although|yet|only)?[\s,，]*"
+_CONJ = (r"[\s,，;；(（:：\-—–]*(?:但是|但|不过|然而|只是|可是|而且也|也|并且|but|however|though|although|yet|only)?[\s,，]*"
+         r"(?:(?:it|this|that) (?:is|was) |it's |that's |(?:这个|该)?说法(?:是)?)?")
 # qualifications that take any verdict back in part ("正确，但不完全正确", "错误，部分正确", "True only in part")
 POST_HEDGES_ANY = [
     r"(?:这个说法|该说法|说法)?(?:也|并|又)?不(?:完全|全)(?:正确|错误|对|错|准确|成立)",
@@ -93,7 +95,8 @@ POST_HEDGES_ANY = [
 # qualifications that take a *support* back in part ("正确，但并非所有患者", "True, but not always"); after a
 # refutation the same words are its reason ("错误，并非所有患者都会……"), so they are read after support only
 POST_HEDGES_SUPPORT = [
-    r"(?:这个说法|该说法|说法)?(?:也|并|又)?不(?:完全|全面|够全面|够准确|够严谨|太准确|太严谨|太全面|尽然|尽正确|准确|严谨)",
+    r"(?:这个说法|该说法|说法)?(?:也|并|又)?不(?:完全|全面|够全面|够准确|够严谨|太准确|太严谨|太全面|尽然|尽正确|准确|严谨"
+    r"|完整|够完整)", r"(?:说法)?(?:过于|太)(?:绝对|简单|笼统|片面)",
     r"(?:并)?(?:不|非)(?:是)?(?:所有|全部|每个|一定|总是|绝对)", r"并非(?:所有|全部|总是|绝对|完全)",
     r"(?:只|仅)(?:是|有)?(?:在部分|在某些|在一定|适用于部分|适用于某些|对部分|在特定)",
     r"有(?:例外|条件|局限|争议|待商榷)", r"存在(?:例外|争议|局限)", r"(?:需|需要|要)?(?:视|看)(?:具体)?情况", r"因人而异",
@@ -101,6 +104,8 @@ POST_HEDGES_SUPPORT = [
     r"not (?:always|necessarily|quite|exactly|in all cases|for everyone|all)\b",
     r"only (?:in some|sometimes|under|for some|in certain)\b",
     r"(?:with (?:some )?(?:caveats|exceptions|reservations)|mostly|somewhat|in some cases|sometimes)\b",
+    r"(?:(?:it is|it's) )?(?:incomplete|not complete|oversimplified|oversimplif\w*|overgeneraliz\w*|too (?:broad|general|"
+    r"absolute|simplistic))\b",
 ]
 POST_HEDGE_ANY_RE = re.compile(_CONJ + "(?:" + "|".join(f"(?:{p})" for p in POST_HEDGES_ANY) + ")")
 POST_HEDGE_SUPPORT_RE = re.compile(_CONJ + "(?:" + "|".join(f"(?:{p})" for p in POST_HEDGES_SUPPORT) + ")")
@@ -109,7 +114,8 @@ POST_HEDGE_SUPPORT_RE = re.compile(_CONJ + "(?:" + "|".join(f"(?:{p})" for p in 
 _CJK_END = r"(?=$|[\s,.;:!?，。；：！？、)）\]】\"”'’]|的)"
 # "正确答案", "正确的做法是" ... are not verdicts ("正确的说法" is handled apart: see SHUOFA_RE)
 _NOT_AFTER_ZHENGQUE = (r"(?!答案|与否|率|性|地|使用|用药|治疗|认识|理解|做法|方法|处理|诊断|选择|饮食|观念"
-                       r"|的(?:是|做法|方法|答案|认识|观点|理解|选项|治疗|用药|处理|诊断|描述))")
+                       r"|的(?:是|做法|方法|答案|认识|观点|理解|选项|治疗|用药|处理|诊断|描述)"
+                       r"|的?应(?:该|当)?(?:是|为)|的?为\s*[:：])")  # "正确的应该是：……" introduces a correction
 _NOT_AFTER_CUOWU = r"(?!率|地|认识|观点|理解|做法|用药|使用|观念|方法|的(?:是|做法|认识|观点|理解|方法|用药|观念))"
 
 _EN_INTENSIFIER = r"(?:(?:absolutely|completely|entirely|totally|definitely|indeed|quite|fully|simply|clearly) )?"
@@ -123,13 +129,13 @@ REFUTE_PATTERNS = [
     _EN_BE + r"(?:not|n't)\s+" + _EN_INTENSIFIER + r"(?:correct|true|right|accurate|valid)\b",
     r"(?:isn't|isn’t|wasn't)\s+" + _EN_INTENSIFIER + r"(?:correct|true|right|accurate|valid)\b",
     _EN_BE + _EN_INTENSIFIER + r"(?:incorrect|false|wrong|untrue|inaccurate|invalid|not correct)\b",
-    r"no(?=\s*[,.;:!—–-]|\s*$|\s+(?:it|this|that|the|not)\b)", r"nope\b",
+    r"no(?=\s*[,.;:!—–-]|\s*$|\s+(?:it|this|that|the|not)\b)", r"nope\b", r"i (?:strongly )?disagree\b", "我?(?:并)?不(?:能)?同意",
 ]
 SUPPORT_PATTERNS = [
     "完全正确", "是正确的", "是对的", "正确" + _NOT_AFTER_ZHENGQUE, "准确", "属实", "成立", "没错", "没有错", "是真的",
     "对的", "对" + _CJK_END, "是的", "是" + _CJK_END,
     _EN_BE + _EN_INTENSIFIER + r"(?:correct|true|right|accurate|valid)\b",
-    r"yes\b", r"yep\b", r"indeed\b",
+    r"yes\b", r"yep\b", r"indeed\b", r"i (?:fully |completely |totally )?agree\b", "我?(?:完全)?同意",
 ]
 VERDICT_RE = re.compile("|".join(
     [f"(?P<r{i}>{p})" for i, p in enumerate(REFUTE_PATTERNS)]
