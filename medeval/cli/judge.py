@@ -12,13 +12,18 @@ from medeval.cli.base import friendly
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="json", show_default=True)
 @friendly
 def judge_agreement_cmd(file, fmt):
-    """Judge vs clinicians: Spearman/Pearson, Accuracy 2-tuple/triple, win rates, model rankings.
+    """Judge vs clinicians: Spearman/Pearson, Accuracy 2-tuple/triple, win rates, model rankings, and
+    Pearson/Spearman per criterion.
 
     FILE (CSV, TSV, JSONL or JSON) has the columns case, model, judge_score,
     human_score and optionally rater (then one row per rater and response; the
     clinicians' score of a response is the mean over its raters, and the
-    judge_score must repeat on each of its rows). Cases with a single response
-    are left out and reported on standard error.
+    judge_score must repeat on each of its rows). Per-criterion scores (CMB-Clin:
+    fluency, relevance, completeness, proficiency) go in optional columns
+    judge_<criterion> and human_<criterion> (e.g. judge_fluency, human_fluency);
+    each criterion gets Pearson and Spearman with 95% CIs and n, or "no expert
+    ratings" when only the judge scores it. Cases with a single response are left
+    out and reported on standard error.
     """
     from medeval.stats.judge import read_judge_file, render, summarise
 

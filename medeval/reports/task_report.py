@@ -25,8 +25,9 @@ from medeval.reports.html_kit import chromium_path, print_pdf  # noqa: F401  (th
 
 from medeval.annotation import tasks
 from medeval.annotation.tasks import common
-from medeval.annotation.tasks.rubric import JUDGE_RUBRIC, RUBRIC_TITLES, RUBRICS
+from medeval.annotation.tasks.rubric import RUBRIC_TITLES, RUBRICS
 from medeval.reports.task_report_gold import gold_html, gold_methods, gold_rows, with_gold
+from medeval.reports.task_report_judge import judge_methods
 
 N_BOOT = inspect.signature(common.continuous_agreement).parameters["n_boot"].default  # what the task types use
 
@@ -103,14 +104,7 @@ def _rubric_methods(r: dict) -> str:
     text += _agreement_text([x for x in agree if x.get("rated") == "mean over criteria"] or agree,
                             "response", cfg.get("seed", 0))
     if judge:
-        text += (f"In a second part, shown and accepted only after every response of the item was rated "
-                 f"(AutoMedEval App. D), annotators rated the judge {judge}'s assessment on "
-                 f"{', '.join(c.name for c in JUDGE_RUBRIC)}. The judge's score of each response was compared with "
-                 f"the clinicians' score (mean over criteria, then over clinicians): ")
-        stats = _table_rows(r, "statistics")
-        text += ("; ".join(_stat(x, x["statistic"]) + f" (n = {x.get('n')})" for x in stats) +
-                 " (Spearman and Pearson with Fisher-z CIs). " if stats else
-                 "undefined until responses have ratings on every criterion. ")
+        text += judge_methods(r, judge)
     return text
 
 

@@ -307,6 +307,16 @@ CREATE TABLE judge_assessments (
         UNIQUE (question_id, judge)
     );
 
+-- table judge_criterion_scores
+CREATE TABLE judge_criterion_scores (
+        id INTEGER PRIMARY KEY,
+        assessment_id INTEGER NOT NULL REFERENCES judge_assessments(id),
+        model TEXT NOT NULL,
+        criterion TEXT NOT NULL,
+        score REAL NOT NULL,
+        UNIQUE (assessment_id, model, criterion)
+    );
+
 -- table judge_scores
 CREATE TABLE judge_scores (
         assessment_id INTEGER NOT NULL REFERENCES judge_assessments(id),

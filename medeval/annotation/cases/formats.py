@@ -1,24 +1,31 @@
-"""Reading and validating the input files -- cases (CMB-Clin JSON or flat tables), responses, judgements.
+"""Reading and validating the input files -- cases (CMB-Clin JSON or flat tables) and responses; judgements
+in :mod:`medeval.annotation.cases.judgements`.
 
 Each reader turns one file (CSV, TSV, JSONL or JSON) into plain records
 (:mod:`medeval.annotation.cases.records`), or raises :class:`InputError` naming file, row and fix.
-Judge scores written in a rationale are read by :mod:`medeval.annotation.cases.judge_scores`.
+
+The judgements file (:func:`medeval.annotation.cases.judgements.read_judgements`) has one row per judge and
+question: ``case, question, judge, rationale`` and ``scores`` and/or ``models``. A judge's score of each
+response is ``scores`` ``{model: score}``, or is read from the rationale
+(:mod:`medeval.annotation.cases.judge_scores`: "Doctor 1: 4 points", "医生1的回答较全面，给5分" ...) where
+``models`` gives the order the judge saw the responses in. **Per-criterion scores** (CMB-Clin §5: the judge
+scores each response on Fluency, Relevance, Completeness and Proficiency) are given either nested in
+``scores`` -- ``{"model-a": {"fluency": 4, "relevance": 5, "completeness": 3, "proficiency": 4}, ...}``, every
+model with the same criteria, plus an optional ``"overall"`` -- or as one column per criterion named
+``score_<criterion>`` (``score_fluency``, ...), each ``{model: score}`` as JSON. Without an overall score the
+response's score is the mean over its criteria (CMB-Clin's "Avg.").
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 import unicodedata
 from pathlib import Path
 
-from medeval.annotation.cases.judge_scores import parse_judge_scores
-from medeval.annotation.cases.records import CaseIn, JudgementIn, QuestionIn, ResponseIn
+from medeval.annotation.cases.records import CaseIn, QuestionIn, ResponseIn
 from medeval.core.errors import InputError
 from medeval.core.limits import (
-    JUDGE_SCORE_MAX,
-    JUDGE_SCORE_MIN,
     NAME_MAX_CHARS,
     NOTE_MAX_CHARS,
     check_json_text,
@@ -254,143 +261,4 @@ def read_responses(path: str | Path) -> list[ResponseIn]:
                              file=file, row=row, fix="keep one response per case, question and model")
         seen[k] = row
         out.append(ResponseIn(key, pos, model, raw, row))
-    return out
-
-
-# ------------------------------------------------------------------ judgements
-
-
-def _parse_models(raw, *, file: str, row: int) -> list[str]:
-    if isinstance(raw, str):
-        t = raw.strip()
-        if t.startswith("["):
-            try:
-                raw = json.loads(_json_cell(t, "models", file=file, row=row))
-            except json.JSONDecodeError as e:
-                raise InputError(f"models is not a valid JSON list: {e.msg}", file=file, row=row,
-                                 fix='write ["model-a", "model-b"] or model-a,model-b') from None
-        else:
-            raw = re.split(r"[,，]", t) if t else []
-    if not isinstance(raw, list):
-        raise InputError(f"models is a {type(raw).__name__}, expected a list", file=file, row=row,
-                         fix='write ["model-a", "model-b"] or model-a,model-b')
-    models = [_name(_key(_text_value(m)), "a model name in models", file=file, row=row) for m in raw]
-    if not models or any(not m for m in models):
-        raise InputError("models has an empty name" if models else "models is empty", file=file, row=row,
-                         fix="list the models in the order the judge saw their responses, e.g. model-a,model-b")
-    dup = next((m for i, m in enumerate(models) if m in models[:i]), None)
-    if dup:
-        raise InputError(f"model {dup!r} appears twice in models", file=file, row=row,
-                         fix="list each model once, in the order the judge saw the responses")
-    return models
-
-
-def _parse_scores(raw, *, file: str, row: int) -> dict[str, float]:
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(_json_cell(raw, "scores", file=file, row=row))
-        except json.JSONDecodeError as e:
-            raise InputError(f"scores is not valid JSON: {e.msg}", file=file, row=row,
-                             fix='write a JSON object like {"model-a": 4, "model-b": 3} (in CSV, quote the cell)') from None
-    if not isinstance(raw, dict) or not raw:
-        raise InputError("scores must be a non-empty JSON object {model: score}" +
-                         (f" (found {type(raw).__name__})" if not isinstance(raw, dict) else ""),
-                         file=file, row=row, fix='write {"model-a": 4, "model-b": 3}')
-    out: dict[str, float] = {}
-    for k, v in raw.items():
-        name = _name(_key(str(k)), "a model name in scores", file=file, row=row)
-        if not name:
-            raise InputError("scores has an empty model name", file=file, row=row, fix="name every model")
-        if name in out:
-            raise InputError(f"model {name!r} appears twice in scores", file=file, row=row, fix="score each model once")
-        if isinstance(v, str):
-            try:
-                v = float(unicodedata.normalize("NFKC", v).strip())
-            except ValueError:
-                v = None
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise InputError(f"the score of {name!r} is {v!r}, not a number", file=file, row=row,
-                             fix="scores must be finite numbers, e.g. 4 or 3.5")
-        out[name] = _score(v, name, file=file, row=row)
-    return out
-
-
-def _score(v: float, model: str, *, file: str, row: int) -> float:
-    """A judge's score in [JUDGE_SCORE_MIN, JUDGE_SCORE_MAX], the same range wherever it was read from."""
-    if not JUDGE_SCORE_MIN <= v <= JUDGE_SCORE_MAX:
-        raise InputError(f"the score of {model!r} is {v:g}, outside {JUDGE_SCORE_MIN:g} to {JUDGE_SCORE_MAX:g}",
-                         file=file, row=row,
-                         fix=f"judge scores are numbers from {JUDGE_SCORE_MIN:g} to {JUDGE_SCORE_MAX:g} "
-                             "(e.g. 1-5 or 1-10); rescale them before importing")
-    return float(v)
-
-
-def read_judgements(path: str | Path) -> list[JudgementIn]:
-    """Read and validate a judgements file: ``case, question, judge, rationale`` and ``scores`` and/or ``models``.
-
-    * ``scores``: a JSON object ``{model: score}`` (in CSV a JSON string); its key
-      order is the judge's order unless ``models`` is given too (then the two must
-      name the same models).
-    * ``models``: the order the judge saw the responses in (a JSON list, or a
-      comma-separated string); without ``scores`` the scores are read from the
-      rationale with :func:`parse_judge_scores`, where "Doctor 2" is ``models[1]``.
-      Every model needs a score there, and no number may point beyond the list.
-
-    ``question`` is the 1-based position of the question in its case; one
-    assessment per (case, question, judge); the rationale may not be empty.
-    """
-    file = str(path)
-    header, rows = read_table_limited(path)
-    require_columns(path, header, ["case", "question", "judge", "rationale"], ["scores", "models"])
-    if "scores" not in header and "models" not in header:
-        raise InputError(f"neither 'scores' nor 'models' is a column (found: {', '.join(header)})", file=file,
-                         fix="add scores ({\"model\": score} as JSON) or models (the order the judge saw the "
-                             "responses in; the scores are then read from the rationale)")
-    out: list[JudgementIn] = []
-    seen: dict[tuple[str, int, str], int] = {}
-    for row, obj in rows:
-        key, pos, judge = _where(obj, "judge", file=file, row=row, fix="name the judge (e.g. gpt-4, AutoMedEval)")
-        rationale = cell(obj, "rationale")
-        if not rationale:
-            raise InputError("the rationale is empty", file=file, row=row, fix="give the judge's written assessment")
-        has_scores = obj.get("scores") not in (None, "") and not (isinstance(obj.get("scores"), str)
-                                                                 and not obj["scores"].strip())
-        has_models = obj.get("models") not in (None, "", []) and not (isinstance(obj.get("models"), str)
-                                                                     and not obj["models"].strip())
-        models = _parse_models(obj["models"], file=file, row=row) if has_models else None
-        if has_scores:
-            scores = _parse_scores(obj["scores"], file=file, row=row)
-            if models is None:
-                models = list(scores)
-            elif set(models) != set(scores):
-                raise InputError(f"models ({', '.join(models)}) and scores ({', '.join(scores)}) name different "
-                                 "models", file=file, row=row, fix="score exactly the models listed in models")
-        elif models is not None:
-            try:
-                parsed = parse_judge_scores(rationale)
-            except InputError as e:
-                raise InputError(e.detail, file=file, row=row, fix=e.fix) from None
-            beyond = [p for p in parsed if p > len(models)]
-            if beyond:
-                raise InputError(f"the rationale scores response {beyond[0]} but models lists only {len(models)} "
-                                 f"({', '.join(models)})", file=file, row=row,
-                                 fix="list every model the judge saw, in order, or correct the rationale")
-            missing = [i for i in range(1, len(models) + 1) if i not in parsed]
-            if missing:
-                shown = ", ".join(f"{p}: {v:g}" for p, v in parsed.items()) or "no score"
-                raise InputError(f"the rationale gives {len(parsed)} score(s) for {len(models)} models (found {shown}; "
-                                 f"none for response {', '.join(map(str, missing))} = "
-                                 f"{', '.join(models[i - 1] for i in missing)})", file=file, row=row,
-                                 fix="give the scores in a 'scores' column ({\"model\": score, ...}), or write them in "
-                                     "the rationale as 'Doctor 1: 4 points' / '医生1：4分'")
-            scores = {models[p - 1]: _score(v, models[p - 1], file=file, row=row) for p, v in parsed.items()}
-        else:
-            raise InputError("neither scores nor models is given on this row", file=file, row=row,
-                             fix="give scores ({\"model\": score}) or models (the order the judge saw the responses in)")
-        k = (key, pos, judge)
-        if k in seen:
-            raise InputError(f"duplicate assessment by {judge} of case {key!r}, question {pos} (also on row {seen[k]})",
-                             file=file, row=row, fix="keep one assessment per case, question and judge")
-        seen[k] = row
-        out.append(JudgementIn(key, pos, judge, rationale, tuple(models), {m: scores[m] for m in models}, row))
     return out

@@ -42,7 +42,8 @@ def questions(db: sqlite_utils.Database, dataset: str) -> list[dict]:
     Each: ``question_id, case_id, case_key, title, description, position, question,
     reference, responses`` (``[{model, response}]`` sorted by model) and ``judgements``
     (``[{judge, rationale, models, scores}]`` sorted by judge; ``models`` in the order
-    the judge saw them, ``scores`` ``{model: score}`` in that order). An unknown
+    the judge saw them, ``scores`` ``{model: score}`` in that order; ``criteria``
+    ``{model: {criterion: score}}`` only when the judge scored criteria). An unknown
     dataset gives ``[]``.
     """
     conn = db.conn
@@ -68,13 +69,21 @@ def questions(db: sqlite_utils.Database, dataset: str) -> list[dict]:
             "ON a.id = s.assessment_id JOIN case_questions q ON q.id = a.question_id JOIN cases c "
             "ON c.id = q.case_id WHERE c.dataset = ?", (name,)):
         scores.setdefault(aid, {})[model] = score
+    crit: dict[int, dict] = {}
+    for aid, model, criterion, score in conn.execute(
+            "SELECT s.assessment_id, s.model, s.criterion, s.score FROM judge_criterion_scores s JOIN judge_assessments a "
+            "ON a.id = s.assessment_id JOIN case_questions q ON q.id = a.question_id JOIN cases c "
+            "ON c.id = q.case_id WHERE c.dataset = ? ORDER BY s.id", (name,)):
+        crit.setdefault(aid, {}).setdefault(model, {})[criterion] = score
     for aid, qid, judge, rationale, models in conn.execute(
             "SELECT a.id, a.question_id, a.judge, a.rationale, a.models FROM judge_assessments a JOIN case_questions q "
             "ON q.id = a.question_id JOIN cases c ON c.id = q.case_id WHERE c.dataset = ? ORDER BY a.judge", (name,)):
         models = json.loads(models)
         sc = scores.get(aid, {})
+        cr = crit.get(aid, {})
         by_id[qid]["judgements"].append({"judge": judge, "rationale": rationale, "models": models,
-                                         "scores": {m: sc[m] for m in models if m in sc}})
+                                         "scores": {m: sc[m] for m in models if m in sc},
+                                         **({"criteria": {m: cr[m] for m in models if m in cr}} if cr else {})})
     return out
 
 

@@ -48,7 +48,9 @@ class JudgementIn:
     """One judge's assessment of the responses to one question.
 
     ``models`` is the order the judge saw the responses in; ``scores`` maps each
-    model to its score (from the ``scores`` column, or parsed from the rationale).
+    model to its score (from the ``scores`` column, parsed from the rationale, or the
+    mean over its criteria); ``criteria`` maps each model to its per-criterion scores
+    ``{criterion: score}`` (empty when the judge scored no criteria).
     """
 
     case: str
@@ -58,3 +60,4 @@ class JudgementIn:
     models: tuple[str, ...]
     scores: dict
     row: int
+    criteria: dict = field(default_factory=dict)

@@ -13,7 +13,8 @@ from pathlib import Path
 import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
-from medeval.annotation.cases.formats import read_cases, read_judgements, read_responses
+from medeval.annotation.cases.formats import read_cases, read_responses
+from medeval.annotation.cases.judgements import read_judgements
 from medeval.core.errors import InputError, MedevalError
 from medeval.core.limits import check_name
 from medeval.store.db import transaction
@@ -49,7 +50,8 @@ def import_cases(db: sqlite_utils.Database, dataset: str, *, cases: str | Path |
     same call (by case id and 1-based question number); a judgement's models must all
     have a response to its question. Stored text (case title / description, question,
     reference, response, rationale, scores) is never overwritten: importing the same
-    files again changes nothing, a different text for something stored is an error.
+    files again changes nothing, a different text for something stored is an error. A judge's
+    per-criterion scores are stored with its overall scores (``judge_criterion_scores``).
     New questions may be added to a stored case as long as its questions stay numbered
     1..n; a blank title or description in the file leaves the stored one as it is. Returns counts ``{"dataset", "cases_added", "cases_present", "questions_added",
     "questions_present", "responses_added", "responses_present", "judgements_added",
@@ -176,9 +178,13 @@ def import_cases(db: sqlite_utils.Database, dataset: str, *, cases: str | Path |
                 if old is not None:
                     old_scores = dict(conn.execute("SELECT model, score FROM judge_scores WHERE assessment_id = ?",
                                                    (old[0],)).fetchall())
-                    if (old[1], old[2], old_scores) != (j.rationale, models_json, j.scores):
+                    old_crit: dict[str, dict[str, float]] = {}
+                    for m, c, v in conn.execute("SELECT model, criterion, score FROM judge_criterion_scores "
+                                                "WHERE assessment_id = ?", (old[0],)):
+                        old_crit.setdefault(m, {})[c] = v
+                    if (old[1], old[2], old_scores, old_crit) != (j.rationale, models_json, j.scores, j.criteria):
                         raise InputError(f"{j.judge}'s assessment of case {j.case!r}, question {j.position} is "
-                                         f"already stored with different text or scores; {never}",
+                                         f"already stored with different text or (per-criterion) scores; {never}",
                                          file=str(judgements), row=j.row,
                                          fix="import the new assessment under a new judge name or as a new dataset")
                     s["judgements_present"] += 1
@@ -188,6 +194,9 @@ def import_cases(db: sqlite_utils.Database, dataset: str, *, cases: str | Path |
                 stored_j[(qid, j.judge)] = (aid, j.rationale, models_json)
                 conn.executemany("INSERT INTO judge_scores (assessment_id, model, score) VALUES (?, ?, ?)",
                                  [(aid, m, v) for m, v in j.scores.items()])
+                conn.executemany("INSERT INTO judge_criterion_scores (assessment_id, model, criterion, score) "
+                                 "VALUES (?, ?, ?, ?)", [(aid, m, c, v) for m, cs in j.criteria.items()
+                                                         for c, v in cs.items()])
                 s["judgements_added"] += 1
         if actor is not None:
             audit(db, actor.username, "cases.import", name,

@@ -12,7 +12,8 @@ shown nor accepted before part 1 is complete.
 Results: mean rating per model and criterion; agreement among clinicians per criterion
 (ICC(2,1), ICC(2,k), interval alpha) and on the mean over criteria; with a judge, the judge
 against the clinicians (``medeval.stats.judge``: Spearman / Pearson per response, Accuracy_2-tuple
-and _triple, win rates, rankings) and the clinicians' ratings of the judge's assessments.
+and _triple, win rates, rankings), per criterion when the judge scored criteria (Pearson and Spearman,
+CMB-Clin §5.3) and the clinicians' ratings of the judge's assessments.
 """
 
 from __future__ import annotations
@@ -345,6 +346,9 @@ class RubricRating(TaskType):
                 if s["warnings"]:
                     sec.text += " " + " ".join(s["warnings"])
                 sections.append(sec)
+            crit_sec = _criterion_section(items, resp, model_of, crit_of, crit_names, cfg.get("judge"))
+            if crit_sec is not None:
+                sections.append(crit_sec)
             # 4. the clinicians' ratings of the judge's assessments
             jacc = defaultdict(list)
             for a in judge_part:
@@ -359,3 +363,33 @@ class RubricRating(TaskType):
                                      "agreement": [r for name, rs in by_jc.items()
                                                    for r in continuous_agreement(name, rs, seed=seed)]}))
         return sections
+
+
+def _criterion_section(items, resp, model_of, crit_of, crit_names, judge) -> Section | None:
+    """The judge against the clinicians on each criterion (CMB-Clin §5.3), when the judge scored criteria."""
+    jscores: dict[str, dict] = defaultdict(dict)
+    for iid, p in items.items():
+        for m, cs_ in ((p.get("judge") or {}).get("criteria") or {}).items():
+            for c, v in cs_.items():
+                jscores[c][(iid, m)] = v
+    if not jscores:
+        return None
+    ratings = defaultdict(list)
+    for a in resp:
+        ratings[(crit_names.get(crit_of(a), crit_of(a)), a.item_id, model_of(a))].append(float(a.value))
+    experts: dict[str, dict] = defaultdict(dict)
+    for (c, iid, m), v in ratings.items():
+        experts[c][(iid, m)] = float(np.mean(v))
+    names = {jg.criterion_key(k): n for k, n in crit_names.items()}  # the judge may use the rubric's keys
+    rows = jg.criterion_agreement({names.get(jg.criterion_key(c), c): v for c, v in jscores.items()}, experts)
+    return Section("The judge against the clinicians, per criterion",
+                   "CMB-Clin §5.3: on each criterion, the correlation between the judge's score of a response and "
+                   "the clinicians' (the mean over the clinicians who rated it), over the responses both scored; "
+                   "criterion names matched case-insensitively. Pearson (the paper's statistic; GPT-4 against the "
+                   "experts: above 0.71 on every perspective) with a Fisher-z 95% CI, Spearman with a Fisher-z CI "
+                   "using the Bonett-Wright variance. A criterion only the judge scores has no expert ratings.",
+                   {"per criterion": [r for c in rows for r in c.rows()]},
+                   {"judge": judge, "criteria": {c.criterion: {"n": c.n, "status": c.status,
+                                                               "pearson": c.pearson.value if c.pearson else None,
+                                                               "spearman": c.spearman.value if c.spearman else None}
+                                                 for c in rows}})

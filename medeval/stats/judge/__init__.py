@@ -13,7 +13,11 @@ with an optional ``rater`` column (one row per annotator per response):
 * per pair of models -- win / tie / loss shares, for the judge and for the
   clinicians side by side (002 Fig. 4);
 * per model -- mean score, rank, and the Spearman between the judge's and the
-  clinicians' model rankings (001 §5.3: 0.93 for GPT-4 vs experts).
+  clinicians' model rankings (001 §5.3: 0.93 for GPT-4 vs experts);
+* per criterion -- Pearson (the paper's statistic, 001 §5.3 / App. E.3: all
+  above 0.71) and Spearman between the judge's and the clinicians' score on
+  each criterion, with 95% CIs (:mod:`~medeval.stats.judge.criteria`), from
+  optional ``judge_<criterion>`` / ``human_<criterion>`` columns.
 
 Conventions (shared with :mod:`medeval.stats.agreement`):
 
@@ -33,6 +37,7 @@ The package, one job per module:
 
 * :mod:`~medeval.stats.judge.responses` -- reading and validating the judge file (:class:`Response`);
 * :mod:`~medeval.stats.judge.measures` -- the statistics;
+* :mod:`~medeval.stats.judge.criteria` -- the per-criterion correlations;
 * :mod:`~medeval.stats.judge.summary` -- all of them as plain data, with warnings;
 * :mod:`~medeval.stats.judge.rendering` -- that summary as JSON, CSV or Markdown.
 
@@ -57,6 +62,7 @@ from medeval.stats.judge.measures import (
     response_correlations,
     win_rates,
 )
+from medeval.stats.judge.criteria import CriterionAgreement, bonett_wright_ci, criterion_agreement, criterion_key
 from medeval.stats.judge.rendering import render
 from medeval.stats.judge.responses import (
     OPTIONAL,
@@ -75,5 +81,6 @@ __all__ = [
     "PairAccuracy", "TripleAccuracy", "accuracy_2tuple", "accuracy_triple",
     "WinRate", "models_of", "win_rates",
     "ModelMean", "model_ranking", "ranking_spearman",
+    "CriterionAgreement", "criterion_agreement", "criterion_key", "bonett_wright_ci",
     "summarise", "render",
 ]

@@ -30,6 +30,12 @@ def _csv_rows(s: dict) -> list[list]:
                 for stat in ("win", "tie", "loss"):
                     rows.append([f"{stat}_rate", src, a, b, c[stat], None, None, None, c["n_cases"],
                                  c.get("undefined_reason")])
+    for c in s.get("criteria", []):
+        for key in ("pearson", "spearman"):
+            e = c[key] or {"value": None, "ci95": None, "p": None, "undefined_reason": c["status"]}
+            ci = e["ci95"] or [None, None]
+            rows.append([f"{key}_criterion", "", c["criterion"], "", e["value"], ci[0], ci[1], e["p"], c["n"],
+                         e["undefined_reason"]])
     for src in SOURCES:
         for m in s["ranking"][src]:
             rows.append(["mean_score", src, m["model"], "", m["mean"], None, None, None, m["n_responses"], None])
@@ -78,6 +84,22 @@ def render(s: dict, fmt: str) -> str:
     line("Accuracy_triple", a3["value"], None, f"{a3['n_cases']} cases", a3["undefined_reason"], pct=True)
     e = s["ranking"]["spearman"]
     line("Spearman (model rankings)", e["value"], e["ci95"], f"{e['n']} models", e["undefined_reason"])
+    if s.get("criteria"):
+        out += ["", "Per criterion (CMB-Clin §5.3), the judge's score against the clinicians' mean, over the "
+                "responses both scored:", "", "| criterion | Pearson | 95% CI | Spearman | 95% CI | n |",
+                "|---|---|---|---|---|---|"]
+        for c in s["criteria"]:
+            cells = []
+            for key in ("pearson", "spearman"):
+                e = c[key]
+                if e is None:
+                    cells += [c["status"], ""]
+                elif e["value"] is None:
+                    cells += [f"undefined: {e['undefined_reason']}", ""]
+                else:
+                    ci = e["ci95"]
+                    cells += [f"{e['value']:.4f}", f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else ""]
+            out.append(f"| {c['criterion']} | " + " | ".join(cells) + f" | {c['n']} |")
     models = s["win_rate"]["models"]
     if len(models) >= 2:
         out += ["", "Win rate of the row model over the column model, judge | clinicians (ties in brackets):", "",

@@ -1,17 +1,20 @@
 """Reading the judge file: rows ``case, model, judge_score, human_score[, rater]`` validated into one
-:class:`Response` per case and model (the clinicians' score the mean over raters).
+:class:`Response` per case and model (the clinicians' score the mean over raters), and optional per-criterion
+columns ``judge_<criterion>`` / ``human_<criterion>`` (``judge_fluency``, ``human_fluency`` ...) read the same
+way into :attr:`JudgeData.criteria` (a blank cell: that side did not score the response on that criterion).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from medeval.core.errors import InputError
 
 REQUIRED = ["case", "model", "judge_score", "human_score"]
 OPTIONAL = ["rater"]
+CRITERION_SIDES = {"judge_": "judge", "human_": "human"}  # column prefix of per-criterion scores -> side
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class JudgeData:
     raters: tuple[str, ...] | None  # None: no rater column, human_score taken as given
     n_rows: int
     source: str
+    # per-criterion scores: {criterion: {"judge": {(case, model): score}, "human": {(case, model): mean}}}
+    criteria: dict = field(default_factory=dict, compare=False)
 
 
 def _number(value: str, column: str, file: str, row: int) -> float:
@@ -57,8 +62,11 @@ def _number(value: str, column: str, file: str, row: int) -> float:
 def _collect(header: Sequence[str], rows: Iterable[tuple[int, Mapping]], file: str) -> JudgeData:
     from medeval.core.tables import cell, require_columns
 
-    require_columns(file, list(header), REQUIRED, OPTIONAL)
+    crit_cols = _criterion_columns(header)
+    require_columns(file, list(header), REQUIRED, OPTIONAL + [c for c, _, _ in crit_cols])
     has_rater = "rater" in header
+    crit_judge: dict[tuple[str, str, str], tuple[float, int]] = {}
+    crit_human: dict[tuple[str, str, str], list[float]] = {}
     seen: dict[tuple, int] = {}
     judge: dict[tuple[str, str], tuple[float, int]] = {}
     ratings: dict[tuple[str, str], list[float]] = {}
@@ -94,13 +102,45 @@ def _collect(header: Sequence[str], rows: Iterable[tuple[int, Mapping]], file: s
                 fix="the judge scores a response once: repeat the same judge_score on every rater's row")
         judge.setdefault((case, model), (j, line))
         ratings.setdefault((case, model), []).append(h)
+        for col, crit, side in crit_cols:
+            raw = cell(r, col)
+            if raw == "":
+                continue
+            v = _number(raw, col, file, line)
+            if side == "human":
+                crit_human.setdefault((crit, case, model), []).append(v)
+            elif (crit, case, model) in crit_judge and crit_judge[(crit, case, model)][0] != v:
+                v0, line0 = crit_judge[(crit, case, model)]
+                raise InputError(
+                    f"{col} of model {model!r} on case {case!r} is {_fmt(v)} here but {_fmt(v0)} on row {line0}",
+                    file=file, row=line, fix=f"the judge scores a response once: repeat the same {col} on every "
+                                             "rater's row (or leave it blank there)")
+            else:
+                crit_judge.setdefault((crit, case, model), (v, line))
         if has_rater:
             raters.setdefault(rater, None)
     if n_rows == 0:
         raise InputError("no rows", file=file, fix="add one row per response (or per rater and response)")
     responses = tuple(Response(c, m, judge[(c, m)][0], math.fsum(v) / len(v), len(v))
                       for (c, m), v in ratings.items())
-    return JudgeData(responses, tuple(raters) if has_rater else None, n_rows, file)
+    criteria: dict = {}
+    for _, crit, _ in crit_cols:
+        criteria.setdefault(crit, {"judge": {}, "human": {}})
+    for (crit, c, m), (v, _) in crit_judge.items():
+        criteria[crit]["judge"][(c, m)] = v
+    for (crit, c, m), vs in crit_human.items():
+        criteria[crit]["human"][(c, m)] = math.fsum(vs) / len(vs)
+    return JudgeData(responses, tuple(raters) if has_rater else None, n_rows, file, criteria)
+
+
+def _criterion_columns(header: Sequence[str]) -> list[tuple[str, str, str]]:
+    """``(column, criterion, side)`` of the per-criterion columns: ``judge_<criterion>``, ``human_<criterion>``."""
+    out = []
+    for col in header:
+        for prefix, side in CRITERION_SIDES.items():
+            if col.startswith(prefix) and col not in REQUIRED and len(col) > len(prefix):
+                out.append((col, col[len(prefix):], side))
+    return out
 
 
 def read_judge_file(path) -> JudgeData:

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Sequence
 
 from medeval.stats.agreement.ratings import Estimate
+from medeval.stats.judge.criteria import criterion_agreement
 from medeval.stats.judge.measures import (
     SOURCES,
     accuracy_2tuple,
@@ -57,6 +58,10 @@ def summarise(data: JudgeData) -> dict:
     if not responses:
         ranking["spearman"]["undefined_reason"] = "no case with two or more responses"
     ranking["same_cases"] = same_cases
+    in_kept = {(r.case, r.model) for r in responses}
+    crit = criterion_agreement(
+        {c: {u: v for u, v in d["judge"].items() if u in in_kept} for c, d in data.criteria.items() if d["judge"]},
+        {c: {u: v for u, v in d["human"].items() if u in in_kept} for c, d in data.criteria.items() if d["human"]})
     wr = {s: win_rates(responses, s) for s in SOURCES}
     return {
         "file": data.source,
@@ -79,5 +84,6 @@ def summarise(data: JudgeData) -> dict:
                      **{s: {a: {b: wr[s][(a, b)].to_dict() for b in models if b != a} for a in models}
                         for s in SOURCES}},
         "ranking": ranking,
+        "criteria": [c.to_dict() for c in crit],
         "warnings": warnings,
     }

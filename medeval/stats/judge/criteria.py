@@ -1,0 +1,126 @@
+"""Judge vs clinicians per criterion (CMB-Clin, seed 001, §5.3 and App. E.3): on each perspective (Fluency,
+Relevance, Completeness, Proficiency) the Pearson correlation between the judge's score and the experts' score
+of every response -- all above 0.71 for GPT-4 in the paper -- here with Spearman beside it, 95% CIs and n.
+
+* The experts' score of a response on a criterion is the mean over the clinicians who rated it (as for the
+  overall score, :mod:`medeval.stats.judge`); a response enters a criterion when both sides scored it there.
+* Criterion names are matched case-insensitively (NFKC, spaces collapsed): the judge's "Fluency" is the
+  clinicians' "fluency". A criterion only the judge scores is listed as "no expert ratings"; one only the
+  clinicians rate as "no judge scores".
+* Pearson: :func:`scipy.stats.pearsonr` with the Fisher-z 95% CI (se = 1/sqrt(n-3)), the interval
+  ``pearsonr(...).confidence_interval()`` gives. Spearman: :func:`scipy.stats.spearmanr` (average ranks for
+  ties) with a Fisher-z CI using the Bonett & Wright (2000) variance (1 + r²/2)/(n-3).
+* Undefined (value ``None`` with ``undefined_reason``, never NaN): fewer than 3 responses, or one side gives
+  every response the same score. No CI for n <= 3; a perfect correlation has the CI [r, r].
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import unicodedata
+from dataclasses import dataclass
+from typing import Hashable, Mapping
+
+from medeval.stats.agreement.ratings import Estimate
+from medeval.stats.judge.measures import _corr
+
+Z975 = 1.959963984540054
+
+
+def criterion_key(name: str) -> str:
+    """How criterion names are compared: NFKC, spaces collapsed, case folded."""
+    return " ".join(unicodedata.normalize("NFKC", str(name)).split()).casefold()
+
+
+def bonett_wright_ci(r: float, n: int) -> tuple[float, float] | None:
+    """95% CI of a Spearman correlation by Fisher z with the Bonett-Wright variance (1 + r²/2)/(n-3)."""
+    if n <= 3:
+        return None
+    if abs(r) >= 1:
+        return (r, r)
+    z, se = math.atanh(r), math.sqrt((1 + r * r / 2) / (n - 3))
+    return (math.tanh(z - Z975 * se), math.tanh(z + Z975 * se))
+
+
+@dataclass(frozen=True)
+class CriterionAgreement:
+    """One criterion: the judge's name for it, the clinicians' (None: they do not rate it), the responses both
+    scored, and the two correlations (None when a side has no scores: see ``status``)."""
+
+    criterion: str
+    expert_criterion: str | None
+    n: int
+    pearson: Estimate | None
+    spearman: Estimate | None
+    status: str  # "computed", "no expert ratings" or "no judge scores"
+
+    def rows(self) -> list[dict]:
+        """Two rows (Pearson, Spearman): ``criterion, statistic, value, ci95, p, n, undefined_reason``."""
+        out = []
+        for name, e in (("Pearson", self.pearson), ("Spearman", self.spearman)):
+            if e is None:
+                out.append({"criterion": self.criterion, "statistic": name, "value": None, "ci95": None, "p": None,
+                            "n": self.n, "undefined_reason": self.status})
+            else:
+                out.append({"criterion": self.criterion, "statistic": name, "value": e.value,
+                            "ci95": list(e.ci95) if e.ci95 else None, "p": e.extra.get("p"), "n": self.n,
+                            "undefined_reason": e.undefined_reason})
+        return out
+
+    def to_dict(self) -> dict:
+        def est(e):
+            return None if e is None else {"value": e.value, "ci95": list(e.ci95) if e.ci95 else None,
+                                           "p": e.extra.get("p"), "undefined_reason": e.undefined_reason,
+                                           "method": e.method}
+        return {"criterion": self.criterion, "expert_criterion": self.expert_criterion, "n": self.n,
+                "status": self.status, "pearson": est(self.pearson), "spearman": est(self.spearman)}
+
+
+def _pair(judge: Mapping[Hashable, float], expert: Mapping[Hashable, float]):
+    units = [u for u in judge if u in expert]
+    return [float(judge[u]) for u in units], [float(expert[u]) for u in units]
+
+
+def criterion_agreement(judge: Mapping[str, Mapping[Hashable, float]],
+                        experts: Mapping[str, Mapping[Hashable, float]]) -> list[CriterionAgreement]:
+    """Pearson and Spearman per criterion between the judge's scores and the experts' mean scores.
+
+    ``judge``: criterion -> {response: the judge's score}; ``experts``: criterion -> {response: the mean of the
+    clinicians' ratings}; responses are any hashable keys, paired by equality. The judge's criteria come first,
+    in their order, then the criteria only the clinicians rate.
+
+    >>> j = {"Fluency": {1: 4, 2: 5, 3: 3, 4: 2}}
+    >>> e = {"fluency": {1: 4.5, 2: 4.0, 3: 3.0, 4: 1.5}, "Safety": {1: 5, 2: 5}}
+    >>> [(c.criterion, c.status, c.n, round(c.pearson.value, 3)) for c in criterion_agreement(j, e)[:1]]
+    [('Fluency', 'computed', 4, 0.878)]
+    >>> criterion_agreement(j, e)[1].status
+    'no judge scores'
+    """
+    by_key = {}
+    for name in experts:
+        by_key.setdefault(criterion_key(name), name)
+    out: list[CriterionAgreement] = []
+    used = set()
+    for name, scores in judge.items():
+        key = criterion_key(name)
+        if key in used:
+            continue
+        used.add(key)
+        ename = by_key.get(key)
+        if ename is None or not experts[ename]:
+            out.append(CriterionAgreement(name, None, 0, None, None, "no expert ratings"))
+            continue
+        x, y = _pair(scores, experts[ename])
+        what = f"response on {name}"
+        pearson = _corr(x, y, "pearson", "responses scored by both", what, what)
+        spearman = _corr(x, y, "spearman", "responses scored by both", what, what)
+        if spearman.value is not None:
+            spearman = dataclasses.replace(
+                spearman, ci95=bonett_wright_ci(spearman.value, len(x)),
+                method="spearman correlation (scipy); 95% CI by Fisher z with the Bonett-Wright variance")
+        out.append(CriterionAgreement(name, ename, len(x), pearson, spearman, "computed"))
+    for key, ename in by_key.items():
+        if key not in used:
+            out.append(CriterionAgreement(ename, ename, 0, None, None, "no judge scores"))
+    return out
