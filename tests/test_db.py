@@ -102,6 +102,7 @@ MIGRATION_NAMES = ["m001_core", "m002_table12", "m003_users_sessions_audit", "m0
                    "m011_guidelines", "m012_calibration_rounds", "m013_adjudication", "m014_gold",
                    "m015_task_gold"]
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m016_exam_settlements"])  # issue 21: settled exam answers
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m017_judge_criterion_scores"])  # issue 21: per-criterion judge scores
 
 
 def schema_text(path) -> str:
