@@ -27,6 +27,14 @@ RATIONALES = [
      "I would rate it 3.", 2, {1: 5.0, 2: 3.0}),
     ("I give 4 points to Doctor 1 and 2 points to Doctor 2.", 2, {1: 4.0, 2: 2.0}),
     ("I'd give Doctor 1 a 4 and Doctor 2 a 2.", 2, {1: 4.0, 2: 2.0}),
+    # clauses: the score given in words belongs to its clause's response
+    ("医生1的回答较好，给4分，医生2的回答较差，给2分", 2, {1: 4.0, 2: 2.0}),
+    ("Assistant 1's response deserves an 8 out of 10, while Assistant 2's deserves 6 out of 10.", 2,
+     {1: 8.0, 2: 6.0}),
+    ("Response 1 is fine, I would give it a 4, but Response 2 is wrong, I would give it a 1.", 2, {1: 4.0, 2: 1.0}),
+    ("医生1：诊断正确。医生2：遗漏了剂量，给3分", 2, {2: 3.0}),
+    ("医生1给予阿司匹林300mg，给药5天，给5分", 2, {1: 5.0}),
+    ("Doctor 2 would give it 2 weeks of antibiotics; I'd rate it 3.", 2, {2: 3.0}),
     # labelled scores, several languages and numerals
     ("回答一：4分；回答二：3分", 2, {1: 4.0, 2: 3.0}),
     ("助手1得分：4", 1, {1: 4.0}),
@@ -77,6 +85,9 @@ RATIONALES = [
     ("Both get 4.", 3, {}),  # "both" of three responses: which two?
     ("两位医生均为4分", 3, {}),
     ("I'd give 4 points overall.", 2, {}),
+    ("Doctor 1 is better than Doctor 2. I'd give it 5.", 2, {}),
+    ("医生2的回答不如医生1全面，给3分", 2, {}),
+    ("医生1诊断正确。医生2遗漏了剂量，给3分", 2, {}),  # which of the two? neither heads a section
     ("Doctor 1 and Doctor 2 get 4 and 3 points respectively.", 2, {}),
     ("| | 流畅性 | 完整性 |\n|---|---|---|\n| 医生1 | 5 | 4 |\n| 医生2 | 4 | 2 |", 2, {}),  # which column?
     ("Scores: 4 (Doctor 1), 3 (Doctor 2)", 2, {}),

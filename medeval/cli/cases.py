@@ -45,8 +45,10 @@ def datasets_markdown(rows: list[dict]) -> str:
 @click.option("--responses", type=click.Path(dir_okay=False),
               help="responses: case, question (1-based number in the case), model, response")
 @click.option("--judgements", type=click.Path(dir_okay=False),
-              help="judges' assessments: case, question, judge, rationale and scores ({model: score}) and/or "
-                   "models (the order the judge saw the responses in; scores then read from the rationale)")
+              help="judges' assessments: case, question, judge, rationale and scores ({model: score}, or "
+                   "{model: {criterion: score}} per criterion) and/or models (the order the judge saw the responses "
+                   "in; scores then read from the rationale); per-criterion scores may also be columns "
+                   "score_<criterion> ({model: score})")
 @friendly
 def import_cases_cmd(db_path, dataset, cases, responses, judgements):
     """Import clinical cases, model responses and judges' assessments into a dataset; all or nothing."""

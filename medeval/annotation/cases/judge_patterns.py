@@ -97,6 +97,7 @@ GIVE_RE = re.compile(
     rf"{SCORE}{UNIT}", _I)
 # the end of a sentence (a decimal point does not end it)
 SENTENCE_END = re.compile(r"[\n;；。!！?？]|\.(?!\d)")
+CLAUSE_END = re.compile(r"[\n;；。!！?？,，]|\.(?!\d)")
 # a mention that heads a section: first on its line (after markdown, a bullet or a list number) ...
 HEAD_BEFORE = re.compile(r"[\s>*_#\-•\[【(]*(?:\d+[.)、]\s*)?[\s*_#\[【(]*")
 # ... or followed by nothing but a colon or the end of its line: "Doctor 1:", "**Response 2**", "医生1的回答："

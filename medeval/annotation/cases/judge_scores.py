@@ -129,16 +129,18 @@ class _Sentences:
     def __init__(self, s: str):
         self.s = s
         self.ends = [m.start() for m in jp.SENTENCE_END.finditer(s)]
+        self.clause_ends = [m.start() for m in jp.CLAUSE_END.finditer(s)]
         self.mentions = [m.start() for m in jp.MENTION_RE.finditer(s)]
 
-    def end(self, i: int) -> int:
-        k = bisect.bisect_left(self.ends, i)
-        return self.ends[k] if k < len(self.ends) else len(self.s)
+    def end(self, i: int, clause: bool = False) -> int:
+        ends = self.clause_ends if clause else self.ends
+        k = bisect.bisect_left(ends, i)
+        return ends[k] if k < len(ends) else len(self.s)
 
-    def names_none_after(self, i: int) -> bool:
-        """No mention of a response between ``i`` and the end of its sentence."""
+    def names_none_after(self, i: int, clause: bool = False) -> bool:
+        """No mention of a response between ``i`` and the end of its sentence (or clause)."""
         k = bisect.bisect_left(self.mentions, i)
-        return k == len(self.mentions) or self.mentions[k] >= self.end(i)
+        return k == len(self.mentions) or self.mentions[k] >= self.end(i, clause)
 
     def rest(self, i: int, limit: int = 200) -> str:
         """The rest of the sentence from ``i`` (at most ``limit`` characters: "respectively" comes soon)."""
@@ -215,11 +217,16 @@ def read_judge_scores(text: str, n_responses: int | None = None) -> ScoreReading
                 and _is_score(s, m, labelled=True)):
             events.append((m.start(), m.end(), "label", [_pos_of(m)], m))
             labelled.add(m.start(), m.end())
-    for rx in (jp.LINE_RE, jp.GIVE_RE):
+    # a score line must end its sentence ("Score: 4 (Doctor 1), 3 (Doctor 2)" names its own); a score given in
+    # words its clause ("医生1较好，给4分，医生2较差，给2分")
+    for rx, clause in ((jp.LINE_RE, False), (jp.GIVE_RE, True)):
         for m in rx.finditer(s):
-            if labelled.free(m.start(), m.end()) and _is_score(s, m) and sent.names_none_after(m.end()):
-                events.append((m.start(), m.end(), "owner", None, m))
+            if labelled.free(m.start(), m.end()) and _is_score(s, m):
                 labelled.add(m.start(), m.end())
+                if sent.names_none_after(m.end(), clause):
+                    events.append((m.start(), m.end(), "owner", None, m))
+                else:
+                    unassigned.append(m.group(0).strip())
     last = 0
     for start, end, kind, arg, m in sorted(events, key=lambda e: e[0]):
         what = s[start:end].strip()
