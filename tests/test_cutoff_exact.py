@@ -253,6 +253,11 @@ def test_grade_db_puts_scores_on_a_cut_off_in_the_upper_tier(db, tmp_path):
             assert tier_ == (0 if exact < Fraction(str(low)) else 1 if exact < Fraction(str(high)) else 2)
             on_cut += exact in (Fraction(str(low)), Fraction(str(high)))
     assert on_cut >= len(ROUGE_CASES)  # at least the designed cases sit exactly on a cut-off
+    from medeval.reports.tier_report import build_report
+
+    notes = " ".join(build_report(db, 1)["notes"])
+    assert "after rounding both to 9 decimals" in notes and "exactly on a cut-off reaches it" in notes
+    assert "≥ 3.5 → 1, ≥ 3.0 → 2, ≥ 2.0 → 3, else 4" in notes and "medeval's own level bands" in notes
 
     # the tuning workspace counts the same tiers as the grades, under Table 12 and under cut-offs on the scores
     index = tuning.ScoreIndex.load(db, 1)
@@ -460,5 +465,11 @@ def test_reports_say_what_the_bands_and_the_rule_are():
     from medeval.reports import leaderboard_report as lr
 
     text = lr._levels_text()
-    assert "≥ 3.5 → 1, ≥ 3.0 → 2, ≥ 2.0 → 3, else 4" in text and "medeval's (MEDEVAL_LEVEL_BANDS)" in text
-    assert "without stating cut-offs" in text and "(3.14, 4.0]" in text
+    assert "≥ 3.5 → 1, ≥ 3.0 → 2, ≥ 2.0 → 3, else 4" in text and "medeval's own level bands" in text
+    assert "MEDEVAL_LEVEL_BANDS" in text and "without stating cut-offs" in text and "(3.14, 4.00]" in text
+    data = {"report": {"models": [], "ttests": [], "aspects": [], "coverage": {}},
+            "threshold_set": {"version": 1, "name": "T12", "tokenizer": "tok", "embedding_model": "m3e",
+                              "provenance": {}}}
+    para = lr.methods_paragraph(data)
+    assert "after rounding both to 9 decimals" in para and "exactly on a cut-off reaches it" in para
+    assert "medeval's own level bands" in para and "computed exactly from the tier counts" in para

@@ -101,11 +101,11 @@ def reproduces_table4(bands: tuple[float, ...] | None = None) -> bool:
 def levels_source_text(bands: tuple[float, ...] | None = None) -> str:
     """Where the level bands come from, in a sentence, for a report's methods paragraph."""
     bands = level_bands() if bands is None else bands
-    gaps = ", ".join(f"({_num(lo)}, {_num(hi)}]" for lo, hi in table4_gaps())
-    head = (f"the level bands are medeval's ({LEVEL_SETTING}), not the paper's: MedDisKEval's Table 4 groups its "
+    gaps = ", ".join(f"({lo:.2f}, {hi:.2f}]" for lo, hi in table4_gaps())
+    head = (f"medeval's own level bands (setting {LEVEL_SETTING}), not the paper's: MedDisKEval's Table 4 puts its "
             f"12 models into four levels without stating cut-offs")
     if reproduces_table4(bands):
-        return head + f"; these bounds lie in the gaps between its groups ({gaps}) and reproduce its grouping"
+        return head + f"; these bounds lie in the gaps between its groups ({gaps}) and so reproduce its grouping"
     return head + f"; these bounds do not reproduce its grouping (bounds in {gaps} would)"
 
 
