@@ -371,7 +371,10 @@ def test_accr_item_is_a_knowledge_item_with_both_claims(tdb, tmp_path):
         "Factual claim", "The model's verdict on the factual claim", "The model's answer (verdict and reason)",
         "Counterfactual claim", "The model's verdict on the counterfactual claim",
         "The model's answer (verdict and reason)"]
+    # the screen asks a question after the one block of its target (the answer): one target block per claim
+    assert [b.target for b in v.blocks] == ["", "", "Factual claim", "", "", "Counterfactual claim"]
     assert [q.id for q in v.questions] == ["factual", "counterfactual"] and {q.part for q in v.questions} == {1}
+    assert [q.target for q in v.questions] == ["Factual claim", "Counterfactual claim"]
     assert [o.key for o in v.pending.options] == ["y", "n"]
     assert tasks.preview(tdb, "accr", {"dataset": "fc", "pool": "followed items"}, actor=res)["items"] == 3
     assert tasks.preview(tdb, "accr", {"dataset": "fc", "pool": "followed claims"}, actor=res)["items"] == 3  # old name

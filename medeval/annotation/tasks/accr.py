@@ -132,8 +132,8 @@ class AccuracyReliability(TaskType):
         out = []
         for side, _, title in SIDES:
             c = payload[side]
-            out += [Block(title, c["claim"], target=title),
-                    Block(f"The model's verdict on the {title.lower()}", VERDICT_TEXT[c["verdict"]], target=title),
+            out += [Block(title, c["claim"]),  # (the question is asked after the block with its target: the answer)
+                    Block(f"The model's verdict on the {title.lower()}", VERDICT_TEXT[c["verdict"]]),
                     Block("The model's answer (verdict and reason)", c["response"], target=title)]
         return out
 
