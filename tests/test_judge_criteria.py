@@ -280,3 +280,15 @@ def test_rubric_results_per_criterion(cdb):
     assert rows[("Safety", "Pearson")]["undefined_reason"] == "no expert ratings"
     text = task_report.methods_paragraph(task_report.build(cdb, cid, actor=res))
     assert "Safety: no expert ratings" in text and "Bonett-Wright" in text and "Proficiency: Pearson = " in text
+
+
+def test_overall_from_the_rationale_when_it_scores_the_responses(tmp_path):
+    row = {**NESTED, "rationale": "医生1的回答较全面，给5分；医生2误诊，给1分。"}
+    (j,) = read_judgements(_case_files(tmp_path, [row])["judgements"])
+    assert j.scores == {"ModelA": 5.0, "ModelB": 1.0} and j.criteria["ModelB"]["Relevance"] == 3.0
+    partial = {**NESTED, "rationale": "医生1的回答较全面，给5分。"}
+    with pytest.raises(InputError, match="gives 1 score"):
+        read_judgements(_case_files(tmp_path, [partial], "p.jsonl")["judgements"])
+    no_models = {k: v for k, v in row.items() if k != "models"}
+    (j,) = read_judgements(_case_files(tmp_path, [no_models], "n.jsonl")["judgements"])
+    assert j.scores == {"ModelA": 4.75, "ModelB": 2.5}  # no order given: the rationale's numbers name nobody

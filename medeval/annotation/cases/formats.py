@@ -13,7 +13,8 @@ scores each response on Fluency, Relevance, Completeness and Proficiency) are gi
 ``scores`` -- ``{"model-a": {"fluency": 4, "relevance": 5, "completeness": 3, "proficiency": 4}, ...}``, every
 model with the same criteria, plus an optional ``"overall"`` -- or as one column per criterion named
 ``score_<criterion>`` (``score_fluency``, ...), each ``{model: score}`` as JSON. Without an overall score the
-response's score is the mean over its criteria (CMB-Clin's "Avg.").
+response's score is read from the rationale when ``models`` is given and the rationale scores the responses,
+else it is the mean over its criteria (CMB-Clin's "Avg.").
 """
 
 from __future__ import annotations

@@ -168,6 +168,14 @@ def _check_criteria(models: list[str], criteria: dict, *, file: str, row: int) -
                              row=row, fix="score every response on every criterion, or leave the criterion out")
 
 
+def _reads_scores(rationale: str) -> bool:
+    """Whether the rationale holds any per-response score (a conflict in it counts: it is reported later)."""
+    try:
+        return bool(read_judge_scores(rationale).scores)
+    except InputError:
+        return True
+
+
 def _from_rationale(rationale: str, models: list[str], *, file: str, row: int) -> dict[str, float]:
     try:
         r = read_judge_scores(rationale, n_responses=len(models))
@@ -211,8 +219,9 @@ def read_judgements(path: str | Path) -> list[JudgementIn]:
       where "Doctor 2" is ``models[1]``. Every model needs a score there, and no number
       may point beyond the list; a score that names no single response is listed in the error.
     * With per-criterion scores and no overall score (no number in ``scores``, no
-      ``overall``), a response's score is the mean over its criteria (CMB-Clin's
-      "Avg."); the rationale is then not read for scores.
+      ``overall``): when ``models`` is given and the rationale scores responses, the
+      overall scores are read from it (every model needs one, as above); otherwise a
+      response's score is the mean over its criteria (CMB-Clin's "Avg.").
 
     ``question`` is the 1-based position of the question in its case; one
     assessment per (case, question, judge); the rationale may not be empty.
@@ -252,7 +261,7 @@ def read_judgements(path: str | Path) -> list[JudgementIn]:
         _check_criteria(models, criteria, file=file, row=row)
         if overall is not None:
             scores = overall
-        elif criteria:
+        elif criteria and not (has_models and _reads_scores(rationale)):
             scores = {m: math.fsum(criteria[m].values()) / len(criteria[m]) for m in models}
         else:
             scores = _from_rationale(rationale, models, file=file, row=row)
