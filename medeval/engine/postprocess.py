@@ -135,6 +135,15 @@ def _lead_in_re(aspect: Aspect) -> re.Pattern:
                       rf"|以下(?:是|为)[^：:\n]{{0,20}}?(?:{alt})[^：:\n]{{0,6}}[:：])\s*", re.I)
 
 
+@functools.lru_cache(maxsize=64)
+def _mention_re(aspect: Aspect) -> re.Pattern:
+    """Does a text name the aspect at all (any width: NFKC folds full-width letters, so they are checked too)?"""
+    names = [n for n in _aspect_names(aspect)]
+    names += [n.translate(_FULL_WIDTH) for n in names if n.isascii()]
+    return re.compile("|".join(re.escape(n) for n in names) + "|表现为|以下", re.I)
+
+
+_FULL_WIDTH = {c: c + 0xFEE0 for c in range(0x21, 0x7F)}
 _LIST_INTRO_RE = re.compile(r"^(?:以下几种|以下几类|以下几个|以下几点|以下|如下几种|如下)\s*[:：]\s*")
 
 
@@ -148,6 +157,8 @@ def strip_lead_in(answer: str, aspect: Aspect) -> tuple[str, bool]:
     >>> strip_lead_in("咳嗽、流涕", BY_NAME["Primary Symptoms"])
     ('咳嗽、流涕', False)
     """
+    if not _mention_re(aspect).search(to_simplified((answer or "")[:80])):  # cheap: most answers name no aspect
+        return (answer or "").strip(), False
     text = _norm(answer).strip()
     simple = to_simplified(text)  # "體格檢查：" is the lead-in "体格检查："
     m = _lead_in_re(aspect).match(simple if len(simple) == len(text) else text)
@@ -181,7 +192,8 @@ def split_entities(text: str) -> list[str]:
     """
     out: list[str] = []
     text = _INLINE_MARK_RE.sub("\n", _norm(_CIRCLED_RE.sub("\n", text or "")))
-    text = _CORRECTION_RE.sub(r"\1", text)  # "咳嗽（更正：干咳）": the corrected entity
+    if "(" in text:
+        text = _CORRECTION_RE.sub(r"\1", text)  # "咳嗽（更正：干咳）": the corrected entity
     lines = [_LEAD_RE.sub("", _norm(_LEAD_RE.sub("", line))) for line in re.split(r"[\r\n]+", text)]
     for part in (p for line in lines for p in _SEP_RE.split(line)):
         part = _LEAD_RE.sub("", part).strip(" \"'“”‘’「」()（）[]【】:：")
@@ -272,6 +284,9 @@ EntityExtractor = Callable[[str], list[str]]
 ENTITY_EXTRACTORS: dict[str, EntityExtractor] = {"rules": split_entities}
 
 
+_NONE_KEYS = frozenset(a.rstrip("。.") for a in NONE_ANSWERS)
+
+
 def process(response: str, disease: str, aspect: Aspect | str, *, extractor: str = "rules",
             is_reference: bool = False) -> Processed:
     """Post-process one answer (or, with ``is_reference``, a knowledge-base reference: no pattern extraction)."""
@@ -290,7 +305,7 @@ def process(response: str, disease: str, aspect: Aspect | str, *, extractor: str
         answer = _LIST_INTRO_RE.sub("", answer) or answer
     if not answer.strip():
         return Processed("", note="empty")
-    if answer.strip().lower().rstrip("。.") in {a.rstrip("。.") for a in NONE_ANSWERS}:
+    if answer.strip().lower().rstrip("。.") in _NONE_KEYS:
         if aspect.type == NUMERIC:
             return Processed("", number=None, note="no_number")
         return Processed("无", entities=("无",), note="none_answer")
