@@ -75,6 +75,18 @@ if kind == "bucket_grading":
                                       int(k), int(seed))
 else:
     n = st.number_input("Responses drawn at random", min_value=1, value=150, step=10, key="new_n")
+    allow_overlap = st.checkbox(
+        "Allow items of the calibration campaigns", value=False, key="new_allow_overlap",
+        help="Off (recommended): responses that were items of the campaigns whose grades calibrated the active "
+             "threshold set are left out, so no grade that set a cut-off validates it. The campaign records the "
+             "choice and the Agreement page reports the overlap.")
+    try:
+        with ui.db() as d:
+            _pool = cp.validation_pool(d, allow_overlap=allow_overlap)
+    except MedevalError as e:
+        st.error(ui.md_escape(str(e)))
+        st.stop()
+    st.caption(ui.md_escape("Validation sample: " + _pool["text"] + "."))
 
 
 def _problems() -> list[str]:
@@ -111,7 +123,7 @@ for p in _problems():
     st.caption(f"• {p}")
 active_mode = kind == "bucket_grading" and sampling == "active"
 signature = repr((kind, name.strip(), sorted(annotators), int(k), int(seed),
-                  (active_cfg if active_mode else cfg) if kind == "bucket_grading" else int(n)))
+                  (active_cfg if active_mode else cfg) if kind == "bucket_grading" else (int(n), allow_overlap)))
 if st.button("Create campaign", type="primary", disabled=bool(_problems()), key="create_campaign"):
     if st.session_state.get("created_signature") == signature:  # a double click: create it once
         st.info("This campaign was just created; change something to create another.")
@@ -127,7 +139,7 @@ if st.button("Create campaign", type="primary", disabled=bool(_problems()), key=
                 cid = cp.create_bucket_campaign(d, name.strip(), cfg, annotators, actor=user)
             else:
                 cid = cp.create_random_campaign(d, name.strip(), int(n), annotators, k=int(k), seed=int(seed),
-                                                actor=user)
+                                                actor=user, allow_overlap=bool(allow_overlap))
     except MedevalError as e:
         st.session_state.pop("created_signature", None)
         st.error(ui.md_escape(str(e)))

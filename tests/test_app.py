@@ -6,6 +6,7 @@ What only a browser shows (cookies, keyboard shortcuts, reloads) is in test_brow
 """
 
 import ast
+import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -274,6 +275,35 @@ def test_new_campaign_page_previews_then_creates(app_db):
         assert [c["name"] for c in cp.list_campaigns(db, actor=None)] == ["round 1", "calibration"]
 
 
+def test_new_campaign_page_draws_a_validation_sample_without_the_calibration_items(app_db):
+    from medeval.calibration import cutoffs as cal
+
+    with connect(app_db["path"]) as db:  # a set calibrated on "round 1", whose items are all 8 responses
+        cal.publish_set(db, {("rouge1", "enumerated"): (0.1, 0.6)}, name="from round 1",
+                        provenance={"source": cal.campaign_source(db, app_db["campaign"])})
+        calib = {r for (r,) in db.conn.execute("SELECT response_id FROM campaign_items WHERE campaign_id = ?",
+                                              (app_db["campaign"],))}
+    at = _app(app_db["path"], "res").run()
+    at.switch_page("app_pages/new_campaign.py").run()
+    at.radio(key="new_kind").set_value("random_validation").run()
+    shown = lambda: [c.value.replace("\\", "") for c in at.caption]  # noqa: E731  (Markdown-escaped text)
+    assert any(f"left out as items of campaign(s) #{app_db['campaign']}" in c for c in shown())
+    at.text_input(key="new_name").input("validation").run()
+    at.number_input(key="new_n").set_value(8).run()
+    at.number_input(key="new_k").set_value(2).run()
+    at.button(key="create_campaign").click().run()
+    assert any("can be drawn" in e.value and "asked for 8" in e.value for e in at.error), [e.value for e in at.error]
+    at.checkbox(key="new_allow_overlap").check().run()
+    assert any("overlap allowed" in c for c in shown())
+    at.button(key="create_campaign").click().run()
+    assert not at.exception and any("created" in x.value for x in at.success)
+    with connect(app_db["path"]) as db:
+        cid, cfg = db.conn.execute("SELECT id, config FROM campaigns WHERE name = 'validation'").fetchone()
+        items = {r for (r,) in db.conn.execute("SELECT response_id FROM campaign_items WHERE campaign_id = ?",
+                                              (cid,))}
+    assert json.loads(cfg)["allow_overlap"] is True and items & calib
+
+
 def test_users_page_adds_a_user_and_exports_the_audit_log(app_db):
     at = _app(app_db["path"], "admin").run()
     assert at.title[0].value == "Users & audit"
@@ -319,6 +349,12 @@ def test_agreement_dashboard_shows_the_panel_and_the_annotators(app_db):
     assert at.dataframe[0].value["annotator"].tolist() == ["doc1", "doc2"]
     assert len(at.get("plotly_chart")) >= 4
     assert any("Krippendorff's alpha at the ordinal level" in t.value for t in at.text)  # the methods paragraph
+    # Clinicians vs the machine (Table 2): every row with its n and its items; numeric items only as exact_match
+    machine = next(d.value for d in at.dataframe if "Spearman" in d.value.columns)
+    assert {"n", "items"} <= set(machine.columns) and (machine["n"] > 0).all()
+    numeric = machine[machine["aspect type"] == "numeric"]
+    assert len(numeric) and set(numeric["metric"]) == {"exact_match"}
+    assert any("Overlap with calibration" in c.value for c in at.caption)  # Table 12: nothing to exclude, said
 
 
 def test_leaderboard_page_ranks_models_and_compares_versions(app_db):

@@ -179,6 +179,39 @@ def test_report_files_hold_the_computed_numbers(graded, tmp_path):
         assert data.startswith(b"%PDF") and len(data) > 10_000 and data.count(b"/Type /Page") >= 2
 
 
+def test_the_machine_section_defines_its_rows_and_states_the_overlap(graded, tmp_path):
+    """Table 2 in the report: numeric items only under exact_match, each row's n and items, the overlap line."""
+    from scipy import stats
+
+    from medeval.calibration.validation import consensus_tiers
+
+    s = _summary(graded)
+    rows = s["machine"]
+    assert not any(r["metric"] in ("bleu1", "rouge1", "cosine") and r["aspect_type"] in ("numeric", "all")
+                   for r in rows)
+    with connect(graded["path"]) as db:
+        cons = consensus_tiers(db, graded["campaign"])
+        em = dict(db.conn.execute("SELECT s.response_id, s.score FROM scores s WHERE s.metric = 'exact_match'"))
+        types = dict(db.conn.execute("SELECT r.id, k.aspect_type FROM responses r JOIN kb_entries k ON k.id = r.kb_id"))
+    numeric = sorted(r for r in cons if types[r] == "numeric")
+    row = next(r for r in rows if r["metric"] == "exact_match" and r["against"] == "score")
+    assert row["aspect_type"] == "numeric" and row["n"] == len(numeric) == 2
+    # two numeric items: scipy gives +-1 from two points; medeval calls it undefined and says why
+    assert abs(stats.spearmanr([cons[r] for r in numeric], [em[r] for r in numeric]).statistic) == pytest.approx(1)
+    assert row["spearman"] is None and row["undefined_reason"]
+    text = [r for r in cons if types[r] != "numeric"]
+    pooled = next(r for r in rows if r["metric"] == "bleu1" and r["against"] == "score"
+                  and r["aspect_type"] == "enumerated+declarative")
+    assert pooled["n"] == len(text) == 6
+    assert "(enumerated+declarative: n = 6)" in s["methods"] and "(exact_match: n = 2)" in s["methods"]
+    assert s["machine_overlap"]["shared_items"] == 0 and "nothing" not in s["machine_overlap"]["text"]
+    assert "Overlap with calibration: threshold set v1" in s["methods"]
+    page = rep.render_html(s)
+    assert "Overlap with calibration." in page and "<th>items</th>" in page
+    assert "numeric items (Severity Level), graded by exact match" in page
+    assert "exact_match (numeric)" in json.dumps(rep.machine_figure(s).to_plotly_json()["data"])
+
+
 def test_untrusted_text_in_names_is_escaped_in_the_report(graded, tmp_path):
     s = _summary(graded)
     s["campaign"]["name"] = "<script>alert(1)</script>"

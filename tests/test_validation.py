@@ -242,6 +242,13 @@ def test_the_validation_sample_leaves_out_the_calibration_campaigns_items(scored
     ov = val.overlap(db, vid)
     assert ov["shared_items"] == 0 and ov["calibration_campaigns"] == [calib]
     assert f"#{calib}" in ov["text"] and "0 of this campaign's 16 items" in ov["text"]
+    # what the New campaign page previews
+    pool = cp.validation_pool(db)
+    assert pool["left_out"] == 20 and len(pool["pool"]) == 16 and pool["scored"] == 36
+    assert pool["text"] == (f"20 of 36 scored responses left out as items of campaign(s) #{calib}, whose grades "
+                            f"calibrated threshold set v{cal_v}; 16 can be drawn")
+    assert cp.validation_pool(db, allow_overlap=True)["left_out"] == 0
+    assert cp.validation_pool(db, version=v)["left_out"] == 0  # the set before: nothing calibrated it here
     # asking for more than the rest holds: a clear error naming the flag
     with pytest.raises(MedevalError, match="allow-overlap"):
         cp.create_random_campaign(db, "too big", 17, list(ANNOTATORS), k=2, seed=3, actor=None)

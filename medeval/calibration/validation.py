@@ -168,25 +168,32 @@ def methods_sentence(rows: list[dict], mv: dict | None, ov: dict | None) -> str:
     """How the rows of "Clinicians vs the machine" are defined, with their n, and the overlap with calibration."""
     out = (f" (automated tiers under threshold set v{mv['version']}, {mv['name']})" if mv else "") + ". "
     if not rows:
-        return out
-    n = {(r["metric"], r["aspect_type"], r["against"]): r["n"] for r in rows}
-    pooled = next((g for g in ("enumerated+declarative", "enumerated", "declarative")
-                   if any(k[1] == g for k in n)), None)
+        return out + (f"Overlap with calibration: {ov['text']}. " if ov else "")
+
+    def n_of(metric: str, group: str):
+        ns = [r["n"] for r in rows if r["metric"] == metric and r["aspect_type"] == group]
+        return max(ns) if ns else None
+
+    labels = {"bleu1": "BLEU-1", "rouge1": "ROUGE-1", "cosine": "cosine"}
+    metrics = [labels[m] for m in REPORT_METRICS if any(r["metric"] == m for r in rows)]
+    pooled = next((g for g in (POOLED, *TEXT_TYPES) if any(r["aspect_type"] == g for r in rows)), None)
     parts = []
-    if pooled:
-        n_text = max((v for k, v in n.items() if k[1] == pooled and k[0] != "average"), default=0)
-        parts.append("BLEU-1, ROUGE-1 and cosine were correlated on the enumerated and declarative items only "
-                     f"({pooled}: n = {n_text})")
-    if ("exact_match", "numeric", "tier") in n:
+    if metrics and pooled:
+        n_text = max(n_of(m, pooled) or 0 for m in REPORT_METRICS)
+        parts.append(f"{', '.join(metrics[:-1]) + ' and ' if len(metrics) > 1 else ''}{metrics[-1]} "
+                     f"{'were' if len(metrics) > 1 else 'was'} correlated on the enumerated and declarative items "
+                     f"only ({pooled}: n = {n_text})")
+    if n_of("exact_match", "numeric") is not None:
         parts.append("the numeric items (Severity Level), graded by exact match, in a row of their own "
-                     f"(exact_match: n = {n[('exact_match', 'numeric', 'tier')]})")
-    if pooled and ("average", pooled, "tier") in n:
+                     f"(exact_match: n = {n_of('exact_match', 'numeric')})")
+    if pooled and n_of("average", pooled) is not None:
         parts.append("the average row is the mean of the three metric tiers per item "
-                     f"(n = {n[('average', pooled, 'tier')]}, items with all three tiers)")
-    if ("average", "all", "tier") in n:
+                     f"(n = {n_of('average', pooled)}, items with all three tiers)")
+    if n_of("average", ALL) is not None:
         parts.append("the average over all items adds the numeric items with their exact-match tier "
-                     f"(n = {n[('average', 'all', 'tier')]})")
-    out += "; ".join(parts) + "." if parts else ""
+                     f"(n = {n_of('average', ALL)})")
+    if parts:
+        out += "; ".join(parts) + ". "
     if ov:
-        out += f" Overlap with calibration: {ov['text']}."
+        out += f"Overlap with calibration: {ov['text']}. "
     return out

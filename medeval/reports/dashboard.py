@@ -361,7 +361,7 @@ def methods_paragraph(s: dict) -> str:
     text += (f". Agreement with the automated evaluation was measured as Spearman's rho between the "
              f"{CONSENSUS_WORDS[s.get('consensus', 'median')]} and each metric's raw score and automated tier, with "
              "Fisher-z 95% confidence intervals" + methods_sentence_machine(s)
-             + " ICC is not reported because tiers are ordinal, not interval, data.")
+             + "ICC is not reported because tiers are ordinal, not interval, data.")
     return text + adjudication_sentence(s.get("adjudication"))
 
 

@@ -47,7 +47,13 @@ from medeval.annotation.campaigns.grading import (
 )
 from medeval.annotation.gold import QualificationPending, qualification_state, start_attempt
 from medeval.annotation.guidelines import GuidelinesPending, acknowledge, needs_acknowledgement
-from medeval.annotation.campaigns.sampling import BucketConfig, check_bucket_config, intervals, sample_buckets
+from medeval.annotation.campaigns.sampling import (
+    BucketConfig,
+    check_bucket_config,
+    intervals,
+    sample_buckets,
+    validation_pool,
+)
 from medeval.annotation.campaigns.status import (
     GRADES_CSV_COLUMNS,
     GRADING_KINDS,
@@ -72,6 +78,7 @@ __all__ = [
     "check_bucket_config",
     "intervals",
     "sample_buckets",
+    "validation_pool",
     "annotator_choices",
     "balanced_plan",
     "create_bucket_campaign",

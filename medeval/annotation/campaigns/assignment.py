@@ -14,9 +14,8 @@ from medeval.annotation.campaigns.sampling import (
     BucketConfig,
     check_active_config,
     check_bucket_config,
-    calibration_campaigns,
-    campaign_responses,
     sample_buckets,
+    validation_pool,
 )
 from medeval.core.errors import MedevalError
 from medeval.core.limits import (
@@ -137,28 +136,25 @@ def create_random_campaign(db: sqlite_utils.Database, name: str, n: int, annotat
     if not isinstance(allow_overlap, bool):
         raise MedevalError(f"allow_overlap must be true or false, not {allow_overlap!r}")
     users = _active_users(db, annotators, k)
-    ts = th.load(db, version) if version is not None else th.active(db)
-    calibrating = calibration_campaigns(db, ts)
-    excluded = set(exclude_responses) | (set() if allow_overlap else campaign_responses(db, calibrating))
-    marks = ",".join("?" * len(aspect_types))
-    scored = [r for (r,) in db.conn.execute(
-        f"SELECT r.id FROM responses r JOIN kb_entries k ON k.id = r.kb_id WHERE k.aspect_type IN ({marks}) "
-        f"AND EXISTS (SELECT 1 FROM scores s WHERE s.response_id = r.id) ORDER BY r.id", aspect_types)]
-    pool = [r for r in scored if r not in excluded]
+    if not isinstance(aspect_types, (tuple, list)) or not aspect_types:
+        raise MedevalError("choose at least one aspect type")
+    src = validation_pool(db, version=version, allow_overlap=allow_overlap, aspect_types=tuple(aspect_types),
+                          exclude_responses=exclude_responses)
+    pool, calibrating = src["pool"], src["calibration_campaigns"]
     if len(pool) < n:
-        left_out = (f" ({len(scored) - len(pool)} left out as items of the campaigns that calibrated threshold set "
-                    f"v{ts.version}: {', '.join(f'#{c}' for c in calibrating) or 'none'}; --allow-overlap keeps them)"
-                    if len(scored) > len(pool) else "")
+        left_out = (f" ({src['left_out']} left out as items of the campaigns that calibrated threshold set "
+                    f"v{src['version']}: {', '.join(f'#{c}' for c in calibrating) or 'none'}; --allow-overlap "
+                    "keeps them)" if src["left_out"] else "")
         raise MedevalError(f"only {len(pool)} scored responses of types {', '.join(aspect_types)} can be drawn"
                            f"{left_out}; asked for {n}")
     rng = np.random.default_rng(seed)
     picked = sorted(rng.choice(len(pool), size=n, replace=False).tolist())
     chosen = {pool[j]: [{"sample": "random"}] for j in picked}
     report = [{"sample": "random", "available": len(pool), "sampled": n, "short": False,
-               "excluded": len(scored) - len(pool)}]
-    config = {"n": n, "aspect_types": list(aspect_types), "validates_version": ts.version,
+               "excluded": src["left_out"]}]
+    config = {"n": n, "aspect_types": list(aspect_types), "validates_version": src["version"],
               "calibration_campaigns": calibrating, "allow_overlap": allow_overlap,
-              "excluded_responses": len(scored) - len(pool)}
+              "excluded_responses": src["left_out"]}
     return _store_campaign(db, name, "random_validation", config, report, chosen, users, k, seed, actor)
 
 

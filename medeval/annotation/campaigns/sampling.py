@@ -131,7 +131,9 @@ def sample_buckets(db: sqlite_utils.Database, cfg: BucketConfig) -> tuple[dict[i
             ivs = intervals(metric, cfg.width)
             for i, (lo, hi) in enumerate(ivs):
                 last = i == len(ivs) - 1
-                pool = [rid for rid, s, _ in rows if lo <= s < hi or (last and s == hi)]
+                # the comparison rule (medeval.engine.cutoff_rule): a score on an interval's end reaches it
+                lo_b, hi_b = th.reach_bound(lo), th.reach_bound(hi)
+                pool = [rid for rid, s, _ in rows if lo_b <= s < hi_b or (last and s >= hi_b)]
                 take = min(cfg.per_interval, len(pool))
                 picked = sorted(rng.choice(len(pool), size=take, replace=False).tolist()) if take else []
                 for j in picked:
@@ -221,3 +223,35 @@ def validation_overlap(db: sqlite_utils.Database, campaign_id: int, ts) -> dict:
     return {"version": ts.version, "calibration_campaigns": cal, "shared_items": shared,
             "allow_overlap": allow, "excluded_at_creation": cfg.get("excluded_responses"), "text": text,
             "own_grades_calibrated": campaign_id in calibration_campaigns(db, ts)}
+
+
+def validation_pool(db: sqlite_utils.Database, *, version: int | None = None, allow_overlap: bool = False,
+                    aspect_types: tuple[str, ...] = ("enumerated", "declarative", "numeric"),
+                    exclude_responses=()) -> dict:
+    """What a random validation sample of threshold set ``version`` (default: the active one) can draw from.
+
+    ``{"version", "calibration_campaigns", "scored", "left_out", "pool": [response ids], "text"}``: the scored
+    responses of ``aspect_types``, less the items of the campaigns that calibrated the set (unless
+    ``allow_overlap``) and ``exclude_responses``. The New campaign page previews it;
+    :func:`medeval.annotation.campaigns.assignment.create_random_campaign` draws from it.
+    """
+    ts = th.load(db, version) if version is not None else th.active(db)
+    calibrating = calibration_campaigns(db, ts)
+    excluded = set(exclude_responses) | (set() if allow_overlap else campaign_responses(db, calibrating))
+    marks = ",".join("?" * len(aspect_types))
+    scored = [r for (r,) in db.conn.execute(
+        f"SELECT r.id FROM responses r JOIN kb_entries k ON k.id = r.kb_id WHERE k.aspect_type IN ({marks}) "
+        f"AND EXISTS (SELECT 1 FROM scores s WHERE s.response_id = r.id) ORDER BY r.id", aspect_types)]
+    pool = [r for r in scored if r not in excluded]
+    names = ", ".join(f"#{c}" for c in calibrating)
+    if not calibrating:
+        text = (f"threshold set v{ts.version} records no calibration campaign of this database: nothing to exclude; "
+                f"{len(pool)} scored responses can be drawn")
+    elif allow_overlap:
+        text = (f"overlap allowed: the {len(pool)} scored responses include the items of campaign(s) {names}, "
+                f"whose grades calibrated threshold set v{ts.version}")
+    else:
+        text = (f"{len(scored) - len(pool)} of {len(scored)} scored responses left out as items of campaign(s) "
+                f"{names}, whose grades calibrated threshold set v{ts.version}; {len(pool)} can be drawn")
+    return {"version": ts.version, "calibration_campaigns": calibrating, "scored": len(scored),
+            "left_out": len(scored) - len(pool), "pool": pool, "text": text}
