@@ -292,3 +292,15 @@ def test_overall_from_the_rationale_when_it_scores_the_responses(tmp_path):
     no_models = {k: v for k, v in row.items() if k != "models"}
     (j,) = read_judgements(_case_files(tmp_path, [no_models], "n.jsonl")["judgements"])
     assert j.scores == {"ModelA": 4.75, "ModelB": 2.5}  # no order given: the rationale's numbers name nobody
+
+
+def test_per_criterion_figure_has_both_statistics_and_says_why_a_bar_is_missing():
+    from medeval.reports.task_report import table_figure
+
+    rows = [r for c in jd.criterion_agreement(*_realistic()) for r in c.rows()]
+    rows += jd.CriterionAgreement("Safety", None, 0, None, None, "no expert ratings").rows()
+    fig = table_figure("per criterion", rows, "The judge against the clinicians, per criterion")
+    pearson, spearman = fig.data
+    assert (pearson.name, spearman.name) == ("Pearson", "Spearman")
+    assert list(pearson.y[:4]) == [r["value"] for r in rows if r["statistic"] == "Pearson"][:4]
+    assert pearson.y[4] is None and pearson.text[4] == "undefined" and pearson.hovertext[4] == "no expert ratings"

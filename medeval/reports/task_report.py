@@ -27,7 +27,7 @@ from medeval.annotation import tasks
 from medeval.annotation.tasks import common
 from medeval.annotation.tasks.rubric import RUBRIC_TITLES, RUBRICS
 from medeval.reports.task_report_gold import gold_html, gold_methods, gold_rows, with_gold
-from medeval.reports.task_report_judge import judge_methods
+from medeval.reports.task_report_judge import criterion_figure as judge_criterion_figure, judge_methods
 
 N_BOOT = inspect.signature(common.continuous_agreement).parameters["n_boot"].default  # what the task types use
 
@@ -286,6 +286,8 @@ def table_figure(name: str, rows: list[dict], section_title: str) -> go.Figure |
         return rankings_figure(rows)
     if name == "mean rating" and all("criterion" in r for r in rows):
         return criterion_figure(rows)
+    if name == "per criterion" and all("statistic" in r for r in rows):
+        return judge_criterion_figure(rows)
     return None
 
 

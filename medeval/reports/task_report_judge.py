@@ -47,3 +47,26 @@ def judge_methods(r: dict, judge: str) -> str:
                    "clinicians who rated it; criterion names matched case-insensitively), over the responses both "
                    "scored: " + "; ".join(parts) + " (Pearson with a Fisher-z CI; Spearman with a Fisher-z CI using "
                    "the Bonett-Wright variance). ")
+
+
+def criterion_figure(rows: list[dict]):
+    """Pearson and Spearman per criterion (the "per criterion" table) with their 95% CIs; a criterion without a
+    value (no expert ratings, undefined) has no bar and says why on hover."""
+    import plotly.graph_objects as go
+
+    names = list(dict.fromkeys(r["criterion"] for r in rows))
+    fig = go.Figure()
+    for stat, color in (("Pearson", "#4c78a8"), ("Spearman", "#f58518")):
+        by = {r["criterion"]: r for r in rows if r["statistic"] == stat}
+        vals = [by[c]["value"] if c in by else None for c in names]
+        cis = [by[c].get("ci95") if c in by else None for c in names]
+        plus = [c[1] - v if v is not None and c else 0 for v, c in zip(vals, cis)]
+        minus = [v - c[0] if v is not None and c else 0 for v, c in zip(vals, cis)]
+        fig.add_trace(go.Bar(x=[kit.short(c) for c in names], y=vals, name=stat, marker_color=color,
+                             error_y=dict(type="data", symmetric=False, array=plus, arrayminus=minus),
+                             text=[kit.fmt(v, 2) if v is not None else "undefined" for v in vals],
+                             hovertext=[by[c].get("undefined_reason") or "" if c in by else "" for c in names]))
+    fig.update_yaxes(range=[-1, 1], title="correlation with the clinicians")
+    fig.update_layout(title=kit.short("The judge against the clinicians, per criterion", 90), barmode="group",
+                      **kit.PLOT_LAYOUT)
+    return fig
