@@ -79,8 +79,8 @@ CONSENSUS_METHODS = adj.METHODS  # median, majority, adjudicated (the last from 
 
 
 def _split_cut(below: np.ndarray, above: np.ndarray) -> np.ndarray:
-    """Cut-offs between canonical scores ``below < above``: the midpoint to 9 decimals, or ``above`` if that is ``below``."""
-    mid = th.canonical_array((below + above) / 2)
+    """Cut-offs between canonical scores ``below < above``: the midpoint to 9 decimals (a half-way one rounded up)."""
+    mid = th.canonical_array((below + above) / 2 + 0.25 * 10.0 ** -th.DECIMALS)
     return np.where(mid > below, mid, above)
 
 
