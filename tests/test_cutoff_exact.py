@@ -270,6 +270,26 @@ def test_grade_db_puts_scores_on_a_cut_off_in_the_upper_tier(db, tmp_path):
         assert tuning.regrade(scores, low, high).tolist() == [th.tier(s, low, high) for s in scores]
 
 
+def test_interval_sampling_puts_a_score_on_an_interval_end_in_the_interval_it_starts(db, tmp_path):
+    # the paper's calibration design samples per 0.1 score interval: ROUGE-1 F1s of exactly 0.2, 0.4 and 0.8
+    # that land a hair below belong to [0.2, 0.3), [0.4, 0.5) and [0.8, 0.9)
+    from medeval.annotation.campaigns.sampling import BucketConfig, sample_buckets
+
+    cases = []
+    for k, style in ((2, "zh"), (4, "en"), (8, "zh-traditional")):
+        o, nr, nc = _counts_for(k / 10, limit=20)[0]
+        ref, cand = make_pair(o, nr, nc, style, k)
+        assert rouge1(ref, cand).fmeasure < k / 10
+        cases.append(("Primary Symptoms", ref, cand))
+    import_files(db, **_case_files(tmp_path, cases))
+    score_db(db, metrics=["rouge1"])
+    chosen, report = sample_buckets(db, BucketConfig(metrics=("rouge1",), aspect_types=("enumerated",),
+                                                     per_interval=5, k=1))
+    got = sorted(tuple(st_["interval"]) for strata in chosen.values() for st_ in strata)
+    assert got == [(0.2, 0.3), (0.4, 0.5), (0.8, 0.9)]
+    assert sum(r["available"] for r in report) == 3
+
+
 def test_sql_compares_with_reach_bound_because_sqlite_round_is_not_pythons():
     conn = sqlite3.connect(":memory:")
     rng = random.Random(5)
