@@ -525,3 +525,11 @@ def test_severity_ranges_and_roman_levels_are_recorded(db, tmp_path):
     score_db(db, metrics=["exact_match"])
     assert severity_ranges(db) == {"A": 1, "B": 1} and severity_ranges(db, ["B", "C"]) == {"B": 1, "C": 0}
     assert [s for (s,) in db.conn.execute("SELECT score FROM scores ORDER BY response_id")] == [0.0, 1.0, 0.0, 1.0]
+    from medeval.engine import thresholds as th
+    from medeval.engine.scoring import severity_ranges_text
+    from medeval.reports.tier_report import build_report
+
+    assert severity_ranges_text(db) == (" 2 Severity Level answers named a range of levels (e.g. 三至四级) rather than "
+                                        "one level and scored 0 on exact match (A 1, B 1).")
+    th.grade_db(db)
+    assert severity_ranges_text(db) in build_report(db)["notes"][0]

@@ -177,3 +177,14 @@ def severity_ranges(db: sqlite_utils.Database, models: Iterable[str] | None = No
     if models is None:
         return counts
     return {name: counts.get(name, 0) for name in models}
+
+
+def severity_ranges_text(db: sqlite_utils.Database) -> str:
+    """A sentence for a report: how many Severity Level answers named a range of levels, per model ('' when none)."""
+    counts = {m: n for m, n in severity_ranges(db).items() if n}
+    if not counts:
+        return ""
+    total = sum(counts.values())
+    per = ", ".join(f"{m} {n}" for m, n in counts.items())
+    return (f" {total} Severity Level answer{'s' if total != 1 else ''} named a range of levels (e.g. 三至四级) rather "
+            f"than one level and scored 0 on exact match ({per}).")

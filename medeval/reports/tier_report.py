@@ -25,6 +25,7 @@ from scipy import stats
 from medeval.core import csvsafe
 from medeval.engine import thresholds as th
 from medeval.engine.metrics import REPORT_METRICS
+from medeval.engine.scoring import severity_ranges_text
 from medeval.reports import scorer_notes
 from medeval.engine.totals import level, levels_source_text, total_score  # noqa: F401  (also imported from here)
 from medeval.engine.totals import levels_text as level_text
@@ -130,7 +131,8 @@ def build_report(db: sqlite_utils.Database, version: int | None = None) -> dict:
         "models": model_rows,
         "aspects": aspect_rows,
         "ttests": ttests,
-        "notes": ["Severity Level is scored by exact match; its tier counts under every metric.",
+        "notes": ["Severity Level is scored by exact match; its tier counts under every metric."
+                  + severity_ranges_text(db),
                   "Tiers: each score is compared with the cut-offs after rounding both to 9 decimals; a score exactly "
                   "on a cut-off reaches it (stored scores are not rounded).",
                   "total_score = 0*CW + 5*PC + 10*BC over the shares averaged across metrics, computed exactly from "
