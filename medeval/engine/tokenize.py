@@ -65,8 +65,6 @@ _TOKEN_RE = re.compile(
     r"|μ[a-z]+"  # μ + a Latin unit: one token (μg, μmol)
     rf"|[{GREEK}{SYMBOLS}]"  # a Greek letter or a kept symbol
 )
-_SPECIAL_RE = re.compile(rf"[{GREEK}{SYMBOLS}]|[0-9][a-z]")
-"""What separates this tokenizer from cjk-char-v1 (on lowercased NFKC text): see tests/test_medical_tokens.py."""
 
 _SUPER_RE = re.compile("[" + "".join(sorted(_SUPER)) + "]")
 
