@@ -52,6 +52,9 @@ if err := st.session_state.pop("lb_error", None):
 if not rep["threshold_set"].get("calibrated", True):
     st.warning("This threshold set is provisional: its cosine cut-offs were not calibrated for this embedding "
                "model. Calibrate them from a grading campaign before relying on cosine tiers.")
+for _note in (rep.get("scorers") or {}).get("metrics", {}).values():  # e.g. cosine scored by another model
+    if _note["reason"] and _note["scorers"]:
+        st.warning(ui.md_escape(_note["reason"] + "."))
 
 board = lb.rows(rep, metric=metric, aspect=aspect)
 if not board:
