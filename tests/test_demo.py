@@ -93,6 +93,14 @@ def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
 
     assert [c["name"] for c in cp.list_campaigns(db, actor=None)] == [
         "Demo calibration round", sc.VALIDATION_CAMPAIGN, ACTIVE_CAMPAIGN, sc.CALIBRATION_CAMPAIGN]
+    # the validation sample shares no item with the campaign whose grades calibrated the active set (issue 21 §7)
+    from medeval.calibration.validation import overlap
+
+    vid, kid = (s["clinicians"]["campaigns"][n] for n in (sc.VALIDATION_CAMPAIGN, sc.CALIBRATION_CAMPAIGN))
+    ov = overlap(db, vid)
+    assert ov["calibration_campaigns"] == [kid] and ov["shared_items"] == 0
+    assert not db.conn.execute("SELECT 1 FROM campaign_items a JOIN campaign_items b ON a.response_id = b.response_id "
+                               "WHERE a.campaign_id = ? AND b.campaign_id = ?", (vid, kid)).fetchone()
     readme = (ROOT / "README.md").read_text()
     assert all(f"`{u}`" in readme and f"`{p}`" in readme for u, p, _ in DEMO_ACCOUNTS)
     assert "sim_clin_" in readme and "SIMULATED" in readme  # the README says the clinicians are simulated
