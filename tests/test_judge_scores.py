@@ -47,7 +47,17 @@ RATIONALES = [
     ("Doctor 1: 7 out of 10; Doctor 2: 9 out of 10", 2, {1: 7.0, 2: 9.0}),
     ("医生1：8/10分，医生2：6/10分", 2, {1: 8.0, 2: 6.0}),
     ("模型1评分为4.5分，模型2评分为3分", 2, {1: 4.5, 2: 3.0}),
+    ("回答A：4分，回答B：3分", 2, {1: 4.0, 2: 3.0}),
+    ("Doctor 1 (4/5) vs Doctor 2 (3/5)", 2, {1: 4.0, 2: 3.0}),
+    ("医生1得分4分（满分10分），医生2得分6分（满分10分）", 2, {1: 4.0, 2: 6.0}),
+    ("**Evaluation**\n\n1. **Doctor 1**: Correct diagnosis (STEMI). Score: 5/5\n2. **Doctor 2**: Misses the ECG "
+     "findings. Score: 3/5", 2, {1: 5.0, 2: 3.0}),
+    ("综合来看，医生1更优。\n\n医生1：5分\n医生2：3分\n医生3：2分", 3, {1: 5.0, 2: 3.0, 3: 2.0}),
+    ("Assistant 1 provides accurate information (e.g. HbA1c ≥ 6.5%, fasting glucose ≥ 7.0 mmol/L). Assistant 2 is "
+     "vague.\n\nAssistant 1: 9/10\nAssistant 2: 5/10", 2, {1: 9.0, 2: 5.0}),
+    ("I would give Response A a 4 and Response B a 2.", 2, {1: 4.0, 2: 2.0}),
     # traditional Chinese (OpenCC t2s)
+    ("醫生1：診斷正確，給予5分。醫生2：未提及心電圖，給予3分。醫生3：誤診，給予1分。", 3, {1: 5.0, 2: 3.0, 3: 1.0}),
     ("醫生1的回答較全面，給5分", 2, {1: 5.0}),
     ("醫生1的回答較全面，給5分；醫生2的回答遺漏了劑量，給3分。", 2, {1: 5.0, 2: 3.0}),
     ("醫生一：五分；醫生二：兩分", 2, {1: 5.0, 2: 2.0}),
