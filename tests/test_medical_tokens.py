@@ -285,3 +285,18 @@ def test_m018_moves_table12_and_keeps_calibrated_sets(tmp_path):
         th.grade_db(db, 1)
         assert db.conn.execute("SELECT scorer FROM grades WHERE version = 1 AND response_id = ?",
                                (rid,)).fetchone() == ("cjk-med-v2+t2s",)
+
+
+def test_cosine_embeds_the_simplified_text(db, tmp_path, monkeypatch):
+    """With OpenCC on, the texts are converted before embedding: a traditional answer embeds as its simplified form."""
+    from medeval.engine import embeddings
+    from medeval.engine.scoring import score_db
+    from tests.test_scoring import CountingBackend
+
+    backend = CountingBackend()
+    monkeypatch.setitem(embeddings._backends, "counting", backend)
+    _import_traditional(db, tmp_path)
+    score_db(db, metrics=["cosine"], embedding_model="counting")
+    assert "头痛 头晕 心悸" in backend.encoded and not any("頭" in t for t in backend.encoded)
+    cos = {m: s for (m, metric, _), s in _scores(db).items() if metric == "cosine"}
+    assert cos["M"] == 1.0  # 頭痛、頭暈、心悸 embeds exactly as the reference 头痛；头晕；心悸
