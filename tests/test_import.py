@@ -533,3 +533,13 @@ def test_severity_ranges_and_roman_levels_are_recorded(db, tmp_path):
                                         "one level and scored 0 on exact match (A 1, B 1).")
     th.grade_db(db)
     assert severity_ranges_text(db) in build_report(db)["notes"][0]
+
+
+@pytest.mark.parametrize("ref,says", [("3-4", "names a range of levels"), ("三至四级", "names a range of levels"),
+                                      ("不详", "has no level"), ("待定", "has no level")])
+def test_a_severity_reference_must_be_one_level(db, db_path, tmp_path, ref, says):
+    write(tmp_path / "kb.csv", f"disease,aspect,reference\n感冒,危重等级,{ref}\n")
+    before = db_dump(db_path)
+    with pytest.raises(InputError, match=says):
+        import_files(db, kb=tmp_path / "kb.csv")
+    assert db_dump(db_path) == before

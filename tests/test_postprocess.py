@@ -214,7 +214,7 @@ LEVELS = [
     ("约1-2周后评为3级", 3.0), ("I级", 1.0), ("severity: 1", 1.0),
 ]
 RANGES = ["三至四级", "3-4级", "2~3级", "二到三级", "level 2 or 3", "II-III级", "Ⅱ-Ⅲ级", "1级或2级", "2或3级",
-          "介于二级和三级之间", "Grade II-III", "Level 2 to 3", "3～4级", "二、三级", "1-2级"]
+          "介于二级和三级之间", "Grade II-III", "Level 2 to 3", "3～4级", "二、三级", "1-2级", "3-4", "2~3", "3 or 4"]
 NO_LEVEL = ["无法判断", "", "需要结合具体情况评估", "not applicable"]
 
 
@@ -290,3 +290,11 @@ def test_natural_aliases(alias, aspect):
 def test_an_ambiguous_name_is_refused_not_guessed():
     with pytest.raises(MedevalError, match="unknown aspect"):
         resolve_aspect("发病年龄")  # prevalence or onset? the knowledge base must say
+
+
+@pytest.mark.parametrize("text,level", [("1-2周后", 1.0), ("140/90", 140.0), ("10-20", 10.0), ("3-3", 3.0)])
+def test_bare_numbers_that_are_no_range_of_levels(text, level):
+    """Without a level word, only two small numbers joined by a range word are a range of levels."""
+    from medeval.engine.postprocess import severity_level
+
+    assert severity_level(text) == (level, None)

@@ -150,6 +150,11 @@ def _plan(db, kb, kb_rows, model_rows, with_responses: bool) -> tuple[ImportSumm
             summary.kb_unchanged += 1
             continue
         p = process(ref, disease, aspect, is_reference=True)
+        if p.note in ("range", "no_number"):  # every answer would score 0 against it, silently
+            raise InputError(f"the {aspect.name} reference of {disease} is {ref!r}, which "
+                             f"{'names a range of levels' if p.note == 'range' else 'has no level'}: a numeric "
+                             "reference must be one number", file=str(kb), row=line,
+                             fix="write one level, e.g. 2 (or 二级, Ⅱ级)")
         plan.kb.append((next_kb, disease, disease_en, aspect.name, aspect.type, ref, p.text))
         all_kb.append((next_kb, disease, aspect.name, aspect.type))
         next_kb += 1

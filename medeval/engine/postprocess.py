@@ -225,6 +225,8 @@ _RANGE_RE = re.compile(rf"({_NUM})(?:{_AFTER})?{_SEP}(?:{_BEFORE})?({_NUM}){_AFT
                        rf"|{_BEFORE}({_NUM})(?:{_AFTER})?{_SEP}(?:{_BEFORE})?({_NUM})")
 _LEVEL_RE = re.compile(rf"({_NUM}){_AFTER}|{_BEFORE}({_NUM})")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+_BARE_RANGE_RE = re.compile(r"(\d+)\s*(?:至|到|~|〜|-|–|—|或|or|to)\s*(\d+)(?![\d.])(?!\s*(?:天|日|周|月|年|岁|小时|次|个|"
+                            r"mg|ml|g\b|kg|cm|mm|%|/|\^|×|x\b))")
 
 
 def _value(token: str) -> float | None:
@@ -265,8 +267,13 @@ def severity_level(text: str) -> tuple[float | None, str | None]:
     if found:  # the first level mention decides; a range starting at the same place wins
         value = min(found, key=lambda f: (f[0], f[1] is not None))[1]
         return (None, RANGE) if value is None else (value, None)
-    n = _NUMBER_RE.search(t)  # no level word: the first Arabic number ("3")
-    return (float(n.group(0)), None) if n else (None, "no_number")
+    n = _NUMBER_RE.search(t)  # no level word: the first Arabic number ("3"), unless it opens a range ("3-4")
+    if not n:
+        return None, "no_number"
+    b = _BARE_RANGE_RE.match(t, n.start())
+    if b and float(b.group(1)) != float(b.group(2)) and max(float(b.group(1)), float(b.group(2))) <= 10:
+        return None, RANGE
+    return float(n.group(0)), None
 
 
 def first_number(text: str) -> float | None:
