@@ -103,6 +103,7 @@ MIGRATION_NAMES = ["m001_core", "m002_table12", "m003_users_sessions_audit", "m0
                    "m015_task_gold"]
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m016_exam_settlements"])  # issue 21: settled exam answers
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m017_judge_criterion_scores"])  # issue 21: per-criterion judge scores
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m018_table12_tokenizer"])  # issue 21: Table 12 under cjk-med-v2+t2s
 
 
 def schema_text(path) -> str:
