@@ -160,6 +160,9 @@ LEAD_INS = [  # (answer, aspect, entities after post-processing) -- the kinds of
     ("好发人群为儿童和老年人", "Patient Population", ["儿童", "老年人"]),
     ("手术方式包括：阑尾切除术", "Surgical Procedures", ["阑尾切除术"]),
     ("治疗原则为对症治疗、抗病毒治疗", "Treatment Principles", ["对症治疗", "抗病毒治疗"]),
+    ("高血壓的主要症狀為頭痛、頭暈", "Primary Symptoms", ["頭痛", "頭暈"]),  # traditional, another disease name form
+    ("Generally, the main symptoms include headache and dizziness", "Primary Symptoms", ["headache", "dizziness"]),
+    ("1级或2级医院的就诊科室为神经内科", "Departments", ["神经内科"]),
 ]
 
 NO_LEAD_IN = [  # answers without a lead-in: unchanged by strip_lead_in
@@ -175,6 +178,17 @@ NO_LEAD_IN = [  # answers without a lead-in: unchanged by strip_lead_in
 def test_lead_ins_are_stripped(answer, aspect, entities):
     p = process(answer, "感冒", aspect)
     assert list(p.entities) == entities and p.note in ("lead_in", "pattern"), p
+
+
+@pytest.mark.parametrize("answer,aspect,text", [
+    ("实验室检查结果为白细胞计数升高，C反应蛋白升高", "Laboratory Examinations", "白细胞计数升高,C反应蛋白升高"),
+    ("体格检查：咽部充血", "Physical Examinations", "咽部充血"),
+    ("體格檢查所見：咽部充血", "Physical Examinations", "咽部充血"),
+    ("辅助检查异常结果为胸片示斑片影", "Auxiliary Examinations", "胸片示斑片影"),
+])
+def test_declarative_lead_ins(answer, aspect, text):
+    p = process(answer, "感冒", aspect)
+    assert (p.text, p.note) == (text, "lead_in")
 
 
 @pytest.mark.parametrize("answer,aspect", NO_LEAD_IN)

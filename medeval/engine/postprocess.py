@@ -130,7 +130,7 @@ def _lead_in_re(aspect: Aspect) -> re.Pattern:
     alt = _names_alternation(aspect)
     # symptoms: "患者常表现为…" names no aspect but is the same lead-in
     shows = r"|(?:患者|病人)?\s*(?:常|多|主要|可|通常|一般)?\s*表现为\s*[:：]?" if aspect.name.endswith("Symptoms") else ""
-    return re.compile(rf"^\s*{_HEDGE}(?:{_ZH_SUBJECT}{_ZH_QUAL}\s*(?:{alt})(?:{_ZH_LEAD_VERB}){shows}"
+    return re.compile(rf"^\s*{_HEDGE}(?:{_ZH_SUBJECT}{_ZH_QUAL}\s*(?:{alt})(?:异常结果|结果|所见|异常)?(?:{_ZH_LEAD_VERB}){shows}"
                       rf"|{_EN_QUAL}(?:{alt})(?:{_EN_LEAD_VERB})"
                       rf"|以下(?:是|为)[^：:\n]{{0,20}}?(?:{alt})[^：:\n]{{0,6}}[:：])\s*", re.I)
 
