@@ -119,6 +119,10 @@ def test_judge_file_criterion_columns_with_raters(tmp_path):
     assert crit["fluency"]["pearson"]["value"] == pytest.approx(ref.statistic, abs=1e-12)
     assert crit["fluency"]["pearson"]["ci95"] == pytest.approx(list(ref.confidence_interval()), abs=1e-9)
     assert crit["fluency"]["spearman"]["value"] == pytest.approx(stats.spearmanr(df.jf, df.hf).statistic)
+    means = df.assign(m=df.model).groupby("m").agg(jf=("jf", "mean"), hf=("hf", "mean"))
+    assert crit["fluency"]["n_models"] == 3
+    assert crit["fluency"]["pearson_model_means"]["value"] == pytest.approx(
+        stats.pearsonr(means.jf, means.hf).statistic, abs=1e-12)
     assert crit["completeness"]["status"] == "no expert ratings"
     assert crit["safety"]["status"] == "no expert ratings"
     md = jd.render(s, "md")
@@ -277,6 +281,12 @@ def test_rubric_results_per_criterion(cdb):
         assert rows[(crit, "Pearson")]["value"] == pytest.approx(ref.statistic, abs=1e-12)
         assert rows[(crit, "Pearson")]["ci95"] == pytest.approx(list(ref.confidence_interval()), abs=1e-9)
         assert rows[(crit, "Spearman")]["value"] == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+        # the models' mean scores (3 models: no CI)
+        mx = {m: np.mean([p["judge"]["criteria"][m][crit] for p in items.values()]) for m in ("alpha", "beta", "gamma")}
+        my = {m: np.mean([np.mean(ratings[(key, f"{iid}/{m}")]) for iid in items]) for m in mx}
+        mm = rows[(crit, "Pearson (model means)")]
+        assert mm["n"] == 3 and mm["ci95"] is None
+        assert mm["value"] == pytest.approx(stats.pearsonr(list(mx.values()), list(my.values())).statistic, abs=1e-12)
     assert rows[("Safety", "Pearson")]["undefined_reason"] == "no expert ratings"
     text = task_report.methods_paragraph(task_report.build(cdb, cid, actor=res))
     assert "Safety: no expert ratings" in text and "Bonett-Wright" in text and "Proficiency: Pearson = " in text
@@ -300,7 +310,7 @@ def test_per_criterion_figure_has_both_statistics_and_says_why_a_bar_is_missing(
     rows = [r for c in jd.criterion_agreement(*_realistic()) for r in c.rows()]
     rows += jd.CriterionAgreement("Safety", None, 0, None, None, "no expert ratings").rows()
     fig = table_figure("per criterion", rows, "The judge against the clinicians, per criterion")
-    pearson, spearman = fig.data
+    pearson, spearman = fig.data  # no model means here: no third trace
     assert (pearson.name, spearman.name) == ("Pearson", "Spearman")
     assert list(pearson.y[:4]) == [r["value"] for r in rows if r["statistic"] == "Pearson"][:4]
     assert pearson.y[4] is None and pearson.text[4] == "undefined" and pearson.hovertext[4] == "no expert ratings"

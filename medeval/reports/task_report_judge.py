@@ -41,12 +41,13 @@ def judge_methods(r: dict, judge: str) -> str:
         if xs[0]["n"] == 0 and xs[0]["value"] is None:
             parts.append(f"{c}: {xs[0]['undefined_reason']}")
         else:
-            parts.append(f"{c}: " + ", ".join(_stat(x, x["statistic"]) for x in xs) + f" (n = {xs[0]['n']})")
-    return text + ("As CMB-Clin reports per perspective (§5.3), the judge's score of a response on each criterion "
-                   "it scored was correlated with the clinicians' on the same criterion (the mean over the "
-                   "clinicians who rated it; criterion names matched case-insensitively), over the responses both "
-                   "scored: " + "; ".join(parts) + " (Pearson with a Fisher-z CI; Spearman with a Fisher-z CI using "
-                   "the Bonett-Wright variance). ")
+            parts.append(f"{c}: " + ", ".join(_stat(x, x["statistic"]) + f" (n = {x['n']})" for x in xs))
+    return text + ("As CMB-Clin reports per perspective (App. E.3), the judge's score of a response on each "
+                   "criterion it scored was correlated with the clinicians' on the same criterion (the mean over "
+                   "the clinicians who rated it; criterion names matched case-insensitively), over the responses "
+                   "both scored, and -- since the paper does not say whether its Pearson runs over responses or "
+                   "models -- over the models' mean scores (n = models): " + "; ".join(parts) + " (Pearson with "
+                   "a Fisher-z CI; Spearman with a Fisher-z CI using the Bonett-Wright variance). ")
 
 
 def criterion_figure(rows: list[dict]):
@@ -56,7 +57,9 @@ def criterion_figure(rows: list[dict]):
 
     names = list(dict.fromkeys(r["criterion"] for r in rows))
     fig = go.Figure()
-    for stat, color in (("Pearson", "#4c78a8"), ("Spearman", "#f58518")):
+    for stat, color in (("Pearson", "#4c78a8"), ("Spearman", "#f58518"), ("Pearson (model means)", "#54a24b")):
+        if not any(r["statistic"] == stat for r in rows):
+            continue
         by = {r["criterion"]: r for r in rows if r["statistic"] == stat}
         vals = [by[c]["value"] if c in by else None for c in names]
         cis = [by[c].get("ci95") if c in by else None for c in names]

@@ -381,13 +381,16 @@ def _criterion_section(items, resp, model_of, crit_of, crit_names, judge) -> Sec
     for (c, iid, m), v in ratings.items():
         experts[c][(iid, m)] = float(np.mean(v))
     names = {jg.criterion_key(k): n for k, n in crit_names.items()}  # the judge may use the rubric's keys
-    rows = jg.criterion_agreement({names.get(jg.criterion_key(c), c): v for c, v in jscores.items()}, experts)
+    rows = jg.criterion_agreement({names.get(jg.criterion_key(c), c): v for c, v in jscores.items()}, experts,
+                                  model_of=lambda u: u[1])
     return Section("The judge against the clinicians, per criterion",
                    "CMB-Clin §5.3: on each criterion, the correlation between the judge's score of a response and "
                    "the clinicians' (the mean over the clinicians who rated it), over the responses both scored; "
                    "criterion names matched case-insensitively. Pearson (the paper's statistic; GPT-4 against the "
                    "experts: above 0.71 on every perspective) with a Fisher-z 95% CI, Spearman with a Fisher-z CI "
-                   "using the Bonett-Wright variance. A criterion only the judge scores has no expert ratings.",
+                   "using the Bonett-Wright variance. A criterion only the judge scores has no expert ratings. "
+                   "The paper does not say whether its Pearson runs over responses or over models: both are "
+                   "given (the models' mean scores over the responses both scored).",
                    {"per criterion": [r for c in rows for r in c.rows()]},
                    {"judge": judge, "criteria": {c.criterion: {"n": c.n, "status": c.status,
                                                                "pearson": c.pearson.value if c.pearson else None,

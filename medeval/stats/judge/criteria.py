@@ -12,6 +12,9 @@ of every response -- all above 0.71 for GPT-4 in the paper -- here with Spearman
   ties) with a Fisher-z CI using the Bonett & Wright (2000) variance (1 + r²/2)/(n-3).
 * Undefined (value ``None`` with ``undefined_reason``, never NaN): fewer than 3 responses, or one side gives
   every response the same score. No CI for n <= 3; a perfect correlation has the CI [r, r].
+* The paper does not say over what its Pearson runs (App. E.3, Figure 5: "on each perspective"; §5.3 compares
+  the models' rankings). The unit here is the response; with ``model_of`` the Pearson over the models' mean
+  scores on the criterion (each side's mean over the same responses) is given too, as "Pearson (model means)".
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import dataclasses
 import math
 import unicodedata
 from dataclasses import dataclass
-from typing import Hashable, Mapping
+from typing import Callable, Hashable, Mapping
 
 from medeval.stats.agreement.ratings import Estimate
 from medeval.stats.judge.measures import _corr
@@ -54,17 +57,22 @@ class CriterionAgreement:
     pearson: Estimate | None
     spearman: Estimate | None
     status: str  # "computed", "no expert ratings" or "no judge scores"
+    models: Estimate | None = None  # Pearson over the models' mean scores (with model_of)
 
     def rows(self) -> list[dict]:
-        """Two rows (Pearson, Spearman): ``criterion, statistic, value, ci95, p, n, undefined_reason``."""
+        """A row per statistic (Pearson, Spearman, and Pearson (model means) when computed): ``criterion,
+        statistic, value, ci95, p, n, undefined_reason`` (n: responses, or models for the model means)."""
         out = []
-        for name, e in (("Pearson", self.pearson), ("Spearman", self.spearman)):
+        stats = [("Pearson", self.pearson, self.n), ("Spearman", self.spearman, self.n)]
+        if self.models is not None:
+            stats.append(("Pearson (model means)", self.models, self.models.n_pairable))
+        for name, e, n in stats:
             if e is None:
                 out.append({"criterion": self.criterion, "statistic": name, "value": None, "ci95": None, "p": None,
-                            "n": self.n, "undefined_reason": self.status})
+                            "n": n, "undefined_reason": self.status})
             else:
                 out.append({"criterion": self.criterion, "statistic": name, "value": e.value,
-                            "ci95": list(e.ci95) if e.ci95 else None, "p": e.extra.get("p"), "n": self.n,
+                            "ci95": list(e.ci95) if e.ci95 else None, "p": e.extra.get("p"), "n": n,
                             "undefined_reason": e.undefined_reason})
         return out
 
@@ -74,7 +82,9 @@ class CriterionAgreement:
                                            "p": e.extra.get("p"), "undefined_reason": e.undefined_reason,
                                            "method": e.method}
         return {"criterion": self.criterion, "expert_criterion": self.expert_criterion, "n": self.n,
-                "status": self.status, "pearson": est(self.pearson), "spearman": est(self.spearman)}
+                "status": self.status, "pearson": est(self.pearson), "spearman": est(self.spearman),
+                "pearson_model_means": est(self.models),
+                "n_models": self.models.n_pairable if self.models is not None else None}
 
 
 def _pair(judge: Mapping[Hashable, float], expert: Mapping[Hashable, float]):
@@ -82,13 +92,26 @@ def _pair(judge: Mapping[Hashable, float], expert: Mapping[Hashable, float]):
     return [float(judge[u]) for u in units], [float(expert[u]) for u in units]
 
 
+def _model_means(judge: Mapping[Hashable, float], expert: Mapping[Hashable, float], model_of, name: str) -> Estimate:
+    """Pearson over the models' mean scores, each side averaged over the responses both scored."""
+    by: dict = {}
+    for u in judge:
+        if u in expert:
+            by.setdefault(model_of(u), []).append((float(judge[u]), float(expert[u])))
+    x = [math.fsum(a for a, _ in v) / len(v) for v in by.values()]
+    y = [math.fsum(b for _, b in v) / len(v) for v in by.values()]
+    return _corr(x, y, "pearson", "models", f"model on {name}", f"model on {name}")
+
+
 def criterion_agreement(judge: Mapping[str, Mapping[Hashable, float]],
-                        experts: Mapping[str, Mapping[Hashable, float]]) -> list[CriterionAgreement]:
+                        experts: Mapping[str, Mapping[Hashable, float]],
+                        model_of: Callable[[Hashable], str] | None = None) -> list[CriterionAgreement]:
     """Pearson and Spearman per criterion between the judge's scores and the experts' mean scores.
 
     ``judge``: criterion -> {response: the judge's score}; ``experts``: criterion -> {response: the mean of the
     clinicians' ratings}; responses are any hashable keys, paired by equality. The judge's criteria come first,
-    in their order, then the criteria only the clinicians rate.
+    in their order, then the criteria only the clinicians rate. ``model_of`` (response key -> model) adds the
+    Pearson over the models' mean scores.
 
     >>> j = {"Fluency": {1: 4, 2: 5, 3: 3, 4: 2}}
     >>> e = {"fluency": {1: 4.5, 2: 4.0, 3: 3.0, 4: 1.5}, "Safety": {1: 5, 2: 5}}
@@ -119,7 +142,8 @@ def criterion_agreement(judge: Mapping[str, Mapping[Hashable, float]],
             spearman = dataclasses.replace(
                 spearman, ci95=bonett_wright_ci(spearman.value, len(x)),
                 method="spearman correlation (scipy); 95% CI by Fisher z with the Bonett-Wright variance")
-        out.append(CriterionAgreement(name, ename, len(x), pearson, spearman, "computed"))
+        models = _model_means(scores, experts[ename], model_of, name) if model_of is not None else None
+        out.append(CriterionAgreement(name, ename, len(x), pearson, spearman, "computed", models))
     for key, ename in by_key.items():
         if key not in used:
             out.append(CriterionAgreement(ename, ename, 0, None, None, "no judge scores"))

@@ -31,10 +31,11 @@ def _csv_rows(s: dict) -> list[list]:
                     rows.append([f"{stat}_rate", src, a, b, c[stat], None, None, None, c["n_cases"],
                                  c.get("undefined_reason")])
     for c in s.get("criteria", []):
-        for key in ("pearson", "spearman"):
-            e = c[key] or {"value": None, "ci95": None, "p": None, "undefined_reason": c["status"]}
+        for key in ("pearson", "spearman", "pearson_model_means"):
+            e = c.get(key) or {"value": None, "ci95": None, "p": None, "undefined_reason": c["status"]}
             ci = e["ci95"] or [None, None]
-            rows.append([f"{key}_criterion", "", c["criterion"], "", e["value"], ci[0], ci[1], e["p"], c["n"],
+            n = c["n_models"] if key == "pearson_model_means" else c["n"]
+            rows.append([f"{key}_criterion", "", c["criterion"], "", e["value"], ci[0], ci[1], e["p"], n,
                          e["undefined_reason"]])
     for src in SOURCES:
         for m in s["ranking"][src]:
@@ -86,11 +87,13 @@ def render(s: dict, fmt: str) -> str:
     line("Spearman (model rankings)", e["value"], e["ci95"], f"{e['n']} models", e["undefined_reason"])
     if s.get("criteria"):
         out += ["", "Per criterion (CMB-Clin §5.3), the judge's score against the clinicians' mean, over the "
-                "responses both scored:", "", "| criterion | Pearson | 95% CI | Spearman | 95% CI | n |",
-                "|---|---|---|---|---|---|"]
+                "responses both scored:", "", "| criterion | Pearson | 95% CI | Spearman | 95% CI | n | Pearson (model means) | 95% CI | models |",
+                "|---|---|---|---|---|---|---|---|---|"]
         for c in s["criteria"]:
             cells = []
-            for key in ("pearson", "spearman"):
+            for key in ("pearson", "spearman", "pearson_model_means"):
+                if key == "pearson_model_means":
+                    cells.append(str(c["n"]))
                 e = c[key]
                 if e is None:
                     cells += [c["status"], ""]
@@ -99,7 +102,7 @@ def render(s: dict, fmt: str) -> str:
                 else:
                     ci = e["ci95"]
                     cells += [f"{e['value']:.4f}", f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else ""]
-            out.append(f"| {c['criterion']} | " + " | ".join(cells) + f" | {c['n']} |")
+            out.append(f"| {c['criterion']} | " + " | ".join(cells) + f" | {c.get('n_models') or ''} |")
     models = s["win_rate"]["models"]
     if len(models) >= 2:
         out += ["", "Win rate of the row model over the column model, judge | clinicians (ties in brackets):", "",

@@ -61,7 +61,8 @@ def summarise(data: JudgeData) -> dict:
     in_kept = {(r.case, r.model) for r in responses}
     crit = criterion_agreement(
         {c: {u: v for u, v in d["judge"].items() if u in in_kept} for c, d in data.criteria.items() if d["judge"]},
-        {c: {u: v for u, v in d["human"].items() if u in in_kept} for c, d in data.criteria.items() if d["human"]})
+        {c: {u: v for u, v in d["human"].items() if u in in_kept} for c, d in data.criteria.items() if d["human"]},
+        model_of=lambda u: u[1])
     wr = {s: win_rates(responses, s) for s in SOURCES}
     return {
         "file": data.source,
