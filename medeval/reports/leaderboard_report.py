@@ -94,7 +94,7 @@ def _scoring_text(rep: dict, ts: dict) -> str:
     lex = [scorer_notes.LABELS[m] for m in ("bleu1", "rouge1") if sc["metrics"][m]["scorers"]]
     parts = []
     if lex:
-        parts.append(f"with {' and '.join(lex)} (tokens: {scorer_notes.tokenizer_sentence(sc, ts['tokenizer'])})")
+        parts.append(f"with {' and '.join(lex)} (tokenizer {scorer_notes.tokenizer_sentence(sc, ts['tokenizer'])})")
     if sc["metrics"]["cosine"]["scorers"]:
         parts.append("the cosine similarity of sentence embeddings (" + ", ".join(sc["cosine_models"]) + ")")
     text = " and ".join(parts) or "(no BLEU-1, ROUGE-1 or cosine scores stored)"
