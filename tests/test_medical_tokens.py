@@ -300,3 +300,26 @@ def test_cosine_embeds_the_simplified_text(db, tmp_path, monkeypatch):
     assert "头痛 头晕 心悸" in backend.encoded and not any("頭" in t for t in backend.encoded)
     cos = {m: s for (m, metric, _), s in _scores(db).items() if metric == "cosine"}
     assert cos["M"] == 1.0  # 頭痛、頭暈、心悸 embeds exactly as the reference 头痛；头晕；心悸
+
+
+def test_cosine_scorer_id_records_the_conversion_and_the_models_set_still_grades_it(db, tmp_path, monkeypatch):
+    """The cosine id says whether the texts were converted (``+t2s``), as the lexical ids do; a set calibrated for the
+    embedding model grades the converted scores (the conversion does not change the model)."""
+    from medeval.engine import embeddings
+    from medeval.engine import thresholds as th
+    from medeval.engine.scoring import score_db
+    from tests.test_scoring import CountingBackend
+
+    backend = CountingBackend()
+    monkeypatch.setitem(embeddings._backends, "counting", backend)
+    _import_traditional(db, tmp_path)
+    score_db(db, metrics=["cosine"], embedding_model="counting")
+    score_db(db, metrics=["cosine"], embedding_model="counting", t2s=False)
+    ids = {sc for (_, metric, sc) in _scores(db) if metric == "cosine"}
+    assert ids == {backend.model_id + "+t2s", backend.model_id}
+    v = th.adopt(db, 1, backend.model_id, created_by="test")
+    th.grade_db(db, v)
+    graded = {r[0] for r in db.conn.execute("SELECT scorer FROM grades WHERE version = ? AND metric = 'cosine'", (v,))}
+    assert backend.model_id + "+t2s" in graded
+    assert th.embedding_matches(backend.model_id, backend.model_id + "+t2s")
+    assert not th.embedding_matches("moka-ai/m3e-base", backend.model_id + "+t2s")

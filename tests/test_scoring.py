@@ -77,7 +77,8 @@ def test_cosine_uses_and_fills_the_embedding_cache(db, small_files, monkeypatch)
     s2 = score_db(db, metrics=["cosine"], embedding_model="counting")
     assert len(backend.encoded) == first and s2.embeddings_computed == 0 and s2.embeddings_cached == first
     scorers = {r[0] for r in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric='cosine'")}
-    assert scorers == {"counting-test-model"}  # the model id is recorded with every cosine score
+    # the model id is recorded with every cosine score, with +t2s: texts converted to simplified Chinese (the default)
+    assert scorers == {"counting-test-model+t2s"}
     empty = db.conn.execute("SELECT s.score FROM scores s JOIN responses r ON r.id = s.response_id "
                             "WHERE r.processed = '' AND s.metric = 'cosine'").fetchall()
     assert all(x == (0.0,) for x in empty)

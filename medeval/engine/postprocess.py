@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Callable
 
-from medeval.core.chinese import parse_int, to_simplified
+from medeval.core.chinese import CHINESE_DIGITS, parse_int, to_simplified
 from medeval.engine.aspects import BY_NAME, DECLARATIVE, ENUMERATED, NUMERIC, Aspect
 from medeval.engine.tokenize import SUPERSCRIPTS as _SUPERSCRIPTS
 
@@ -216,7 +216,7 @@ def _split_conj(part: str) -> list[str]:
 
 
 # Severity levels. Text is NFKC-normalised and lowercased first, so "Ⅱ" is "ii" and "３" is "3".
-_CN_NUM = "[〇零一二两兩三四五六七八九十]"
+_CN_NUM = "[" + "".join(sorted(CHINESE_DIGITS)) + "]"  # the one table, medeval.core.chinese
 _NUM = rf"(?:\d+(?:\.\d+)?|{_CN_NUM}{{1,3}}|(?<![a-z])[ivx]{{1,4}}(?![a-z]))"
 _AFTER = r"\s*(?:级|等|度|类|期)"
 _BEFORE = r"(?:level|grade|class|stage|severity|等级|级别|分级|第)\s*(?:为|是|:|of|is|=)?\s*"

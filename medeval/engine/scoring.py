@@ -55,7 +55,8 @@ def scorer_id(metric: str, backend: EmbeddingBackend | None, t2s: bool | None = 
     if metric == "exact_match":
         return EXACT_SCORER_ID
     assert backend is not None
-    return backend.model_id
+    # cosine embeds the converted texts too, so its id records the conversion the same way (``+t2s``)
+    return backend.model_id + (tok.T2S_SUFFIX if tok.traditional_to_simplified(t2s) else "")
 
 
 def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METRICS,

@@ -272,8 +272,16 @@ def adopt(db: sqlite_utils.Database, version: int, embedding_model: str, *, crea
 def embedding_matches(set_model: str, scorer: str) -> bool:
     """Does a cosine score's scorer id belong to the model a set was calibrated for?
 
-    A local directory named like the set's model (``m3e-base`` for ``moka-ai/m3e-base``) matches.
+    A local directory named like the set's model (``m3e-base`` for ``moka-ai/m3e-base``) matches. The ``+t2s``
+    suffix (texts converted from traditional to simplified Chinese before embedding) does not change the model.
+
+    >>> embedding_matches("moka-ai/m3e-base", "st:m3e-base:1a2b+t2s"), embedding_matches("x", "y+t2s")
+    (True, False)
     """
+    from medeval.engine.tokenize import T2S_SUFFIX
+
+    if scorer.endswith(T2S_SUFFIX):
+        scorer = scorer[: -len(T2S_SUFFIX)]
     if scorer == set_model:
         return True
     base = set_model.rstrip("/").split("/")[-1]
@@ -298,6 +306,12 @@ def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, u
     cosine_scorers = [s for (s,) in conn.execute(
         "SELECT DISTINCT scorer FROM scores WHERE metric = 'cosine' AND response_id > ? AND response_id <= ?",
         (after, upto)) if embedding_matches(ts.embedding_model, s)]
+    # one model, scored with and without the traditional->simplified conversion: the current setting's scores
+    # are graded first (INSERT OR IGNORE keeps the first grade of a response)
+    from medeval.engine.tokenize import T2S_SUFFIX, traditional_to_simplified
+
+    on = traditional_to_simplified(None)
+    cosine_scorers.sort(key=lambda s: (s.endswith(T2S_SUFFIX) != on, s))
     before = conn.total_changes
     for (metric, atype), (low, high) in ts.cutoffs.items():
         scorers = cosine_scorers if metric == "cosine" else [ts.scorer_for(metric)]

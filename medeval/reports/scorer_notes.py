@@ -20,11 +20,17 @@ LABELS = {"bleu1": "BLEU-1", "rouge1": "ROUGE-1", "cosine": "cosine"}
 
 def embedding_name(scorer: str) -> str:
     """A cosine scorer id in words: ``st:m3e-base:1a2b3c`` -> "m3e-base (local model directory, fingerprint 1a2b3c)"."""
+    from medeval.engine.tokenize import T2S_SUFFIX
+
+    t2s = scorer.endswith(T2S_SUFFIX)
+    if t2s:
+        scorer = scorer[: -len(T2S_SUFFIX)]
+    name = scorer
     if scorer.startswith("st:"):
         parts = scorer.split(":")
         if len(parts) >= 3:
-            return f"{parts[1]} (local model directory, fingerprint {parts[2]})"
-    return scorer
+            name = f"{parts[1]} (local model directory, fingerprint {parts[2]})"
+    return name + (", texts converted from traditional to simplified Chinese with OpenCC" if t2s else "")
 
 
 def tokenizer_text(tokenizer_id: str) -> str:
