@@ -142,23 +142,11 @@ def test_agreement_csvs_prefix_names_and_keep_numbers(tmp_path):
 
 # ---------------------------------------------------------------- what the header and methods claim (issue 21 §4)
 
-class _FakeEmbedding:
+def _fake_embedding(model_id):
     """A deterministic embedding backend under a chosen model id (character counts; no model is loaded)."""
+    from tests.test_scoring import CountingBackend
 
-    def __init__(self, model_id):
-        self.model_id = model_id
-
-    def encode(self, texts):
-        import numpy as np
-
-        out = []
-        for t in texts:
-            v = np.zeros(16, dtype=np.float32)
-            for ch in t:
-                v[ord(ch) % 16] += 1
-            n = np.linalg.norm(v)
-            out.append(v / n if n else v)
-        return np.array(out, dtype=np.float32)
+    return CountingBackend(model_id, dims=16)
 
 
 def _scored(db, small_files, monkeypatch, *model_ids):
@@ -167,7 +155,7 @@ def _scored(db, small_files, monkeypatch, *model_ids):
     import_files(db, **small_files)
     score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
     for i, mid in enumerate(model_ids):
-        monkeypatch.setitem(embeddings._backends, f"fake{i}", _FakeEmbedding(mid))
+        monkeypatch.setitem(embeddings._backends, f"fake{i}", _fake_embedding(mid))
         score_db(db, metrics=["cosine"], embedding_model=f"fake{i}")
     # Table 12's cut-offs for whatever tokenizer produced the lexical scores, for M3E: the set under test
     (tok,) = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'bleu1'")}

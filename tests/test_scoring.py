@@ -45,8 +45,11 @@ class CountingBackend:
 
     model_id = "counting-test-model"
 
-    def __init__(self):
+    def __init__(self, model_id: str | None = None, dims: int = 8):
         self.encoded = []
+        if model_id is not None:
+            self.model_id = model_id
+        self.dims = dims
 
     def encode(self, texts):
         import numpy as np
@@ -54,9 +57,9 @@ class CountingBackend:
         self.encoded.extend(texts)
         out = []
         for t in texts:
-            v = np.zeros(8, dtype=np.float32)
+            v = np.zeros(self.dims, dtype=np.float32)
             for ch in t:
-                v[ord(ch) % 8] += 1
+                v[ord(ch) % self.dims] += 1
             n = np.linalg.norm(v)
             out.append(v / n if n else v)
         return np.array(out, dtype=np.float32)

@@ -67,20 +67,11 @@ ANSWERS = {
 }
 
 
-class _Embedding:
+def _embedding():
     """Character-count vectors under the model id the set was calibrated for (no model is loaded)."""
+    from tests.test_scoring import CountingBackend
 
-    model_id = th.TABLE12.embedding_model
-
-    def encode(self, texts):
-        out = []
-        for t in texts:
-            v = np.zeros(32, dtype=np.float32)
-            for ch in t:
-                v[ord(ch) % 32] += 1
-            n = np.linalg.norm(v)
-            out.append(v / n if n else v)
-        return np.array(out, dtype=np.float32)
+    return CountingBackend(th.TABLE12.embedding_model, dims=32)
 
 
 @pytest.fixture
@@ -89,7 +80,7 @@ def scored(db, tmp_path, monkeypatch):
     rows = "\n".join(f"{m},{d},{a},{t}" for m, answers in ANSWERS.items() for (d, a), t in answers.items())
     import_files(db, kb=write(tmp_path / "kb.csv", KB), models=write(tmp_path / "models.csv", MODELS),
                  responses=write(tmp_path / "responses.csv", "model,disease,aspect,response\n" + rows + "\n"))
-    monkeypatch.setitem(embeddings._backends, "t2-fake", _Embedding())
+    monkeypatch.setitem(embeddings._backends, "t2-fake", _embedding())
     score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
     score_db(db, metrics=["cosine"], embedding_model="t2-fake")
     (tok,) = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'bleu1'")}
