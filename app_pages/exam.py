@@ -57,6 +57,11 @@ except MedevalError as e:
 if msg := st.session_state.pop("exam_msg", None):
     (st.error if msg[0] == "error" else st.success)(msg[1])
 
+# the named figures as short headers (the metrics above and "How each figure is computed" give the full names),
+# accuracies as percentages: the table fits a 1366-px screen
+COLUMNS = {name: st.column_config.NumberColumn(label, format="percent", help=name)
+           for name, label in (("accuracy_settled", "acc. settled"), ("accuracy_ambiguous_wrong", "acc. ambiguous=wrong"),
+                               ("accuracy_macro", "acc. macro (CMB)"))}
 st.subheader("Results")
 for r in results:
     res = r.to_dict()
@@ -68,7 +73,8 @@ for r in results:
         col.metric(name, "undefined" if v is None else f"{100 * v:.2f}%")
     st.caption(f"{res['n']} questions · {res['ambiguous']} ambiguous ({res['unsettled']} unsettled, counted wrong in "
                f"accuracy_settled) · {res['unanswered']} unanswered")
-    st.dataframe([dict(zip(HEADER, row)) for row in rows(res)], hide_index=True, width="stretch")
+    st.dataframe([dict(zip(HEADER, row)) for row in rows(res)], hide_index=True, width="stretch",
+                 column_config=COLUMNS)
 with st.expander("How each figure is computed"):
     for name, text in DEFINITIONS.items():
         st.markdown(f"**{name}**: {ui.md_escape(text)}")

@@ -50,7 +50,21 @@ def _fit(table: list[dict]) -> tuple[list[dict], list[str]]:
     empty = {k for k in table[0] if all(row.get(k) in (None, "") for row in table)}
     shown = [{SHORT.get(k, k): _cell(v) for k, v in row.items() if k != "reading" and k not in empty}
              for row in table]
-    return shown, notes
+    return _turned(shown), notes
+
+
+def _turned(shown: list[dict]) -> list[dict]:
+    """A table of many figures for a few rows (e.g. AccR's twelve per model) turned a quarter: one row per
+    figure, one column per row of the table, so it fits the screen instead of scrolling sideways."""
+    keys = list(shown[0]) if shown else []
+    if len(keys) <= 8 or len(shown) > 6:
+        return shown
+    head = keys[0]
+    names = [str(row[head]) for row in shown]
+    if len(set(names)) < len(names):
+        return shown
+    fmt = lambda v: "" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
+    return [{head: k, **{name: fmt(row.get(k)) for name, row in zip(names, shown)}} for k in keys[1:]]
 
 
 prog = r["progress"]
@@ -78,6 +92,7 @@ for n, sec in enumerate(r["sections"]):
         shown, notes = _fit(table)
         floats = {k for row in shown for k, v in row.items() if isinstance(v, float)}
         st.dataframe(shown, hide_index=True, width="stretch", key=f"sec_{n}_{name}",
+                     height=35 * (len(shown) + 1) + 3 if 10 < len(shown) <= 20 else "auto",  # every row in view
                      column_config={k: st.column_config.NumberColumn(format="%.3f") for k in floats})
         for note in notes:
             st.caption(ui.md_escape(note))
