@@ -535,6 +535,12 @@ def test_severity_ranges_and_roman_levels_are_recorded(db, tmp_path):
     assert severity_ranges_text(db) in build_report(db)["notes"][0]
 
 
+def test_the_report_says_when_no_severity_answer_named_a_range(db):
+    from medeval.engine.scoring import severity_ranges_text
+
+    assert severity_ranges_text(db) == " No Severity Level answer named a range of levels (e.g. 三至四级)."
+
+
 @pytest.mark.parametrize("ref,says", [("3-4", "names a range of levels"), ("三至四级", "names a range of levels"),
                                       ("不详", "has no level"), ("待定", "has no level")])
 def test_a_severity_reference_must_be_one_level(db, db_path, tmp_path, ref, says):

@@ -181,10 +181,11 @@ def severity_ranges(db: sqlite_utils.Database, models: Iterable[str] | None = No
 
 
 def severity_ranges_text(db: sqlite_utils.Database) -> str:
-    """A sentence for a report: how many Severity Level answers named a range of levels, per model ('' when none)."""
+    """A sentence for a report: how many Severity Level answers named a range of levels, per model (said also when
+    none did, so a reader knows they were looked for)."""
     counts = {m: n for m, n in severity_ranges(db).items() if n}
     if not counts:
-        return ""
+        return " No Severity Level answer named a range of levels (e.g. 三至四级)."
     total = sum(counts.values())
     per = ", ".join(f"{m} {n}" for m, n in counts.items())
     return (f" {total} Severity Level answer{'s' if total != 1 else ''} named a range of levels (e.g. 三至四级) rather "
