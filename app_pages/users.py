@@ -84,7 +84,9 @@ with tab_edit:
 with tab_audit:
     with ui.db() as d:
         rows = auth.audit_rows(d, actor=user)
-    st.caption(f"{len(rows)} records, oldest first; the log is append-only (the database refuses changes).")
+    shown = "" if len(rows) <= 500 else "the latest 500 shown here, "
+    st.caption(f"{len(rows)} records, newest first ({shown}the download has every record, oldest first); "
+               "the log is append-only (the database refuses changes).")
     st.dataframe(rows[-500:][::-1], hide_index=True, width="stretch", key="audit_table")
     st.download_button("Download the whole audit log (CSV)", csv_text(rows, header=auth.AUDIT_COLUMNS), file_name="medeval-audit.csv",
                        mime="text/csv", key="audit_csv")

@@ -21,7 +21,7 @@ from medeval.annotation import cases as cs
 from medeval.annotation import tasks
 from medeval.cli import main
 from medeval.core import csvsafe, limits
-from medeval.core.errors import InputError
+from medeval.core.errors import InputError, MedevalError
 from medeval.store.db import connect
 from tests.conftest import KB_CSV, MODELS_CSV, RESP_CSV, db_dump, write
 from tests.test_tasks import tdb  # noqa: F401  (fixture: cases, responses, judgements and four users)
@@ -138,7 +138,10 @@ def test_int_settings_are_checked_in_the_library(tdb):  # noqa: F811
         t.check_config(tdb, {"per_model": 0})
     with pytest.raises(InputError, match=r"\(max_items\) must be a whole number in \[0, 100000\]; got 100001"):
         tasks.preview(tdb, "rubric", {"dataset": "clin", "max_items": 100_001}, actor=None)
-    assert tasks.preview(tdb, "rubric", {"dataset": "clin", "max_items": 100_000}, actor=None)["items"] == 3
+    # within the declared bound, a count beyond what exists is refused too (issue 22: "Questions = 99999")
+    with pytest.raises(MedevalError, match=r"100,000 asked for, but this data set has 3 .*choose at most 3"):
+        tasks.preview(tdb, "rubric", {"dataset": "clin", "max_items": 100_000}, actor=None)
+    assert tasks.preview(tdb, "rubric", {"dataset": "clin", "max_items": 3}, actor=None)["items"] == 3
 
 
 # ---------------------------------------------------------------- 8. limits where data enters

@@ -134,13 +134,16 @@ def page(title: str, body: str, *, css: str = "") -> str:
 """
 
 
-def write_csv(path: Path, rows: list[dict]) -> None:
-    """Rows as CSV (cells a spreadsheet could run neutralised); lists and dicts as JSON; every key a column."""
+def write_csv(path: Path, rows: list[dict], columns: list[str] | None = None) -> None:
+    """Rows as CSV (cells a spreadsheet could run neutralised); lists and dicts as JSON; every key a column.
+
+    ``columns`` come first (the header an empty file still gets); keys beyond them follow.
+    """
     with path.open("w", newline="", encoding="utf-8") as f:
-        if not rows:
-            f.write("")
+        names = list(dict.fromkeys([*(columns or []), *(k for r in rows for k in r)]))
+        if not names:
             return
-        w = csvsafe.dict_writer(f, fieldnames=list(dict.fromkeys(k for r in rows for k in r)), restval="")
+        w = csvsafe.dict_writer(f, fieldnames=names, restval="")
         w.writeheader()
         for r in rows:
             w.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v

@@ -309,7 +309,7 @@ def section_figures(sec: dict) -> list[tuple[str, go.Figure]]:
 
 def _when(v) -> str:
     if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(v))
+        return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(v))
     return "" if v is None else str(v)
 
 
@@ -399,7 +399,7 @@ def write_report(r: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str,
     paths["progress_csv"] = out / "progress.csv"
     kit.write_csv(paths["progress_csv"], r["progress"]["annotators"])
     paths["flags_csv"] = out / "flags.csv"
-    kit.write_csv(paths["flags_csv"], flag_rows(r))
+    kit.write_csv(paths["flags_csv"], flag_rows(r), columns=["item", "source", "annotator", "note", "at"])
     if r.get("gold"):
         paths["gold_csv"] = out / "gold.csv"
         kit.write_csv(paths["gold_csv"], gold_rows(r))

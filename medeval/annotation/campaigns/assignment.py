@@ -59,6 +59,16 @@ def _active_users(db, annotators: list[str], k: int) -> list[tuple]:
     return users
 
 
+def check_unique_name(db: sqlite_utils.Database, name: str) -> str:
+    """``name`` stripped, refused when a campaign (tier or task) already has it, case and outer spaces aside."""
+    name = (name or "").strip()
+    row = next(((i, n) for i, n in db.conn.execute("SELECT id, name FROM campaigns ORDER BY id")
+                if n.strip().casefold() == name.casefold()), None)
+    if row is not None:
+        raise MedevalError(f"a campaign named {row[1]!r} already exists (#{row[0]}): choose another name")
+    return name
+
+
 def balanced_plan(n_items: int, user_ids: list[int], k: int, rng: np.random.Generator) -> list[list[int]]:
     """For each item, the k least-loaded annotators (ties broken at random): balanced and reproducible."""
     load = {uid: 0 for uid in user_ids}
@@ -81,6 +91,7 @@ def _store_campaign(db, name: str, kind: str, config: dict, report: list, chosen
     config = {**config, "k": k, "seed": seed, "annotators": [u[1] for u in users],
               "threshold_version": th.active(db).version}
     with transaction(db):
+        name = check_unique_name(db, name)
         cur = db.conn.execute(
             "INSERT INTO campaigns (name, kind, config, report, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (name, kind, json.dumps(config), json.dumps(report), actor.username if actor else "cli",
@@ -105,7 +116,7 @@ def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConf
     """Sample per score interval, assign each item to exactly k annotators, store in one transaction."""
     if actor is not None:
         require_role(actor, "researcher", "admin")
-    name = check_name(name, what="campaign name")
+    name = check_unique_name(db, check_name(name, what="campaign name"))
     check_bucket_config(cfg)
     users = _active_users(db, annotators, cfg.k)
     chosen, report = sample_buckets(db, cfg)
@@ -130,7 +141,7 @@ def create_random_campaign(db: sqlite_utils.Database, name: str, n: int, annotat
     """
     if actor is not None:
         require_role(actor, "researcher", "admin")
-    name = check_name(name, what="campaign name")
+    name = check_unique_name(db, check_name(name, what="campaign name"))
     n = check_number(n, what="--n (responses drawn)", low=1, high=COUNT_MAX, integer=True)
     seed = check_seed(seed, what="--seed")
     if not isinstance(allow_overlap, bool):
@@ -169,7 +180,7 @@ def create_active_campaign(db: sqlite_utils.Database, name: str, cfg: ActiveConf
     """
     if actor is not None:
         require_role(actor, "researcher", "admin")
-    name = check_name(name, what="campaign name")
+    name = check_unique_name(db, check_name(name, what="campaign name"))
     check_active_config(cfg)
     users = _active_users(db, annotators, cfg.k)
     chosen, report = sample_buckets(db, cfg.seed_config())

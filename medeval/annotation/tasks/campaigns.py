@@ -9,7 +9,7 @@ import numpy as np
 import sqlite_utils
 
 from medeval.accounts.auth import User, audit, require_role
-from medeval.annotation.campaigns.assignment import _active_users, balanced_plan
+from medeval.annotation.campaigns.assignment import _active_users, balanced_plan, check_unique_name
 from medeval.annotation.tasks.registry import get, is_task_kind
 from medeval.core.errors import MedevalError
 from medeval.core.limits import check_name, check_seed
@@ -40,7 +40,7 @@ def create_campaign(db: sqlite_utils.Database, task: str, name: str, annotators:
     t = get(task)
     if not (name or "").strip():
         raise MedevalError("give the campaign a name")
-    name = check_name(name, what="campaign name")
+    name = check_unique_name(db, check_name(name, what="campaign name"))
     seed = check_seed(seed, what="--seed")
     cfg = t.check_config(db, config or {})
     users = _users(db, annotators, k)
@@ -53,6 +53,7 @@ def create_campaign(db: sqlite_utils.Database, task: str, name: str, annotators:
     plan = balanced_plan(len(items), [u[0] for u in users], k, rng)
     full = {"task": task, **cfg, "k": k, "seed": seed, "annotators": [u[1] for u in users]}
     with transaction(db):
+        name = check_unique_name(db, name)
         cid = db.conn.execute(
             "INSERT INTO campaigns (name, kind, config, report, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (name.strip(), task, json.dumps(full, ensure_ascii=False), json.dumps([]),

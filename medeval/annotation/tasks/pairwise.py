@@ -83,6 +83,9 @@ class Preference(TaskType):
             raise MedevalError("no question of this data set has two " + ("judges' assessments" if judges
                                                                              else "models' answers") + " to compare")
         n = int(config.get("max_items") or 0)
+        if n > len(items):  # bounded by what exists: never a silent "all"
+            raise MedevalError(f"Comparisons (0 = all): {n:,} asked for, but this data set has {len(items):,} comparisons; "
+                               f"choose at most {len(items):,} (0 takes all)")
         if 0 < n < len(items):
             keep = sorted(rng.choice(len(items), size=n, replace=False).tolist())
             items = [items[i] for i in keep]

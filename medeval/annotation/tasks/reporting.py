@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 
 import sqlite_utils
 
@@ -32,10 +33,17 @@ def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None =
 ANSWERS_CSV_COLUMNS = ["item", "annotator", "question", "value", "at", "guideline_version"]
 
 
+def iso_time(v) -> str:
+    """A stored time (epoch seconds) as ISO 8601 with its time zone, ``2026-11-25T14:03:11+00:00``; text as it is."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return datetime.fromtimestamp(v, timezone.utc).isoformat(timespec="seconds")
+    return "" if v is None else str(v)
+
+
 def answers_csv(rows: list[AnswerRow]) -> str:
-    """:func:`answers` as CSV text (cells a spreadsheet could run are neutralised)."""
-    return csvsafe.csv_text([(a.item_id, a.annotator, a.question, a.value, a.at, a.guideline_version) for a in rows],
-                            header=ANSWERS_CSV_COLUMNS)
+    """:func:`answers` as CSV text, times in ISO 8601 with time zone (cells a spreadsheet could run are neutralised)."""
+    return csvsafe.csv_text([(a.item_id, a.annotator, a.question, a.value, iso_time(a.at), a.guideline_version)
+                             for a in rows], header=ANSWERS_CSV_COLUMNS)
 
 
 def flags(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:

@@ -194,6 +194,9 @@ class RubricRating(TaskType):
             raise MedevalError("no question of this data set has two or more responses"
                                + (f" and an assessment by {judge}" if judge else ""))
         n = int(config.get("max_items") or 0)
+        if n > len(items):  # bounded by what exists: never a silent "all"
+            raise MedevalError(f"Questions (0 = all): {n:,} asked for, but this data set has {len(items):,} questions that can be rated; "
+                               f"choose at most {len(items):,} (0 takes all)")
         if 0 < n < len(items):
             keep = sorted(rng.choice(len(items), size=n, replace=False).tolist())
             items = [items[i] for i in keep]
