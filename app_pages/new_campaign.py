@@ -18,6 +18,14 @@ if len(people) < 1:
     st.info("There are no active users to assign work to. An admin adds them on the Users page.")
     st.stop()
 
+FORM_KEYS = ("new_kind", "new_name", "new_annotators", "new_k", "new_campaign_seed", "new_metrics", "new_types",
+             "new_width", "new_sampling", "new_per_interval", "new_per_active", "new_round_size", "new_target",
+             "new_budget", "new_explore", "new_n", "new_allow_overlap", "created_signature")
+created = st.session_state.pop("new_campaign_created", None)
+if created:  # the form below is back to its defaults; the message names what was created
+    st.success(created, icon=":material/check_circle:")
+    st.page_link("app_pages/campaigns.py", label="See its progress", icon=":material/monitoring:")
+
 if "new_campaign_seed" not in st.session_state:
     st.session_state["new_campaign_seed"] = secrets.randbelow(10**6)
 
@@ -144,6 +152,8 @@ if st.button("Create campaign", type="primary", disabled=bool(_problems()), key=
         st.session_state.pop("created_signature", None)
         st.error(ui.md_escape(str(e)))
     else:
-        st.success(f"Campaign #{cid} created. Its annotators see it on their Grade page now.")
-        del st.session_state["new_campaign_seed"]
-        st.page_link("app_pages/campaigns.py", label="See its progress", icon=":material/monitoring:")
+        for k_ in FORM_KEYS:  # every field back to its default (and a new seed) for the next campaign
+            st.session_state.pop(k_, None)
+        st.session_state["new_campaign_created"] = (f"Campaign #{cid} “{name.strip()}” created. Its annotators "
+                                                    "see it on their Grade page now.")
+        st.rerun()

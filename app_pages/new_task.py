@@ -24,6 +24,10 @@ if not data:
     st.info("No cases or fact-check answers are imported yet: `python -m medeval import-cases` or "
             "`python -m medeval import-factcheck` (see the README).")
     st.stop()
+created = st.session_state.pop("new_task_created", None)
+if created:  # the form below is back to its defaults; the message names what was created
+    st.success(created, icon=":material/check_circle:")
+    st.page_link("app_pages/task_results.py", label="See its results", icon=":material/analytics:")
 if "new_task_seed" not in st.session_state:
     st.session_state["new_task_seed"] = secrets.randbelow(10**6)
 
@@ -102,6 +106,8 @@ if st.button("Create campaign", type="primary", disabled=bool(problems), key="cr
         st.session_state.pop("created_task_signature", None)
         st.error(ui.md_escape(str(e)))
     else:
-        st.success(f"Campaign #{cid} created. Its annotators see it on their Rate & compare page now.")
-        del st.session_state["new_task_seed"]
-        st.page_link("app_pages/task_results.py", label="See its results", icon=":material/analytics:")
+        for k_ in [k_ for k_ in st.session_state if str(k_).startswith("new_task_")] + ["created_task_signature"]:
+            st.session_state.pop(k_, None)  # every field back to its default (and a new seed) for the next one
+        st.session_state["new_task_created"] = (f"Campaign #{cid} “{name.strip()}” created. Its annotators see "
+                                                "it on their Rate & compare page now.")
+        st.rerun()
