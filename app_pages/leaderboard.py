@@ -26,6 +26,8 @@ version = c1.selectbox("Threshold set", versions, index=versions.index(active), 
                        key="lb_version")
 metric = c2.selectbox("Metric", ["averaged", "bleu1", "rouge1", "cosine"], key="lb_metric")
 try:
+    with ui.db() as d, st.spinner(f"Grading the scores under v{version} (once)…"):
+        lb.grade_missing(d, version, actor=user)  # a set never made active (Table 12) has no grades of its own
     with ui.db() as d:
         rep = build_report(d, version)
 except MedevalError as e:
@@ -96,9 +98,30 @@ st.subheader("Compare with another version", anchor=False)
 others = [v for v in versions if v != version]
 if others:
     other = st.selectbox("Earlier / other version", others, format_func=labels.get, key="lb_other")
-    with ui.db() as d:
-        old = lb.rows(build_report(d, other), metric=metric, aspect=aspect)
-    st.dataframe(lb.diff(old, board), hide_index=True, width="stretch")
+    with ui.db() as d, st.spinner(f"Grading the scores under v{other} (once)…"):
+        lb.grade_missing(d, other, actor=user)
+        cmp = lb.compare(d, version, other, metric=metric, aspect=aspect)
+    for m, why in cmp["reasons"].items():  # per metric: why it cannot be compared, never a column of None
+        st.caption(ui.md_escape(f"Not compared on {lb.LABELS[m]}: {why}."))
+    if cmp["rows"]:
+        over = " and ".join(lb.LABELS[m] for m in cmp["metrics"])
+        st.caption(ui.md_escape(
+            f"Rank and total score under v{version} and under v{other}, "
+            + (f"averaged over {over} on both sides (the metrics both sets can grade)" if metric == "averaged"
+               else f"on {over}") + "; a positive rank change moved up."))
+        names = {"rank": f"rank v{version}", "rank_before": f"rank v{other}", "rank_change": "rank change",
+                 "total_score": f"total v{version}", "total_before": f"total v{other}", "total_change": "total change",
+                 "level": f"level v{version}", "level_before": f"level v{other}"}
+        st.dataframe([{names.get(k, k): v for k, v in r.items()} for r in cmp["rows"]], hide_index=True,
+                     width="stretch", key="lb_compare",
+                     column_config={names[k]: st.column_config.NumberColumn(format="%.2f")
+                                    for k in ("total_score", "total_before", "total_change")})
+    elif cmp["metrics"]:
+        st.info(f"Nothing is graded under v{other} for this choice.")
+    else:
+        st.info(ui.md_escape(f"v{other} cannot be compared with v{version} "
+                             + ("on any metric" if metric == "averaged" else f"on {lb.LABELS.get(metric, metric)}")
+                             + ": see above why."))
 else:
     st.caption("Only one threshold-set version exists.")
 

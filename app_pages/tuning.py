@@ -35,7 +35,6 @@ with ui.db() as d:
     act = th.active(d)
     signature = tuning.signature(d)
     camps = [c for c in cp.list_campaigns(d, actor=user)]
-    my_draft = tuning.draft(d, user)
 index = score_index(settings.db_path(), act.version, tuple(signature))
 
 c1, c2, c3 = st.columns([2, 1, 1])
@@ -71,19 +70,22 @@ def cut_off_intervals(metric_: str, atype_: str, scores_: np.ndarray, tiers_: np
 bands = cut_off_intervals(metric, atype, scores, tiers, criterion) if len(scores) >= 3 else None
 
 slider_key = f"cut_{metric}_{atype}"
-if slider_key not in st.session_state:
-    st.session_state[slider_key] = tuple(float(x) for x in my_draft[key])
 
 
 def _save() -> None:
-    lo, hi = st.session_state[slider_key]
+    """The slider moved: keep the handle that was not moved exactly where it was (the browser snaps both to the
+    step grid), then store the draft."""
     with ui.db() as d:
+        before = tuning.draft(d, user)[key]
+        lo, hi = tuning.settle_handles(before, st.session_state[slider_key], low=float(info.low))
+        st.session_state[slider_key] = (lo, hi)
         tuning.save_draft(d, user, metric, atype, lo, hi)
 
 
 def _use(cut) -> None:
-    st.session_state[slider_key] = (float(cut[0]), float(cut[1]))
-    _save()
+    st.session_state[slider_key] = lo_hi = (float(cut[0]), float(cut[1]))  # both chosen: nothing to settle
+    with ui.db() as d:
+        tuning.save_draft(d, user, metric, atype, *lo_hi)
 
 
 def _discard() -> None:
@@ -93,12 +95,58 @@ def _discard() -> None:
         del st.session_state[k]
 
 
+def publish_section(mine: dict) -> None:
+    """What publishing would change, from the draft of the moment (``mine``: the stored draft with the slider's
+    value), and the buttons. Drawn inside the slider's fragment, so it is never one move behind."""
+    st.subheader("Publish", anchor=False)
+    if msg := st.session_state.pop("publish_msg", None):
+        st.success(msg)
+    changes = {k: v for k, v in mine.items()  # equal to 9 decimals (the comparison rule) is no change
+               if act.cutoffs.get(k) is None or tuple(map(th.canonical, act.cutoffs[k])) != tuple(map(th.canonical, v))}
+    if not changes:
+        st.caption(f"Your draft equals the active set v{act.version}: move a slider to change it.")
+        return
+    with st.container(key="tune_changes"):  # a few lines of words, the slider's format: what Publish would change
+        st.markdown("\n".join(
+            f"- {m} / {t}: active v{act.version} "
+            + ("none" if act.cutoffs.get((m, t)) is None else "{:.3f} – {:.3f}".format(*act.cutoffs[(m, t)]))
+            + " → your draft **{:.3f} – {:.3f}**".format(*v) for (m, t), v in sorted(changes.items())))
+    name = st.text_input("Name of the new threshold set", key="publish_name",
+                         placeholder="e.g. Calibrated on round 1")
+    p1, p2 = st.columns(2)
+    if p1.button("Publish and activate", type="primary", key="publish", disabled=not name.strip()):
+        source = {}
+        if cid is not None:
+            with ui.db() as d:
+                source = cal.campaign_source(d, cid)
+        try:
+            with ui.db() as d:
+                v = cal.publish_set(d, changes, name=name, actor=user,
+                                    provenance={"method": "tuned by hand on the tuning page", "source": source,
+                                                **({"consensus": consensus} if cid is not None else {})})
+                tuning.discard_draft(d, user)
+        except MedevalError as e:
+            st.error(ui.md_escape(str(e)))
+        else:
+            st.session_state["publish_msg"] = f"Published v{v} and made it active; every score was regraded under it."
+            for k in [k for k in st.session_state if str(k).startswith("cut_")]:
+                del st.session_state[k]
+            st.rerun()  # the whole page: the active set, its scores and every comparison changed
+    p2.button("Discard my draft", on_click=_discard, key="discard_draft")
+
+
 @st.fragment
 def tuner() -> None:
+    """The slider and everything it changes, the Publish section included: a slider move reruns only this part,
+    so every number below it -- and what Publish would publish -- is the slider's value of the moment."""
+    with ui.db() as d:
+        mine = tuning.draft(d, user)  # read now: a move, "Use the suggested optimum" or a discard just changed it
+    if slider_key not in st.session_state:
+        st.session_state[slider_key] = tuple(float(x) for x in mine[key])
     lo, hi = st.slider("Cut-offs: Completely Wrong below the first, Basically Correct from the second",
-                       float(info.low), float(info.high), step=0.005, key=slider_key, on_change=_save,
+                       float(info.low), float(info.high), step=tuning.SLIDER_STEP, key=slider_key, on_change=_save,
                        format="%.3f")
-    draft = {**my_draft, key: (lo, hi)}
+    draft = {**mine, key: (lo, hi)}
     counts = index.counts(metric, atype, lo, hi)
     total = int(counts.sum())
     m1, m2, m3, m4 = st.columns(4)
@@ -167,6 +215,7 @@ def tuner() -> None:
                        "level": r["averaged"]["level"], "move": before.get(r["model"], r["rank"]) - r["rank"]}
                       for r in now], hide_index=True, key="tune_board",
                      column_config={"total": st.column_config.NumberColumn(format="%.2f")})
+    publish_section(draft)
 
 
 tuner()
@@ -203,13 +252,15 @@ if is_active:
             (cid, cid)).fetchone())
     status, series = active_status(cid, grades_sig)
     target = float(status["target_width"])
-    mine_ = [r for r in series if r["metric"] == metric and r["aspect_type"] == atype]
-    if mine_:
+    ran = list(dict.fromkeys((r["metric"], r["aspect_type"]) for r in series))  # every stratum the rounds ran
+    if ran:
         wfig = go.Figure()
-        for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
-            pts = [r for r in mine_ if r["cut_off"] == which]
-            wfig.add_trace(go.Scatter(x=[r["after_round"] for r in pts], y=[r["width"] for r in pts],
-                                      mode="lines+markers", name=f"{which} cut-off", line=dict(color=colour)))
+        for n, (m_, t_) in enumerate(ran):
+            for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
+                pts = [r for r in series if (r["metric"], r["aspect_type"], r["cut_off"]) == (m_, t_, which)]
+                wfig.add_trace(go.Scatter(x=[r["after_round"] for r in pts], y=[r["width"] for r in pts],
+                                          mode="lines+markers", name=f"{m_} / {t_}: {which} cut-off",
+                                          line=dict(color=colour, dash=("solid", "dot", "dash", "dashdot")[n % 4])))
         wfig.add_hline(y=target, line_dash="dash", annotation_text=f"target {target:g}")
         wfig.update_layout(height=220, template="plotly_white", margin=dict(l=40, r=20, t=20, b=40),
                            xaxis=dict(title="rounds graded", dtick=1), yaxis=dict(title="95% interval width",
@@ -233,34 +284,3 @@ if is_active:
     if msg:
         (st.success if msg[0] == "ok" else st.error)(ui.md_escape(msg[1]))
 
-st.subheader("Publish", anchor=False)
-with ui.db() as d:
-    mine = tuning.draft(d, user)
-changes = {k: v for k, v in mine.items()  # equal to 9 decimals (the comparison rule) is no change
-           if act.cutoffs.get(k) is None or tuple(map(th.canonical, act.cutoffs[k])) != tuple(map(th.canonical, v))}
-if not changes:
-    st.caption(f"Your draft equals the active set v{act.version}: move a slider to change it.")
-else:
-    st.dataframe([{"metric": m, "aspect type": t, "active": str(act.cutoffs.get((m, t))), "your draft": str(v)}
-                  for (m, t), v in sorted(changes.items())], hide_index=True, key="tune_changes")
-    name = st.text_input("Name of the new threshold set", key="publish_name",
-                         placeholder="e.g. Calibrated on round 1")
-    p1, p2 = st.columns(2)
-    if p1.button("Publish and activate", type="primary", key="publish", disabled=not name.strip()):
-        source = {}
-        if cid is not None:
-            with ui.db() as d:
-                source = cal.campaign_source(d, cid)
-        try:
-            with ui.db() as d:
-                v = cal.publish_set(d, changes, name=name, actor=user,
-                                    provenance={"method": "tuned by hand on the tuning page", "source": source,
-                                                **({"consensus": consensus} if cid is not None else {})})
-                tuning.discard_draft(d, user)
-        except MedevalError as e:
-            st.error(ui.md_escape(str(e)))
-        else:
-            st.success(f"Published v{v} and made it active; every score was regraded under it.")
-            for k in [k for k in st.session_state if str(k).startswith("cut_")]:
-                del st.session_state[k]
-    p2.button("Discard my draft", on_click=_discard, key="discard_draft")

@@ -62,3 +62,61 @@ def test_ttests_filter_and_mark_and_figures_have_one_trace_per_tier(rep_db):
     assert [t.name for t in fig.data] == list(lb.TIER_LABELS)
     heat = lb.aspect_heatmap(rep)
     assert len(heat.data[0].y) == 2 and len(heat.data[0].x) == len({a["aspect"] for a in rep["aspects"]})
+
+
+@pytest.fixture
+def v1_never_active(db_path, small_files):
+    """Lexical scores and cosine scores from another embedding model than Table 12's; the active set v2 is Table 12
+    adopted for that model, so v1 (Table 12) has no grades at all -- the demo's situation."""
+    from medeval.accounts import auth
+
+    with connect(db_path) as db:
+        import_files(db, **small_files)
+        score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
+        db.conn.execute("INSERT INTO scores (response_id, metric, scorer, score) SELECT response_id, 'cosine', "
+                        "'use-multilingual-v3@0.2.1', score FROM scores WHERE metric = 'bleu1'")
+        db.conn.commit()
+        th.adopt(db, 1, "use-multilingual-v3@0.2.1", created_by="test", activate_it=True)
+        auth.add_user(db, "res", "correct horse battery", "researcher")
+        auth.add_user(db, "doc", "correct horse battery", "annotator")
+    return db_path
+
+
+def test_compare_with_a_set_never_made_active_grades_it_and_says_why_a_metric_is_left_out(v1_never_active):
+    from medeval.accounts import auth
+    from medeval.core.errors import PermissionDenied
+
+    with connect(v1_never_active) as db:
+        res, doc = auth.get_user(db, "res"), auth.get_user(db, "doc")
+        assert th.active(db).version == 2
+        assert not db.conn.execute("SELECT 1 FROM grades WHERE version = 1").fetchone()
+        with pytest.raises(PermissionDenied):
+            lb.grade_missing(db, 1, actor=doc)
+        assert lb.grade_missing(db, 1, actor=res) > 0
+        assert lb.grade_missing(db, 1, actor=res) == 0  # graded once
+        assert not db.conn.execute("SELECT 1 FROM grades WHERE version = 1 AND metric = 'cosine'").fetchone()
+
+        avg = lb.compare(db, 2, 1)
+        assert avg["metrics"] == ["bleu1", "rouge1"]
+        why = avg["reasons"]["cosine"]
+        assert "v1's cosine cut-offs are for moka-ai/m3e-base" in why and "use-multilingual-v3@0.2.1" in why
+        assert avg["rows"] and all(r[k] is not None for r in avg["rows"] for k in r)
+        # v2 is v1 with the same lexical cut-offs: nothing moves on the metrics both grade
+        assert all(r["total_change"] == pytest.approx(0) and r["rank_change"] == 0 for r in avg["rows"])
+        # averaged over BLEU-1 and ROUGE-1 only, on both sides: the mean of the two metrics' totals
+        per = {m["model"]: m["per_metric"] for m in build_report(db, 2)["models"]}
+        for r in avg["rows"]:
+            assert r["total_score"] == pytest.approx((per[r["model"]]["bleu1"]["total_score"]
+                                                      + per[r["model"]]["rouge1"]["total_score"]) / 2)
+        one = lb.compare(db, 2, 1, metric="bleu1", aspect="Primary Symptoms")
+        assert one["reasons"] == {} and one["metrics"] == ["bleu1"]
+        before = {r["model"]: r for r in lb.rows(build_report(db, 1), metric="bleu1", aspect="Primary Symptoms")}
+        assert {r["model"]: r["total_before"] for r in one["rows"]} == {m: r["total_score"] for m, r in before.items()}
+        cos = lb.compare(db, 2, 1, metric="cosine")
+        assert cos["rows"] == [] and cos["metrics"] == [] and set(cos["reasons"]) == {"cosine"}
+        # a set for another tokenizer: the lexical metrics are left out with the tokenizers named
+        v = th.store(db, th.ThresholdSet(name="other tok", cutoffs=dict(th.TABLE12.cutoffs), tokenizer="tok-x",
+                                         embedding_model="use-multilingual-v3@0.2.1"), created_by="test")
+        lb.grade_missing(db, v, actor=res)
+        other = lb.compare(db, 2, v)
+        assert other["metrics"] == ["cosine"] and "the tokenizer tok-x" in other["reasons"]["bleu1"]

@@ -143,11 +143,26 @@ def test_a_provisional_set_is_marked(lb_db):
 
 
 def test_nothing_graded_says_so(lb_db):
+    # a set for another tokenizer and embedding model, without exact match: it can grade none of the scores
+    # (a set that can grade them but was never made active is graded for its report: the next test)
+    cut = {k: c for k, c in th.TABLE12.cutoffs.items() if k[0] != "exact_match"}
     with connect(lb_db) as db:
-        v = th.store(db, th.ThresholdSet(name="ungraded", cutoffs=dict(th.TABLE12.cutoffs)), created_by="test")
+        v = th.store(db, th.ThresholdSet(name="ungraded", cutoffs=cut, tokenizer="no-such-tokenizer",
+                                         embedding_model="no/such-model"), created_by="test")
         data = lr.build(db, v)
     page = lr.render_html(data)
     assert f"Nothing is graded under threshold set v{v} yet" in page and "0 graded responses of 0 models" in page
+
+
+def test_a_set_never_made_active_is_graded_for_its_report_and_its_comparison(lb_db):
+    with connect(lb_db) as db:
+        v = th.store(db, th.ThresholdSet(name="never active", cutoffs=dict(th.TABLE12.cutoffs)), created_by="test")
+        assert not db.conn.execute("SELECT 1 FROM grades WHERE version = ?", (v,)).fetchone()
+        data = lr.build(db, v, compare=th.active(db).version)
+        assert db.conn.execute("SELECT count(*) FROM grades WHERE version = ?", (v,)).fetchone()[0] > 0
+    rows = lr.diff_rows(data)
+    assert rows and all(r["total_before"] is not None and r["rank_before"] is not None for r in rows)
+    assert "Nothing is graded" not in lr.render_html(data)
 
 
 def test_hostile_model_and_aspect_names_are_escaped(lb_db):

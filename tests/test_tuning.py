@@ -84,3 +84,18 @@ def test_drafts_are_private_validated_and_discarded(db):
         tuning.save_draft(db, doc, "bleu1", "enumerated", 0.1, 0.3)
     tuning.discard_draft(db, res)
     assert tuning.draft(db, res) == th.active(db).cutoffs
+
+
+def test_a_handle_the_researcher_did_not_move_keeps_its_exact_value():
+    # the browser snaps both handles to the 0.005 grid when one moves: 0.066894637 arrives as 0.065
+    before = (0.066894637, 0.466063349)
+    assert tuning.settle_handles(before, (0.065, 0.5), low=0.0) == (0.066894637, 0.5)  # upper moved only
+    assert tuning.settle_handles(before, (0.07, 0.465), low=0.0) == (0.07, 0.466063349)  # lower moved only
+    assert tuning.settle_handles(before, (0.1, 0.6), low=0.0) == (0.1, 0.6)  # both moved (set programmatically)
+    # the upper handle pulled down onto the lower one stops on it, the lower one stays put
+    assert tuning.settle_handles(before, (0.065, 0.065), low=0.0) == (0.066894637, 0.066894637)
+    assert tuning.settle_handles(before, (0.465, 0.465), low=0.0) == (0.465, 0.466063349)  # lower up to the upper
+    # cosine's grid starts at -1
+    assert tuning.settle_handles((0.230435632, 0.748388082), (0.23, 0.8), low=-1.0) == (0.230435632, 0.8)
+    # on-grid values: any change is a move
+    assert tuning.settle_handles((0.05, 0.25), (0.05, 0.3), low=0.0) == (0.05, 0.3)

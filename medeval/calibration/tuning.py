@@ -158,6 +158,46 @@ def against_experts(scores, tiers, low: float, high: float) -> Agreement:
     return Agreement(n, g["confusion"][0].astype(int).tolist(), val["kappa"], val["accuracy"], val["spearman"])
 
 
+# ---------------------------------------------------------------- the two-handled slider
+
+SLIDER_STEP = 0.005
+"""The Tune cut-offs slider's step: the browser snaps a handle it moves to this grid (from the metric's low end)."""
+
+
+def settle_handles(before: tuple[float, float], after: tuple[float, float], *, low: float,
+                   step: float = SLIDER_STEP) -> tuple[float, float]:
+    """The cut-offs after one move of the two-handled slider: a handle the researcher did not move keeps its value.
+
+    The browser's slider (react-aria) snaps *both* handles to its step grid when one moves, so a calibrated
+    cut-off off the grid (0.066894637) would jump to 0.065 when only the other handle was moved. A handle whose
+    new value is its old value snapped to the grid has not been moved: it keeps the old value exactly. A moved
+    handle that passes the kept one stops on it (the two may be equal, never crossed).
+
+    >>> settle_handles((0.066894637, 0.466), (0.065, 0.5), low=0.0)
+    (0.066894637, 0.5)
+    >>> settle_handles((0.066894637, 0.466), (0.07, 0.466), low=0.0)
+    (0.07, 0.466)
+    >>> settle_handles((0.066894637, 0.466), (0.065, 0.065), low=0.0)
+    (0.066894637, 0.066894637)
+    """
+    tol = step * 1e-3
+
+    def snapped(x: float) -> float:
+        return low + round((x - low) / step) * step
+
+    (b_lo, b_hi), (a_lo, a_hi) = before, after
+    lo_kept = abs(a_lo - snapped(b_lo)) <= tol
+    hi_kept = abs(a_hi - snapped(b_hi)) <= tol
+    lo = float(b_lo) if lo_kept else float(a_lo)
+    hi = float(b_hi) if hi_kept else float(a_hi)
+    if lo > hi:  # only the moved handle gives way
+        if lo_kept:
+            hi = lo
+        else:
+            lo = hi
+    return lo, hi
+
+
 # ---------------------------------------------------------------- drafts, one per researcher
 
 def draft(db: sqlite_utils.Database, user: User) -> dict[tuple[str, str], tuple[float, float]]:

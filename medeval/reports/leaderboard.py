@@ -11,10 +11,15 @@ from __future__ import annotations
 import html
 
 import plotly.graph_objects as go
+import sqlite_utils
 
 from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
-from medeval.reports.tier_report import level
+from medeval.engine import thresholds as th
+from medeval.engine.metrics import REPORT_METRICS
+from medeval.engine.totals import summarise
+from medeval.reports.scorer_notes import LABELS, embedding_name
+from medeval.reports.tier_report import level, tier_counts
 
 TIER_KEYS = ("completely_wrong", "partially_correct", "basically_correct")
 TIER_LABELS = ("Completely Wrong", "Partially Correct", "Basically Correct")
@@ -66,6 +71,102 @@ def diff(old: list[dict], new: list[dict]) -> list[dict]:
                     "total_change": (r["total_score"] - b["total_score"]) if b else None,
                     "level": r["level"], "level_before": b["level"] if b else None})
     return out
+
+
+# ---------------------------------------------------------------- comparing two threshold-set versions
+
+def _scorers(db: sqlite_utils.Database, metric: str) -> list[str]:
+    return [s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = ? ORDER BY 1", (metric,))]
+
+
+def _grades(ts: th.ThresholdSet, metric: str, scorer: str) -> bool:
+    return th.embedding_matches(ts.embedding_model, scorer) if metric == "cosine" else scorer == ts.scorer_for(metric)
+
+
+def why_not_graded(db: sqlite_utils.Database, ts: th.ThresholdSet, metric: str) -> str | None:
+    """Why set ``ts`` gives no tiers for ``metric`` on the stored scores, in words (None: it can grade them).
+
+    E.g. "v1's cosine cut-offs are for moka-ai/m3e-base; these cosine scores come from use-multilingual-v3@0.2.1".
+    """
+    label, scorers = LABELS.get(metric, metric), _scorers(db, metric)
+    if not scorers:
+        return f"{label} is not scored in this database"
+    if not any(_grades(ts, metric, s) for s in scorers):
+        made_for = ts.embedding_model if metric == "cosine" else f"the tokenizer {ts.tokenizer}"
+        came = ", ".join(embedding_name(s) if metric == "cosine" else f"the tokenizer {s}" for s in scorers)
+        return f"v{ts.version}'s {label} cut-offs are for {made_for}; these {label} scores come from {came}"
+    if not any(k[0] == metric for k in ts.cutoffs):
+        return f"v{ts.version} has no {label} cut-offs"
+    return None
+
+
+def grade_missing(db: sqlite_utils.Database, version: int, *, actor) -> int:
+    """Grade under ``version`` the stored scores it can grade but has no grades for; returns the grades added.
+
+    A set that was never made active (Table 12, v1, in every database) has no grades, and one made active earlier
+    lacks the scores imported since; grading is a pure function of (score, cut-offs), the same as on activation
+    (:func:`medeval.engine.thresholds.grade_db`), so grading them now changes nothing else. ``actor``: the signed-in
+    user (researchers and admins only); ``None`` is the command line.
+    """
+    from medeval.accounts.auth import require_role
+
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    ts = th.load(db, version)
+    graded = dict(db.conn.execute("SELECT metric, count(*) FROM grades WHERE version = ? GROUP BY metric", (version,)))
+    missing = False
+    for metric in {m for m, _ in ts.cutoffs}:
+        scorers = [s for s in _scorers(db, metric) if _grades(ts, metric, s)]
+        if not scorers:
+            continue
+        types = sorted({t for m, t in ts.cutoffs if m == metric})
+        n = db.conn.execute(
+            f"SELECT count(*) FROM scores s JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = "
+            f"r.kb_id WHERE s.metric = ? AND s.scorer IN ({','.join('?' * len(scorers))}) "
+            f"AND k.aspect_type IN ({','.join('?' * len(types))})", (metric, *scorers, *types)).fetchone()[0]
+        missing = missing or graded.get(metric, 0) < n
+    return th.grade_db(db, version)[1] if missing else 0
+
+
+def _board(db: sqlite_utils.Database, version: int, metrics: list[str], aspect: str | None) -> list[dict]:
+    """A leaderboard under ``version`` averaged over ``metrics`` only (both sides of a comparison alike)."""
+    by_model: dict[str, dict[str, dict[int, int]]] = {}
+    for (model, asp, metric), c in tier_counts(db, version).items():
+        if metric in metrics and (aspect is None or asp == aspect):
+            d = by_model.setdefault(model, {}).setdefault(metric, {})
+            for t, n in c.items():
+                d[t] = d.get(t, 0) + n
+    out = []
+    for model, counts in by_model.items():
+        v = summarise(counts)["averaged"]
+        if v:
+            out.append({"model": model, **{k: v[k] for k in TIER_KEYS}, "total_score": v["total_score"],
+                        "level": v.get("level", level(v["total_score"]))})
+    out.sort(key=lambda r: (-r["total_score"], r["model"]))
+    for i, r in enumerate(out, start=1):
+        r["rank"] = i
+    return out
+
+
+def compare(db: sqlite_utils.Database, version: int, other: int, *, metric: str = "averaged",
+            aspect: str | None = None) -> dict:
+    """How the ranking moves from ``other`` to ``version``, over the metrics both sets grade.
+
+    Returns ``{"rows": diff rows, "metrics": the metrics compared, "reasons": {metric: why it is left out}}``.
+    "averaged" averages over the metrics both sets can grade, on both sides (so the totals here may differ from
+    the leaderboard's own when a metric is left out: ``reasons`` says which and why). Grade the sets first
+    (:func:`grade_missing`).
+    """
+    if metric not in ("averaged", *REPORT_METRICS):
+        raise MedevalError(f"metric {metric!r}: choose averaged, bleu1, rouge1 or cosine")
+    new, old = th.load(db, version), th.load(db, other)
+    reasons = {}
+    for m in REPORT_METRICS:
+        if metric in ("averaged", m) and (why := why_not_graded(db, old, m) or why_not_graded(db, new, m)):
+            reasons[m] = why
+    metrics = [m for m in REPORT_METRICS if metric in ("averaged", m) and m not in reasons]
+    rows = diff(_board(db, other, metrics, aspect), _board(db, version, metrics, aspect)) if metrics else []
+    return {"rows": rows, "metrics": metrics, "reasons": reasons}
 
 
 def ttests(rep: dict, *, metric: str | None = None, aspect: str | None = None) -> list[dict]:

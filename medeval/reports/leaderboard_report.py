@@ -31,8 +31,11 @@ METRIC_LABELS = {"averaged": "averaged over the metrics", "bleu1": "BLEU-1", "ro
 
 
 def build(db: sqlite_utils.Database, version: int | None = None, *, compare: int | None = None) -> dict:
-    """Everything the report shows for ``version`` (default: the active set), and the comparison if asked."""
+    """Everything the report shows for ``version`` (default: the active set), and the comparison if asked.
+
+    A set without grades of its own (Table 12, never made active) is graded first (:func:`lb.grade_missing`)."""
     ts = th.load(db, version) if version is not None else th.active(db)
+    lb.grade_missing(db, ts.version, actor=None)
     data = {"threshold_set": {"version": ts.version, "name": ts.name, "active": ts.active,
                               "created_at": ts.created_at, "created_by": ts.created_by,
                               "embedding_model": ts.embedding_model, "tokenizer": ts.tokenizer,
@@ -44,7 +47,9 @@ def build(db: sqlite_utils.Database, version: int | None = None, *, compare: int
             raise MedevalError(f"--compare {compare} is the version of the report itself; choose another version "
                                "(see `python -m medeval thresholds list`)")
         other = th.load(db, compare)
-        data["compare"] = {"version": other.version, "name": other.name, "report": build_report(db, other.version)}
+        lb.grade_missing(db, other.version, actor=None)
+        data["compare"] = {"version": other.version, "name": other.name, "report": build_report(db, other.version),
+                           "table": lb.compare(db, ts.version, other.version)}
     return data
 
 
@@ -169,6 +174,8 @@ def ttest_rows(rep: dict) -> list[dict]:
 def diff_rows(data: dict) -> list[dict]:
     if not data.get("compare"):
         return []
+    if "table" in data["compare"]:  # over the metrics both sets grade (see compare_text for the others)
+        return data["compare"]["table"]["rows"]
     old = data["compare"]["report"]
     return lb.diff(lb.rows(old) if any(m["averaged"] for m in old["models"]) else [],
                    lb.rows(data["report"]) if any(m["averaged"] for m in data["report"]["models"]) else [])
@@ -226,9 +233,15 @@ def render_html(data: dict) -> str:
                  "<p>No medical model with a backbone among the imported models.</p>")
     if data.get("compare"):
         c = data["compare"]
+        table = c.get("table") or {"metrics": list(lb.REPORT_METRICS), "reasons": {}}
+        over = " and ".join(lb.LABELS[m] for m in table["metrics"])
         parts += [f"<h2>Compared with threshold set v{esc(c['version'])} ({esc(c['name'])})</h2>",
-                  "<p class='why'>Rank and total score (averaged) under this version, before: under "
-                  f"v{esc(c['version'])}; a positive rank change moved up.</p>", kit.table(diff_rows(data))]
+                  *(f"<p class='why'>Not compared on {esc(lb.LABELS[m])}: {esc(why)}.</p>"
+                    for m, why in table["reasons"].items()),
+                  (f"<p class='why'>Rank and total score averaged over {esc(over)} (the metrics both sets grade), "
+                   f"under this version, before: under v{esc(c['version'])}; a positive rank change moved up.</p>"
+                   + kit.table(diff_rows(data))) if table["metrics"] else
+                  f"<p>v{esc(c['version'])} cannot be compared with this version on any metric.</p>"]
     parts += ["<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in rep["notes"]) + "</ul>",
               "<h2>Provenance of the cut-offs</h2>",
               kit.table([{"field": k, "value": json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list))

@@ -56,6 +56,12 @@ def _counts(db: sqlite_utils.Database, version: int):
     return out
 
 
+def tier_counts(db: sqlite_utils.Database, version: int) -> dict[tuple[str, str, str], dict[int, int]]:
+    """(model, aspect, report metric) -> {tier: n} under ``version``, as the report counts them (the numeric aspect's
+    exact-match tiers under every graded report metric)."""
+    return dict(_counts(db, version))
+
+
 def welch(a: list[float], b: list[float]) -> dict:
     """Welch's t-test of a (medical model) against b (backbone); positive t: a scores higher.
 
