@@ -374,7 +374,8 @@ def test_leaderboard_page_ranks_models_and_compares_versions(app_db):
     at.selectbox(key="lb_metric").set_value("rouge1").run()
     at.selectbox(key="lb_aspect").set_value("Primary Symptoms").run()
     assert not at.exception and len(at.get("plotly_chart")) == 1
-    assert "rank_change" in at.dataframe[-1].value.columns  # the comparison with the other version
+    compared = at.dataframe[-1].value  # the comparison with the other version, columns named by version
+    assert "rank change" in compared.columns and not compared.isna().any().any()
 
 
 def test_tuning_page_moves_a_private_draft_and_publishes_it(app_db):
