@@ -92,4 +92,6 @@ if user is not None:
     with st.sidebar:
         st.markdown(f"Signed in as **{ui.md_escape(user.username)}** · {user.role}")  # a name is plain text
         ui.signout_link()
+if nav.url_path != "help":  # Help opens at how to use the page the user was on (app_pages/help.py)
+    st.session_state["help_from"] = nav.url_path
 nav.run()

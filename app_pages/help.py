@@ -1,7 +1,9 @@
-"""Help: the repository's README.md as the user guide, one "## " section at a time or whole.
+"""Help: the repository's README.md as the user guide, one section at a time or whole.
 
-``/help?section=<slug>`` (the "Read more" links of the start-here panels) shows one section. The README is
-our own text, so it is rendered as Markdown (never HTML); its image lines are drawn from the repository.
+It opens with how to use the page the user came from (``?from=<url path>``, else the last page of this session,
+which app.py records in ``help_from``), then the guide: using medeval first, installing and running it last.
+``/help?section=<slug>`` (the "Read more" links of the start-here panels) shows one "## " or "### " section. The
+README is our own text, so it is rendered as Markdown (never HTML); its image lines are drawn from the repository.
 """
 
 import streamlit as st
@@ -29,14 +31,7 @@ except OSError as e:
     st.error(ui.md_escape(f"The guide (README.md) cannot be read: {e}"))
     st.stop()
 
-wanted = st.query_params.get("section")
-chosen = guide.find(secs, wanted)
-if wanted and chosen is None:
-    st.info("That part of the guide does not exist (any more); here is the whole guide.")
-if chosen is not None:
-    st.button("Show the whole guide", key="help_whole", on_click=_whole_guide, icon=":material/menu_book:")
-
-for sec in [chosen] if chosen else secs:
+def _draw(sec) -> None:
     for part in sec.parts:
         if part[0] == "image":
             file = guide.image_file(part[2])
@@ -46,6 +41,34 @@ for sec in [chosen] if chosen else secs:
                 st.image(str(file), caption=part[1] or None)
         else:
             st.markdown(part[1])
+
+
+text = guide.README.read_text(encoding="utf-8")
+wanted = st.query_params.get("section")
+chosen = guide.find(secs, wanted) or guide.find(guide.subsections(text), wanted)
+if wanted and chosen is None:
+    st.info("That part of the guide does not exist (any more); here is the whole guide.")
+if chosen is not None:
+    st.button("Show the whole guide", key="help_whole", on_click=_whole_guide, icon=":material/menu_book:")
+    _draw(chosen)
+else:
+    came_from = st.query_params.get("from") or st.session_state.get("help_from")
+    here = guide.page_help(text, came_from)
+    if here is not None:  # first what the user needs now: how to use the page they came from
+        with st.container(border=True, key="help_this_page"):
+            st.subheader(f"How to use {here.title}", anchor=False)
+            st.markdown(here.body)
+            if here.related:
+                st.markdown("More: " + " · ".join(f"[{t}](/help?section={s})" for t, s in here.related))
+    using, setup = guide.ordered(secs)
+    for sec in using:
+        _draw(sec)
+    if setup:
+        st.divider()
+        st.subheader("Installing and running medeval", anchor=False)
+        st.caption("For whoever installs and looks after medeval (an administrator or a researcher).")
+        for sec in setup:
+            _draw(sec)
 
 st.divider()
 if (n := st.session_state.pop("help_restored", None)) is not None:

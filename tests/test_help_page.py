@@ -250,3 +250,70 @@ def test_the_layout_switches_per_page(people, monkeypatch):
         at.switch_page(page).run()
         assert not at.exception, page
         assert calls == ["centered", layout], page
+
+
+# ---------------------------------------------------------------- help for the page the user came from (issue 22)
+
+def test_subsections_split_at_level_three_headings_outside_fences():
+    subs = guide.subsections(SAMPLE)
+    assert [s.title for s in subs] == ["A subsection stays in its section"]
+    assert subs[0].slug == "a-subsection-stays-in-its-section"
+    assert subs[0].parts[-1] == ("markdown", "Text after the picture.")  # it ends at the next "## " heading
+
+
+def test_every_page_of_the_app_has_its_help_in_the_real_readme():
+    import ast
+
+    text = guide.README.read_text(encoding="utf-8")
+    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
+    paths = {k.value.value for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "Page"
+             for k in n.keywords if k.arg == "url_path"}
+    assert set(guide.PAGE_HELP) == paths - {"help", "home", "signed-out"}
+    slugs = {s.slug for s in [*guide.sections(text), *guide.subsections(text)]}
+    for url_path, (title, _, related) in guide.PAGE_HELP.items():
+        here = guide.page_help(text, url_path)
+        assert here is not None and here.title == title and len(here.body) > 100, url_path
+        assert set(related) <= slugs, url_path
+    grade = guide.page_help(text, "grade")
+    assert grade.body.startswith("**Grading**") and "**1 / 2 / 3**" in grade.body and "**Campaigns**" not in grade.body
+    assert "Completely Wrong" in grade.body and [s for _, s in grade.related] == ["guidelines",
+                                                                                  "gold-items-and-qualification"]
+    assert guide.page_help(text, "help") is None and guide.page_help(text, None) is None
+    using, setup = guide.ordered(guide.sections(text))
+    assert [s.slug for s in setup] == [s for s in guide.SETUP_SECTIONS if s in slugs]
+    assert using[0].title == "medeval" and "two-commands" not in [s.slug for s in using]
+
+
+@pytest.mark.slow
+def test_help_opens_with_how_to_use_the_page_the_user_came_from(people):
+    at = _app(people, "doc").run()  # an annotator's first page: Grade
+    at.switch_page("app_pages/help.py").run()
+    assert not at.exception
+    heads = [h.value for h in at.subheader]
+    assert heads[0] == "How to use Grade"
+    text = [m.value for m in at.markdown]
+    first = next(i for i, t in enumerate(text) if t.startswith("**Grading**"))
+    install = next(i for i, t in enumerate(text) if t.startswith("## Two commands"))
+    web = next(i for i, t in enumerate(text) if t.startswith("## The web app"))
+    assert first < web < install  # how to grade first; install commands far down
+    assert "Installing and running medeval" in heads
+    assert any("[Guidelines](/help?section=guidelines)" in t for t in text)
+    # a related link opens its "### " section on its own
+    at.query_params["section"] = "guidelines"
+    at.run()
+    text = "\n".join(m.value for m in at.markdown)
+    assert text.startswith("### Guidelines") and "## Two commands" not in text
+
+
+@pytest.mark.slow
+def test_help_from_a_named_page_and_without_one(people):
+    at = _app(people, "res")
+    at.query_params["from"] = "tuning"
+    at.switch_page("app_pages/help.py").run()
+    assert not at.exception and at.subheader[0].value == "How to use Tune cut-offs"
+    at = _app(people, "res")
+    at.query_params["from"] = "no-such-page"
+    at.switch_page("app_pages/help.py").run()  # no page of that name, and none visited before: the guide only
+    assert not at.exception
+    assert not [h for h in at.subheader if h.value.startswith("How to use")]
+    assert at.markdown[0].value.startswith("# medeval")

@@ -2,7 +2,8 @@
 
 DEMO DATA -- NOT CLINICAL ADVICE. The expected tiers are SIMULATED: each gold response's tier is its
 quality under the simulated clinicians' hidden cut-offs (:func:`medeval.demo.clinicians.quality`),
-rounded; nobody checked them.
+rounded, and only where it is the tier the guideline's counting rule for enumerated aspects gives
+(:func:`guideline_tier`), so no gold item contradicts the guideline the doctors read.
 
 - "Demo calibration round" (doctor1-3): :data:`ROUND_GOLD` gold items, a required qualification of 4
   items with a pass mark of 75% and 1 retry, and ~10% hidden gold with feedback after each.
@@ -38,18 +39,51 @@ REASONS = (
 )
 
 
+def guideline_tier(reference: str, answer_items: list[str], synonyms: dict[str, list[str]]) -> int | None:
+    """The tier the demo guideline's rule for *enumerated* aspects gives (0 CW, 1 PC, 2 BC), or None where the
+    rule leaves it open (most items named, but with wrong ones beside them).
+
+    ``reference`` is the knowledge base's list (``;``-separated); an answer item names a reference item when it is
+    the item or one of its synonyms (``demo/data/synonyms.json``, what the demo's answers are written from).
+    "Most of them: 3. Some: 2. None, or mostly wrong items: 1" (the guideline's keys; tiers 2, 1, 0 here).
+    """
+    ref = [e for e in reference.split(";") if e]
+    items = [a for a in answer_items if a]
+    if ref == ["无"]:
+        return 2 if items == ["无"] else 0
+    named = {e for e in ref for a in items if a == e or a in synonyms.get(e, ())}
+    wrong = [a for a in items if not any(a == e or a in synonyms.get(e, ()) for e in ref)]
+    if not named or len(wrong) > len(named):
+        return 0
+    if 2 * len(named) > len(ref):
+        return 2 if not wrong else None
+    return 1
+
+
 def _mark(db, campaign_id: int, n: int, ts) -> int:
-    """``n`` gold items from scored responses that are not real items of the campaign (seeded choice)."""
+    """``n`` gold items from scored responses that are not real items of the campaign (seeded choice).
+
+    Only enumerated aspects whose simulated tier is the one the guideline's counting rule gives
+    (:func:`guideline_tier`): a gold item never contradicts the guideline the doctor just read.
+    """
+    from medeval.demo.generate import load_synonyms
+
     if db.conn.execute("SELECT 1 FROM gold_items WHERE campaign_id = ?", (campaign_id,)).fetchone():
         return 0
-    free = [r for (r,) in db.conn.execute(
-        "SELECT r.id FROM responses r JOIN kb_entries k ON k.id = r.kb_id WHERE k.aspect_type != 'numeric' AND "
-        "EXISTS (SELECT 1 FROM scores s WHERE s.response_id = r.id) AND r.id NOT IN (SELECT response_id FROM "
-        "campaign_items WHERE campaign_id = ?) ORDER BY r.id", (campaign_id,))]
+    syn = load_synonyms()
+    free = []
+    for rid, ref, processed in db.conn.execute(
+            "SELECT r.id, k.reference, r.processed FROM responses r JOIN kb_entries k ON k.id = r.kb_id "
+            "WHERE k.aspect_type = 'enumerated' AND EXISTS (SELECT 1 FROM scores s WHERE s.response_id = r.id) AND "
+            "r.id NOT IN (SELECT response_id FROM campaign_items WHERE campaign_id = ?) ORDER BY r.id",
+            (campaign_id,)).fetchall():
+        tier = int(np.clip(np.round(sc.quality(db, rid, ts)), 0, 2))
+        if guideline_tier(ref, (processed or "").split(), syn) == tier:
+            free.append((rid, tier))
     picked = sc._rng("gold", campaign_id).choice(len(free), size=min(n, len(free)), replace=False).tolist()
     for i in sorted(picked):
-        tier = int(np.clip(np.round(sc.quality(db, free[i], ts)), 0, 2))
-        gi.mark_gold(db, campaign_id, free[i], tier, REASONS[tier], actor=None)
+        rid, tier = free[i]
+        gi.mark_gold(db, campaign_id, rid, tier, REASONS[tier], actor=None)
     return len(picked)
 
 
