@@ -20,17 +20,23 @@ from medeval.annotation import campaigns as cp
 from medeval.annotation import gold
 from medeval.annotation import guidelines as gl
 from medeval.core.errors import MedevalError
+from medeval.core.limits import NOTE_MAX_CHARS
 from webui import gold as ui_gold
+from webui import grade_screen
 from webui import page as ui
 
 user = ui.require("annotator", "researcher", "admin")
-ui.start_here("grade", **ui.TIPS["grade"])
+grade_screen.install()
 
 with st.sidebar:
+    ui.start_here("grade", **ui.TIPS["grade"])  # in the sidebar: the item keeps the whole screen
     st.markdown("**What the grades mean** (G: the guidelines)")
     for key, _tier, name, meaning in cp.TIER_GUIDE:
         st.markdown(f"**{key}** · {name}  \n{meaning}")
-    st.caption("Keys: **1 2 3** grade · **S** skip · **F** flag with a note")
+    st.caption("Keys: **1 2 3** grade · **S** skip · **F** flag with a note (Enter saves it, Esc cancels)")
+    st.caption(f"A key counts for the item on screen, once: a new item takes keys {grade_screen.SETTLE_MS} ms "
+               "after it appears, and a second key on an item you just graded is ignored. To change a grade, "
+               "open \"Your last answers\" below the item.")
 
 with ui.db() as d:
     mine = cp.my_campaigns(d, user)
@@ -64,6 +70,9 @@ GUIDE_COLUMNS = dict(answer="tier", about="aspect type")
 ui.guidelines_gate(by_id[cid]["name"], pending, guide, _acknowledge, **GUIDE_COLUMNS)
 
 
+SAVED_FOR_S = 600  # a "Saved" note older than this (an earlier sitting, an earlier round) is not shown
+
+
 def _token(item_id: int, prior: int | None, action: str, note: str = "") -> str:
     """The same answer to the same item state gives the same token, so a double click saves once."""
     digest = hashlib.sha256(note.encode()).hexdigest()[:12] if note else ""
@@ -72,8 +81,15 @@ def _token(item_id: int, prior: int | None, action: str, note: str = "") -> str:
 
 def _answer(ref: str, item_id: int, prior: int | None, *, tier: int | None = None, skipped: bool = False,
             flagged: bool = False, note: str | None = None, what: str = "", changed: bool = False) -> None:
-    """Button callback: runs before the rerun, so the next item is drawn from what was just saved."""
+    """Button callback: runs before the rerun, so the next item is drawn from what was just saved.
+
+    A grade or skip (not a change of a recent answer) is stored only for the item this session drew last: a press
+    that reached any other item's button is refused, like one for an item answered meanwhile (``StaleGrade``)."""
     st.session_state.pop("grade_error", None)
+    if not changed and st.session_state.get("grade_drawn_ref") != ref:
+        st.session_state["grade_stale"] = True
+        return
+    grade_screen.test_submit_delay()
     action = "skip" if skipped else f"t{tier}"
     if flagged:
         action += ":flag"
@@ -92,6 +108,7 @@ def _answer(ref: str, item_id: int, prior: int | None, *, tier: int | None = Non
     verb = "Changed" if changed else "Saved"
     st.session_state["saved"] = (f"{verb}: {ui.md_escape(what)} → {cp.tier_label(tier, skipped)}"
                                  + (" · flagged" if flagged else ""))  # imported names: shown literally
+    st.session_state["saved_for"] = cid  # shown only on this campaign's screen (an active round is a campaign)
     st.session_state["saved_at"] = time.time()
     st.session_state["gold_feedback"] = feedback  # the campaign's optional feedback after a hidden gold item
     st.session_state["grade_stale"] = False
@@ -128,18 +145,23 @@ with ui.db() as d:
 if st.session_state.get(revisit_key) and s.item is None:
     st.session_state[revisit_key] = False
 
+if st.session_state.get("saved_for") != cid or time.time() - st.session_state.get("saved_at", 0) > SAVED_FOR_S:
+    st.session_state.pop("saved", None)  # another campaign's, or an earlier sitting's (round): never shown here
+    st.session_state.pop("gold_feedback", None)
 st.subheader(ui.md_escape(s.campaign_name), anchor=False)
-if error := st.session_state.get("grade_error"):
-    st.error(ui.md_escape(error), icon=":material/error:")
-elif saved := st.session_state.get("saved"):
-    st.success(saved, icon=":material/check_circle:")
-    if feedback := st.session_state.get("gold_feedback"):
-        st.info(ui.md_escape(feedback), icon=":material/school:")
-else:
-    st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
-if st.session_state.pop("grade_stale", False):
-    st.info("A key press arrived after the screen had moved on and was not saved. Check the item below and "
-            "press again if needed.", icon=":material/info:")
+with st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
+    if error := st.session_state.get("grade_error"):
+        st.error(ui.md_escape(error), icon=":material/error:")
+    elif st.session_state.pop("grade_stale", False):
+        st.info("A key press for an item already answered was ignored (nothing saved from it).",
+                icon=":material/info:")
+    elif saved := st.session_state.get("saved"):
+        st.success(saved, icon=":material/check_circle:")
+    else:
+        st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
+if (saved := st.session_state.get("saved")) and (feedback := st.session_state.get("gold_feedback")):
+    st.toast(ui.md_escape(feedback), icon=":material/school:")  # the hidden gold item's feedback, over the screen
+    st.session_state.pop("gold_feedback", None)  # once
 
 
 def recent_answers(editable: bool) -> None:
@@ -207,13 +229,21 @@ else:
     label = "Qualification item" if s.phase == "qualification" else "Item"
     st.progress((s.position - 1) / s.total, text=f"{label} {s.position} of {s.total}")
 
-ui.plain("Disease", item.disease, key="item_disease")
-st.caption("Aspect")
-st.text(f"{item.aspect} · {item.aspect_zh}")
-if item.definition:
-    st.caption(ui.md_escape(item.definition))
-ui.plain("Reference answer", item.reference, key="item_reference")
-ui.plain("Model's answer", item.response, key="item_response")
+st.session_state["grade_drawn_ref"] = item.ref  # the only item a grade or skip is stored for (see _answer)
+with st.container(key="gradeitem"):
+    c1, c2 = st.columns([2, 3], vertical_alignment="top")
+    with c1:
+        ui.plain("Disease", item.disease, key="item_disease")
+    with c2:
+        st.caption("Aspect")
+        st.text(f"{item.aspect} · {item.aspect_zh}")
+    if item.definition:
+        st.caption(ui.md_escape(item.definition))
+    c1, c2 = st.columns(2)  # side by side where the width allows (stacked on a narrow screen)
+    with c1:
+        ui.plain("Reference answer", item.reference, key="item_reference")
+    with c2:
+        ui.plain("Model's answer", item.response, key="item_response")
 
 flagging = st.session_state.get("flagging", False)
 locked = flagging or reading  # no grade key while the flag form or the guidelines are open
@@ -231,10 +261,10 @@ c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=locked, 
 guidelines_button(c3, disabled=flagging)
 
 if flagging:
-    with st.form(key=f"flag_form_{item.item_id}", border=True):
-        st.markdown("**Flag this item**")
-        note = st.text_area("What is wrong with it? (required)", key=f"flag_note_{item.item_id}",
-                            placeholder="e.g. the reference answer is outdated")
+    with st.container(key="gradeflag"), st.form(key=f"flag_form_{item.item_id}", border=True, enter_to_submit=False):
+        st.markdown("**Flag this item** · Enter saves, Esc cancels")
+        note = st.text_input("What is wrong with it? (required)", key=f"flag_note_{item.item_id}",
+                             placeholder="e.g. the reference answer is outdated", max_chars=NOTE_MAX_CHARS)
         choice_keys = ["none", 0, 1, 2]
         grade = st.radio("Grade it as well?", choice_keys, horizontal=True, key=f"flag_tier_{item.item_id}",
                          format_func=lambda t: "No grade (skip)" if t == "none" else cp.tier_label(t))

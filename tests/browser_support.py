@@ -287,3 +287,19 @@ def full_page_screenshot(page, path: Path, **kw) -> None:
         page.screenshot(path=str(path), full_page=True, **kw)
     finally:
         page.set_viewport_size(size)
+
+
+# ---------------------------------------------------------------- the Grade page's key guard (webui/grade_screen.py)
+
+GRADE_KEYS_READY_JS = """() => {
+  const ready = document.body.dataset.gradeReady;
+  const firsts = [...document.querySelectorAll('[class*="st-key-grade_"]')].filter(
+    (el) => [...el.classList].some((c) => /^st-key-grade_.+_0$/.test(c)));
+  return !!ready && firsts.length === 1 && firsts[0].classList.contains('st-key-grade_' + ready + '_0');
+}"""
+
+
+def wait_grade_keys(page) -> None:
+    """The Grade page's item on screen takes grade keys: it has been shown for ``webui.grade_screen.SETTLE_MS``
+    (a key pressed sooner is dropped, so a test must wait for this before pressing 1 / 2 / 3 / S)."""
+    page.wait_for_function(GRADE_KEYS_READY_JS)

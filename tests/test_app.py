@@ -191,7 +191,7 @@ def test_flag_needs_a_note_and_is_saved_with_it(app_db):
     assert all(b.disabled for b in at.button if b.key and b.key.startswith("grade_"))  # no grading meanwhile
     at.button(key=f"FormSubmitter:flag_form_{item}-Save flag").click().run()
     assert any("Write a short note" in e.value for e in at.error)
-    at.text_area(key=f"flag_note_{item}").input("reference 3 is outdated")
+    at.text_input(key=f"flag_note_{item}").input("reference 3 is outdated")
     at.radio(key=f"flag_tier_{item}").set_value(1)
     at.button(key=f"FormSubmitter:flag_form_{item}-Save flag").click().run()
     assert not at.exception
@@ -487,3 +487,40 @@ def test_grade_page_keeps_the_chosen_campaign_and_puts_it_in_the_url(app_db):
         assert not at.exception and not at.error, param
         assert shown(at, "grade_campaign").startswith(name), param
         assert "someone else" not in _texts(at) and at.query_params.get("campaign") == str(cid), param
+
+
+def test_grade_page_stores_a_press_only_for_the_item_it_drew(app_db):
+    """Issue 22.1: a grade is stored only for the item this session drew last (``grade_drawn_ref``); a press that
+    names any other item (one never drawn) is refused and nothing is saved."""
+    at = _grade_page(app_db)
+    item = _shown_item(at)
+    assert at.session_state["grade_drawn_ref"] == f"i:{item}"
+    at.session_state["grade_drawn_ref"] = "i:999999"  # as if the screen had drawn another item since
+    at.button(key=f"grade_{item}_2").click().run()
+    assert not at.exception and _progress_text(at) == "Item 1 of 8" and _shown_item(at) == item
+    assert any("ignored (nothing saved" in i.value for i in at.info)
+    with connect(app_db["path"]) as db:
+        assert db.conn.execute("SELECT count(*) FROM grade_annotations").fetchone()[0] == 0
+    at.button(key=f"grade_{item}_2").click().run()  # drawn again by that rerun: now it counts
+    with connect(app_db["path"]) as db:
+        assert db.conn.execute("SELECT item_id, tier FROM grade_annotations").fetchall() == [(item, 2)]
+
+
+def test_grade_page_shows_no_saved_note_from_another_campaign(app_db):
+    """Issue 22.2: the "Saved" line belongs to the campaign it was given in; switching shows none."""
+    with connect(app_db["path"]) as db:
+        cp.create_random_campaign(db, "round 2", 4, ["doc1"], k=1, seed=1, actor=None)
+    at = _grade_page(app_db)
+    at.button(key=f"grade_{_shown_item(at)}_2").click().run()
+    assert any(s.value.startswith("Saved: ") for s in at.success)
+    choose(at, "grade_campaign", "round 2")
+    assert not any(s.value.startswith("Saved: ") for s in at.success)
+
+
+def test_the_grade_screen_html_is_static():
+    """webui/grade_screen.py's st.html (the key guard's script, the screen's styles) carries no data: its only
+    arguments are the module's own constants, formatted with its own numbers."""
+    tree = ast.parse((ROOT / "webui" / "grade_screen.py").read_text())
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "st.html"]
+    assert [ast.unparse(c.args[0]) for c in calls] == ['GUARD_JS % {\'settle\': SETTLE_MS}',
+                                                       'SCREEN_CSS % {\'max\': MAX_TEXT}']

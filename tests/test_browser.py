@@ -134,6 +134,8 @@ def expect_item_shown(page: Page, app, username: str):
     shows(progress_text(page), f"Item {s.position} of {s.total}")
     button(page, f"grade_{s.item.item_id}_0").wait_for()
     expect(page.locator(".st-key-item_response")).to_contain_text(s.item.response)
+    # a new item takes keys once it has been on screen for webui.grade_screen.SETTLE_MS (issue 22)
+    page.locator(f'body[data-grade-ready="{s.item.item_id}"]').wait_for(state="attached")
     return s
 
 
@@ -365,7 +367,7 @@ def test_flag_with_note_typing_does_not_trigger_shortcuts(page: Page, app):
     s = expect_item_shown(page, app, user)
     item = s.item.item_id
     page.keyboard.press("f")
-    area = page.locator(f".st-key-flag_note_{item} textarea")
+    area = page.locator(f".st-key-flag_note_{item} input")
     area.wait_for()
     wait_idle(page)
     area.click()

@@ -414,6 +414,7 @@ def pass_qualification(page: Page, demo, username: str) -> None:
     for n, gold_id in enumerate(ids):
         expect(page.get_by_test_id("stProgress")).to_contain_text(f"Qualification item {n + 1} of {len(ids)}")
         tier = bs.query(demo.db, "SELECT expected_tier FROM gold_items WHERE id = ?", (gold_id,))[0][0]
+        bs.wait_grade_keys(page)  # a new item takes keys after webui.grade_screen.SETTLE_MS (issue 22)
         page.keyboard.press(str(tier + 1))  # the grade's key, as an annotator types it
         wait_ready(page)
     page.locator(".st-key-qualification_continue button").filter(visible=True).click()

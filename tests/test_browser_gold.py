@@ -72,6 +72,7 @@ def test_qualification_items_look_like_real_items_then_real_items_follow(page: P
         if n == 2:  # (after an answer, like the first real item: the "Saved" note is on both)
             gold_screen = structure(page)
             assert "qualification" not in " ".join(gold_screen[1]) and "gold" not in " ".join(gold_screen[1])
+        bs.wait_grade_keys(page)  # a new item takes keys after webui.grade_screen.SETTLE_MS (issue 22)
         page.keyboard.press("2")  # the expected tier (1 = Partially Correct)
         wait_idle(page)
     button(page, "qualification_continue").click()
