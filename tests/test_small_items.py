@@ -94,3 +94,51 @@ def test_an_empty_flags_csv_has_its_header(tdb, tmp_path):  # noqa: F811
     assert p.read_text(encoding="utf-8").strip() == "a,b"
     html_kit.write_csv(p, [{"b": 1, "c": 2}], columns=["a", "b"])  # the declared columns first, then the rest
     assert p.read_text(encoding="utf-8").splitlines() == ["a,b,c", ",1,2"]
+
+
+def test_report_cells_break_between_words_and_only_long_tokens_inside():
+    t = html_kit.table([{"aspect": "Differential Symptoms", "zh": "转移性右下腹痛；麦氏点压痛", "n": 3,
+                         "id": "https://example.org/a/very/long/identifier/0123456789"}])
+    assert '<td>Differential Symptoms</td>' in t and '<td>转移性右下腹痛；麦氏点压痛</td>' in t
+    assert '<td class="num">3</td>' in t and '<td class="long">https://example.org/' in t
+    assert "overflow-wrap:anywhere" not in html_kit.CSS.replace("td.long{overflow-wrap:anywhere}", "")
+
+
+WORD_LINES_JS = """(word) => { const out = [];
+  for (const td of document.querySelectorAll('td')) {
+    const i = td.textContent.indexOf(word); if (i < 0) continue;
+    const r = document.createRange(); r.setStart(td.firstChild, i); r.setEnd(td.firstChild, i + word.length);
+    out.push(new Set([...r.getClientRects()].map(x => Math.round(x.top))).size); }
+  return out; }"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_printed_report_table_keeps_words_whole(tmp_path):
+    """Laid out as Chromium prints it (A4 text width, print media): English words stay whole (a line may end at a
+    hyphen), Chinese wraps between characters, a long URL still fits its column."""
+    from tests import browser_support as bs
+
+    if not __import__("pathlib").Path(bs.CHROMIUM).exists():
+        pytest.skip("Chromium is missing")
+    from playwright.sync_api import sync_playwright
+
+    rows = [{"model": "DemoMed-7B-Instruct", "aspect": "Differential Symptoms",
+             "note": "Basically Correct answers outnumber Partially Correct ones; the medical fine-tune improves "
+                     "declarative aspects considerably",
+             "zh": "转移性右下腹痛；麦氏点压痛；反跳痛；白细胞升高伴中性粒细胞比例增高" * 2,
+             "id": "https://example.org/very/long/identifier/without/any/spaces/at/all/0123456789", "share": "23.6%"}]
+    p = tmp_path / "r.html"
+    p.write_text(html_kit.page("words", html_kit.table(rows)), encoding="utf-8")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=bs.CHROMIUM)
+        try:
+            page = b.new_page(viewport={"width": 718, "height": 600})  # A4 less 2 x 14 mm margins, at 96 dpi
+            page.emulate_media(media="print")
+            page.goto(p.as_uri())
+            for word in ("DemoMed", "Instruct", "Differential", "Symptoms", "considerably", "23.6%"):
+                assert page.evaluate(WORD_LINES_JS, word) == [1], word  # on one line
+            assert page.evaluate(WORD_LINES_JS, "转移性右下腹痛；麦氏点压痛；反跳痛")[0] > 1  # Chinese wraps
+            assert page.evaluate("() => document.querySelector('table').getBoundingClientRect().right") <= 718
+        finally:
+            b.close()

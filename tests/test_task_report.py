@@ -220,7 +220,8 @@ def test_html_kit_escapes_tables_and_the_title():
     assert '<td class="num">3</td>' in t and '<td class="num">[0.100, —]</td>' in t
     assert HOSTILE not in kit.page(HOSTILE, "<p>body</p>")
     assert kit.plain(HOSTILE) == "&lt;img src=x onerror=alert(1)&gt;"
-    assert "word-break:break-word" in kit.CSS and "overflow-wrap:anywhere" in kit.CSS  # long Chinese text wraps
+    # words break between words (Chinese between characters); only a cell with a long token breaks inside it
+    assert "word-break:normal;overflow-wrap:break-word" in kit.CSS and "td.long{overflow-wrap:anywhere}" in kit.CSS
     assert kit.short("很" * 100, 10) == "很" * 9 + "…" and kit.short(HOSTILE, 100) == kit.plain(HOSTILE)
 
 

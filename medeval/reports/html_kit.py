@@ -33,8 +33,8 @@ CSS = f"""
  h1{{font-size:1.6rem}} h2{{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}} h3{{font-size:1rem}}
  table{{border-collapse:collapse;font-size:.85rem;margin:.5rem 0 1rem;max-width:100%}}
  td,th{{border:1px solid #ddd;padding:.25rem .45rem;text-align:left;vertical-align:top;
-        word-break:break-word;overflow-wrap:anywhere}}
- th{{background:#f6f7f9;word-break:normal;overflow-wrap:break-word}} td.num{{white-space:nowrap}}
+        word-break:normal;overflow-wrap:break-word}}
+ th{{background:#f6f7f9}} td.num{{white-space:nowrap}} td.long{{overflow-wrap:anywhere}}
  caption{{text-align:left;font-weight:600;padding:.2rem 0}}
  .why{{color:#555;font-size:.9rem}} .methods{{background:#f6f7f9;padding:.8rem 1rem;border-radius:6px}}
  .warn{{background:#fff4e5;padding:.6rem 1rem;border-left:4px solid #f0a020}}
@@ -100,14 +100,19 @@ def table(rows: list[dict], columns: list[tuple[str, str]] | None = None, *, cap
 
 
 _NUMBER_TEXT = re.compile(r"-?\d[\d.,]*%?")
+# a run of letters with no place to break (no space, no CJK character): an id, a URL, a long compound
+_LONG_TOKEN = re.compile(r"[^\s\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]{25,}")
 
 
 def _num_class(v) -> str:
-    """Numbers (CIs, "23.6%") are not broken across lines; text wraps anywhere (long Chinese or Latin)."""
+    """Numbers (CIs, "23.6%") are not broken across lines. Text breaks between words (Chinese between characters,
+    as it always may); only a cell with a token too long for a column (an id, a URL) breaks inside it."""
     nums = v if isinstance(v, (list, tuple)) else [v]
     ok = v is not None and nums and all(x is None or isinstance(x, (int, float))
                                         or (isinstance(x, str) and _NUMBER_TEXT.fullmatch(x)) for x in nums)
-    return ' class="num"' if ok else ""
+    if ok:
+        return ' class="num"'
+    return ' class="long"' if v is not None and _LONG_TOKEN.search(cell(v)) else ""
 
 
 class Figures:
