@@ -6,6 +6,10 @@ annotator's tier and flag note (names only when asked for), the current adjudica
 final tier with a reason. Keys: 1 / 2 / 3 pick the tier; Ctrl+Enter in the reason saves. Every text from
 the data is shown as plain text. The library checks the role again
 (:mod:`medeval.annotation.adjudication`).
+
+One item fits one screen (1366×768 and up; issue 22 §2): the campaign and the queue's settings are in the sidebar,
+the reference and the model's answer side by side in boxes that scroll inside, and a message line of fixed height
+right above the final tier. The keys keep working after a click on any control (the focus goes back to the page).
 """
 
 import sqlite3
@@ -17,25 +21,28 @@ from medeval.annotation import adjudication as adj
 from medeval.annotation import campaigns as cp
 from medeval.core.errors import MedevalError
 from webui import page as ui
+from webui import screen
 
 user = ui.require(*ADJUDICATING_ROLES)
-st.title("Adjudicate")
+screen.compact(boxes={"adj_reference": screen.BOX_MAX, "adj_response": screen.BOX_MAX,
+                      "adj_notes": "4.5rem", "adj_current": "4.5rem"}, slot="adj_status")
+st.subheader("Adjudicate", anchor=False)
 
 with ui.db() as d:
     camps = adj.campaigns(d, actor=user)
 if not camps:
     st.info("No grading campaigns yet: there is nothing to adjudicate.")
     st.stop()
-cid = ui.campaign_choice(camps, key="adj_campaign")["id"]
-c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
-distance = c1.radio("Disagreement of at least", adj.DISTANCES, index=1, horizontal=True, key="adj_distance",
+with st.sidebar:  # the queue's settings: the item has the page
+    cid = ui.campaign_choice(camps, key="adj_campaign")["id"]
+distance = st.sidebar.radio("Disagreement of at least", adj.DISTANCES, index=1, horizontal=True, key="adj_distance",
                     format_func=lambda n: "1 tier (any)" if n == 1 else "2 tiers (Completely Wrong vs Basically "
                                                                         "Correct)")
-show_names = c2.toggle("Show annotator names", value=False, key="adj_names",
+show_names = st.sidebar.toggle("Show annotator names", value=False, key="adj_names",
                        help="Off: the annotators are numbered, so the final tier does not lean on who gave which.")
 
-if msg := st.session_state.pop("adj_msg", None):
-    (st.error if msg[0] == "error" else st.success)(msg[1])
+screen.keys_after_clicks("adj_item")  # 1 2 3 work after a click on any control of this page
+msg = st.session_state.pop("adj_msg", None)
 
 try:
     with ui.db() as d:
@@ -65,24 +72,33 @@ current = st.session_state.get("adj_item")
 if current not in by_item:
     current = (open_items or [q[0]["item"]])[0]
 st.session_state["adj_item"] = current
-st.selectbox("Item", list(by_item), key="adj_item", format_func=lambda i: _label(by_item[i]))
+st.selectbox("Item", list(by_item), key="adj_item", format_func=lambda i: _label(by_item[i]),
+             label_visibility="collapsed")  # (each option starts with "Item <id>")
 r = by_item[st.session_state["adj_item"]]
 item = r["item"]
 
-ui.plain("Disease · aspect", f"{r['disease']} · {r['aspect']}", key="adj_disease")
-ui.plain("Reference answer", r["reference"], key="adj_reference")
-ui.plain("Model's answer", r["response"], key="adj_response")
-st.caption("The annotators' tiers (latest answer of each; skips left out)")
-st.dataframe([{"annotator": _who(n, g["annotator"]), "tier": cp.tier_label(g["tier"]),
-               "flag note": g["note"]} for n, g in enumerate(r["annotators"], 1)],
-             hide_index=True, width="stretch", key=f"adj_tiers_{item}")
+with st.container(key="adj_disease"):
+    st.text(f"{r['disease']} · {r['aspect']}")  # (disease · aspect) plain text
+left, right = st.columns(2)
+with left:
+    ui.plain("Reference answer", r["reference"], key="adj_reference")
+with right:
+    ui.plain("Model's answer", r["response"], key="adj_response")
 notes = [f"{_who(n, g['annotator'])}: {g['note']}" for n, g in enumerate(r["annotators"], 1) if g["note"]]
-if notes:
-    ui.plain("Flag notes", "\n".join(notes), key="adj_notes")
-if r["adjudication"]:
-    a = r["adjudication"]
-    ui.plain("Current adjudication", f"{cp.tier_label(a['tier'])} by {a['by']}: {a['reason']}",
-             key="adj_current")
+tiers, extra = st.columns([3, 2]) if notes or r["adjudication"] else (st.container(), None)
+with tiers:
+    st.caption("The annotators' tiers (latest answer of each; skips left out)")
+    st.dataframe([{"annotator": _who(n, g["annotator"]), "tier": cp.tier_label(g["tier"]),
+                   "flag note": g["note"]} for n, g in enumerate(r["annotators"], 1)],
+                 hide_index=True, width="stretch", key=f"adj_tiers_{item}")
+if extra is not None:
+    with extra:
+        if notes:
+            ui.plain("Flag notes", "\n".join(notes), key="adj_notes")
+        if r["adjudication"]:
+            a = r["adjudication"]
+            ui.plain("Current adjudication", f"{cp.tier_label(a['tier'])} by {a['by']}: {a['reason']}",
+                     key="adj_current")
 
 tier_key = f"adj_tier_{item}"
 
@@ -95,7 +111,7 @@ def _save() -> None:
     tier = st.session_state.get(tier_key)
     reason = st.session_state.get(f"adj_reason_{item}", "")
     if tier is None:
-        st.session_state["adj_msg"] = ("error", "Choose the final tier first: press 1, 2 or 3.")
+        st.session_state["adj_msg"] = ("error", "Choose the final tier first (1, 2 or 3): nothing was saved.")
         return
     try:
         with ui.db() as d:
@@ -108,14 +124,22 @@ def _save() -> None:
     st.session_state["adj_item"] = rest[0] if rest else item  # on to the next item still open
 
 
-st.markdown("**Final tier** · keys **1 2 3**")
 chosen = st.session_state.get(tier_key)
+h1, h2 = st.columns([3, 1], vertical_alignment="center")
+with h1.container(key="adj_status"):  # one line of fixed height, right above the controls it is about
+    if msg:
+        (st.error if msg[0] == "error" else st.success)(msg[1])
+    else:
+        st.markdown("**Final tier** · keys **1 2 3**, then the reason and Ctrl+Enter (or Save)")
+h2.caption(f"Chosen: {cp.tier_label(chosen)}" if chosen is not None else "Chosen: none yet")
 cols = st.columns(3)
 for key, tier, name, meaning in cp.TIER_GUIDE:
     cols[tier].button(name, key=f"adj_pick_{item}_{tier}", shortcut=key, help=meaning, width="stretch",
                       type="primary" if chosen == tier else "secondary", on_click=_pick, args=(tier,))
-st.caption(f"Chosen: {cp.tier_label(chosen)}" if chosen is not None else "Chosen: none yet")
-with st.form(key=f"adj_form_{item}", border=True):
-    st.text_area("Reason (required; kept with the adjudication)", key=f"adj_reason_{item}",
-                 placeholder="e.g. the answer names the right first-line drug but a wrong dose")
-    st.form_submit_button("Save adjudication", type="primary", on_click=_save)
+with st.form(key=f"adj_form_{item}", border=False):
+    f1, f2 = st.columns([4, 1], vertical_alignment="bottom")
+    f1.text_area("Reason (required; kept with the adjudication)", key=f"adj_reason_{item}", height=68,
+                 label_visibility="collapsed",
+                 placeholder="Reason (required; kept with the adjudication), e.g. the answer names the right "
+                             "first-line drug but a wrong dose")
+    f2.form_submit_button("Save adjudication", type="primary", on_click=_save, width="stretch")

@@ -21,10 +21,15 @@ from medeval.annotation import gold, tasks
 from medeval.annotation import guidelines as gl
 from medeval.annotation.tasks import gold as tgold
 from medeval.core.errors import MedevalError
+from medeval.core.limits import NOTE_MAX_CHARS
 from webui import gold as ui_gold
 from webui import page as ui
+from webui import screen
 
 user = ui.require("annotator", "researcher", "admin")
+# one item on one screen (1366×768 and up): text boxes scroll inside, full option labels, a fixed status line
+screen.compact(boxes={"ctx_": screen.BOX_MAX, "side_": screen.SIDE_MAX}, wrap_buttons=("ask_",),
+               slot="task_status")
 ui.start_here("annotate", **ui.TIPS["annotate"])
 
 with ui.db() as d:
@@ -38,11 +43,12 @@ if not mine:
 by_id = {c["id"]: c for c in mine}
 unfinished = [c for c in mine if c["status"] == "open" and c["done"] < c["total"]]
 # The task stays the one chosen (by id, also in the URL as ?task=<id>): answering changes the labels' counts,
-# which must never move the page -- and the next key press -- to another task.
-cid = ui.sticky_choice("Task", list(by_id), key="task_campaign", param="task",
-                       default=(unfinished or mine)[0]["id"],
-                       format_func=lambda i: f"{by_id[i]['name']} · {by_id[i]['task']} — {by_id[i]['done']} of "
-                       f"{by_id[i]['total']} done" + (" (closed)" if by_id[i]["status"] == "closed" else ""))
+# which must never move the page -- and the next key press -- to another task. (In the sidebar: the item has the page.)
+with st.sidebar:
+    cid = ui.sticky_choice("Task", list(by_id), key="task_campaign", param="task",
+                           default=(unfinished or mine)[0]["id"],
+                           format_func=lambda i: f"{by_id[i]['name']} · {by_id[i]['task']} — {by_id[i]['done']} of "
+                           f"{by_id[i]['total']} done" + (" (closed)" if by_id[i]["status"] == "closed" else ""))
 revisit_key = f"task_revisit_{cid}"
 
 with ui.db() as d:
@@ -79,8 +85,8 @@ def _answer(ref: str, question: str | None, value: str | None, revision: int, wh
     except (MedevalError, sqlite3.Error) as e:
         st.session_state["task_error"] = f"Not saved: {e}. Press the key again; nothing else was changed."
         return
-    st.session_state["task_saved"] = f"Saved: {what}"
-    st.session_state["task_feedback"] = feedback  # the campaign's optional feedback once a hidden check is done
+    st.session_state["task_saved"] = (cid, f"Saved: {what}")  # shown on this task only
+    st.session_state["task_feedback"] = (cid, feedback)  # the campaign's optional feedback after a hidden check
     st.session_state["task_stale"] = False
 
 
@@ -104,6 +110,7 @@ def _start_qualification() -> None:
 
 def _continue() -> None:
     st.session_state.pop("task_saved", None)
+    st.session_state.pop("task_feedback", None)
     st.session_state[f"task_qualification_done_{cid}"] = True
 
 
@@ -111,17 +118,26 @@ with ui.db() as d:
     s = tasks.task_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
 
 st.subheader(ui.md_escape(f"{s.campaign_name} · {s.title}"), anchor=False)  # a researcher's name: plain text
-if error := st.session_state.get("task_error"):
-    st.error(ui.md_escape(error), icon=":material/error:")
-elif saved := st.session_state.get("task_saved"):
-    st.success(ui.md_escape(saved), icon=":material/check_circle:")
-    if feedback := st.session_state.get("task_feedback"):
+
+
+def _this_task(key: str) -> str | None:
+    """A message kept in session state for this task only (never a "Saved:" of another task)."""
+    value = st.session_state.get(key)
+    return value[1] if isinstance(value, tuple) and value[0] == cid else None
+
+
+with st.container(key="task_status"):  # one line of fixed height: a message never pushes the item down
+    if error := st.session_state.get("task_error"):
+        st.error(ui.md_escape(error), icon=":material/error:")
+    elif st.session_state.pop("task_stale", False):
+        st.info("A key press arrived after the screen had moved on and was not saved. Check the question below "
+                "and press again if needed.", icon=":material/info:")
+    elif feedback := _this_task("task_feedback"):
         st.info(ui.md_escape(feedback), icon=":material/school:")  # a researcher's reason: plain text
-else:
-    st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
-if st.session_state.pop("task_stale", False):
-    st.info("A key press arrived after the screen had moved on and was not saved. Check the question below and "
-            "press again if needed.", icon=":material/info:")
+    elif saved := _this_task("task_saved"):
+        st.success(ui.md_escape(saved), icon=":material/check_circle:")
+    else:
+        st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
 
 if not s.open:
     st.warning("This campaign is closed: answers can no longer be given or changed.")
@@ -163,13 +179,21 @@ if s.item is None:
 
 item = s.item
 label = "Qualification item" if s.phase == "qualification" else "Item"
-st.progress(s.done / s.total, text=(f"Revisiting a skipped item — {s.skipped} skipped" if item.revisiting
+st.sidebar.caption(ui.md_escape(s.instructions))  # read once; the item keeps the page
+flagging = st.session_state.get("task_flagging", False)
+# one row: where the annotator is, and the item's own keys (S skip, F flag, G guidelines)
+c0, c1, c2, c3 = st.columns([4, 2, 2, 3], vertical_alignment="bottom")
+c0.progress(s.done / s.total, text=(f"Revisiting a skipped item — {s.skipped} skipped" if item.revisiting
                                     else f"{label} {s.position} of {s.total}"))
-st.caption(ui.md_escape(s.instructions))
-if item.parts > 1:
-    st.caption(f"Part {item.open_part} of {item.parts}"
-               + (" — the next part opens when every question here has an answer" if item.open_part < item.parts
-                  else ""))
+c1.button("Skip item", key=f"task_skip_{item.item_id}", shortcut="S", width="stretch", on_click=_answer,
+          args=(item.ref, None, None, item.revision, "item skipped"), help="Come back to it after the others",
+          disabled=flagging or reading)
+c2.button("Flagged" if item.flagged else "Flag…", key=f"task_flag_{item.item_id}", shortcut="F", width="stretch",
+          on_click=_flagging, args=(True,), disabled=flagging or reading,
+          help="Report a problem with this item (a wrong reference, an unreadable answer) with a note")
+guidelines_button(c3, disabled=flagging)
+if item.revisiting:
+    st.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
 
 pending = item.pending
 by_target: dict[str, list] = {}
@@ -185,81 +209,107 @@ def given_line(target: str) -> None:
     st.caption(ui.md_escape(" · ".join(parts)))
 
 
-flagging = st.session_state.get("task_flagging", False)
-
-
 def ask(q) -> None:
-    """The question to answer now: one button per option, its key shown and bound (not while flagging)."""
+    """The question to answer now: one button per option, its key shown and bound (not while flagging). Each label
+    is shown in full (wrapped); hovering a button shows what the criterion asks and what the option means."""
     with st.container(border=True, key=f"ask_{item.item_id}"):
-        st.markdown(f"**{ui.md_escape(q.target)} — {ui.md_escape(q.criterion)}**")
-        st.caption(ui.md_escape(q.prompt))  # rubric texts may come from a researcher's file: shown literally
+        # rubric texts may come from a researcher's file: shown literally
+        part = (f" · *Part {item.open_part} of {item.parts}"
+                + (" (the next part opens when every question here has an answer)*" if item.open_part < item.parts
+                   else "*") if item.parts > 1 else "")
+        st.markdown(f"**{ui.md_escape(q.target)} — {ui.md_escape(q.criterion)}** · {ui.md_escape(q.prompt)}{part}")
         cols = st.columns(len(q.options))
         for col, o in zip(cols, q.options):
             # the button shows its key itself (Streamlit's shortcut badge); a score's label is its anchor
+            about = f"{q.criterion}: {q.prompt}" + (f"\n\n{o.label}: {o.meaning}" if o.meaning else "")
             col.button(ui.md_escape(o.meaning if o.label == o.key and o.meaning else o.label),
-                       key=f"opt_{item.item_id}_{q.id}_{o.value}", shortcut=o.key,
-                       help=ui.md_escape(f"{o.label}: {o.meaning}") if o.meaning else None,
+                       key=f"opt_{item.item_id}_{q.id}_{o.value}", shortcut=o.key, help=ui.md_escape(about),
                        width="stretch", on_click=_answer, disabled=flagging or reading,
                        args=(item.ref, q.id, o.value, item.revision, f"{q.target} · {q.criterion} → {o.label}"))
 
 
-sides = [b for b in item.blocks if b.target in ("A", "B")]
+def rows_of_blocks() -> list[list]:
+    """The open blocks in screen order, in rows: blocks that are rated side by side (the two sides of a pair, the
+    responses of a rubric item: consecutive blocks with a target, at most 3 a row), or the context before them
+    (consecutive blocks without a target: two columns). A folded block is a row of its own."""
+    rows: list[list] = []
+    for b in item.blocks:
+        last = rows[-1] if rows else None
+        if last and not b.fold and not last[0].fold and bool(b.target) == bool(last[0].target) \
+                and (not b.target or len(last) < 3):
+            last.append(b)
+        else:
+            rows.append([b])
+    return rows
+
+
+def draw(b, key: str) -> None:
+    ui.plain(b.label, b.text, key=key)
+    given_line(b.target)
+
+
 asked = False
-for n, b in enumerate(item.blocks):
-    if b in sides:
-        continue
+for n, row in enumerate(rows_of_blocks()):
+    b = row[0]
     if b.fold:
         with st.expander(ui.md_escape(b.label)):
             st.text(b.text)
         continue
-    ui.plain(b.label, b.text, key=f"block_{item.item_id}_{n}")
-    if b.target:
-        given_line(b.target)
-    if pending is not None and b.target and b.target == pending.target:
+    if len(row) == 1:
+        draw(b, f"{'side' if b.target else 'ctx'}_{item.item_id}_{n}")
+    elif b.target:
+        for col, b in zip(st.columns(len(row)), row):
+            with col:
+                draw(b, f"side_{b.target}_{item.item_id}")
+    else:  # the context: the first half on the left, the rest on the right
+        half = (len(row) + 1) // 2
+        for col, (start, part) in zip(st.columns(2), ((0, row[:half]), (half, row[half:]))):
+            with col:
+                for m, b in enumerate(part, start=start):
+                    draw(b, f"ctx_{item.item_id}_{n}_{m}")
+    if pending is not None and not asked and pending.target in {x.target for x in row if x.target}:
         ask(pending)
         asked = True
-if sides:
-    cols = st.columns(len(sides))
-    for col, b in zip(cols, sides):
-        with col:
-            ui.plain(b.label, b.text, key=f"side_{b.target}_{item.item_id}")
-    for target in by_target:
-        given_line(target)
 if pending is not None and not asked:
     ask(pending)
 
-c1, c2, c3, c4 = st.columns(4)
-c1.button("Skip item", key=f"task_skip_{item.item_id}", shortcut="S", width="stretch", on_click=_answer,
-          args=(item.ref, None, None, item.revision, "item skipped"), help="Come back to it after the others",
-          disabled=flagging or reading)
-c2.button("Flagged" if item.flagged else "Flag…", key=f"task_flag_{item.item_id}", shortcut="F", width="stretch",
-          on_click=_flagging, args=(True,), disabled=flagging or reading,
-          help="Report a problem with this item (a wrong reference, an unreadable answer) with a note")
-if item.revisiting:
-    c3.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
-guidelines_button(c4, disabled=flagging)
+
+def _save_flag() -> None:
+    """The flag form's callback: a note is required; the dialog closes once the flag is saved."""
+    note = st.session_state.get(f"task_flag_note_{item.item_id}", "")
+    if not (note or "").strip():
+        st.session_state["task_flag_error"] = "Write a short note saying what is wrong, then press Enter again."
+        return
+    try:
+        with ui.db() as d:
+            tasks.flag(d, user, cid, item.ref, note, client_token=f"{item.ref}:{item.revision}:flag")
+    except (MedevalError, sqlite3.Error) as e:
+        st.session_state["task_flag_error"] = f"Not saved: {e}. Your note is still here; press Enter to save it again."
+        return
+    st.session_state.pop("task_flag_error", None)
+    st.session_state["task_saved"] = (cid, "Flag saved: a researcher will see your note")
+    st.session_state["task_flagging"] = False
+
 
 if flagging:
-    with st.form(key=f"task_flag_form_{item.item_id}", border=True):
-        st.markdown("**Flag this item**")
-        note = st.text_area("What is wrong with it? (required)", key=f"task_flag_note_{item.item_id}",
-                            placeholder="e.g. the reference answer is outdated")
-        b1, b2 = st.columns(2)
-        save = b1.form_submit_button("Save flag", type="primary", width="stretch")
-        b2.form_submit_button("Cancel", on_click=_flagging, args=(False,), width="stretch")
-    if save:
-        if not (note or "").strip():
-            st.error("Write a short note saying what is wrong, then save the flag again.")
-        else:
-            try:
-                with ui.db() as d:
-                    tasks.flag(d, user, cid, item.ref, note, client_token=f"{item.ref}:{item.revision}:flag")
-            except (MedevalError, sqlite3.Error) as e:
-                st.error(ui.md_escape(f"Not saved: {e}. Your note is still here; save it again."))
-            else:
-                st.session_state["task_saved"] = "Flag saved: a researcher will see your note"
-                st.session_state["task_flagging"] = False
-                st.rerun()
+    # F: the note opens over the item, in view, with the focus in it; Enter saves, Esc (or Cancel) closes it
+    @st.dialog("Flag this item", on_dismiss=lambda: _flagging(False))
+    def _flag_dialog() -> None:
+        with st.form(key=f"task_flag_form_{item.item_id}", border=False):
+            st.text_input("What is wrong with it? (required)", key=f"task_flag_note_{item.item_id}",
+                          placeholder="e.g. the reference answer is outdated", max_chars=NOTE_MAX_CHARS)
+            st.caption("Enter saves the flag · Esc cancels")
+            b1, b2 = st.columns(2)
+            b1.form_submit_button("Save flag", type="primary", width="stretch", on_click=_save_flag)
+            b2.form_submit_button("Cancel", on_click=_flagging, args=(False,), width="stretch")
+        if err := st.session_state.pop("task_flag_error", None):
+            st.error(ui.md_escape(err))
+        elif not st.session_state.get("task_flagging"):  # saved or cancelled: the whole page again
+            st.rerun()
+        screen.focus(f'.st-key-task_flag_note_{item.item_id} input')
+
+    _flag_dialog()
+
 
 if item.answers and item.changeable:  # (not in a qualification round)
     with st.expander("Change an answer on this item", expanded=False):

@@ -215,7 +215,7 @@ def test_flag_an_item_with_a_note(task_db):
     assert all(b.disabled for b in _option_buttons(at))  # no answer while the note is being written
     at.button(key=f"FormSubmitter:task_flag_form_{iid}-Save flag").click().run()
     assert any("Write a short note" in e.value for e in at.error)
-    at.text_area(key=f"task_flag_note_{iid}").input("the reference is outdated")  # sent with the form
+    at.text_input(key=f"task_flag_note_{iid}").input("the reference is outdated")  # sent with the form (Enter)
     at.button(key=f"FormSubmitter:task_flag_form_{iid}-Save flag").click().run()
     assert any("Flag saved" in s.value for s in at.success)
     assert not any(b.disabled for b in _option_buttons(at))
@@ -290,13 +290,13 @@ def test_names_from_data_reach_markdown_only_escaped(task_db):
         db.conn.execute("UPDATE campaigns SET name = ? WHERE id = ?", (HOSTILE, task_db["rubric"]))
         db.conn.commit()
         auth.add_user(db, "www.evil.example", PW, "annotator")
-        tasks.create_campaign(db, "rubric", HOSTILE, ["www.evil.example"], k=1, seed=1,
-                              config={"dataset": "clin"}, actor=None)
-    for user in ("doc1", "www.evil.example"):
+        tasks.create_campaign(db, "rubric", HOSTILE + " (2)", ["www.evil.example"], k=1, seed=1,
+                              config={"dataset": "clin"}, actor=None)  # (campaign names are unique)
+    for user, name in (("doc1", HOSTILE), ("www.evil.example", HOSTILE + " (2)")):
         at = _annotate(task_db, user)
         if user == "doc1":
             _choose(at, HOSTILE)
-        assert at.subheader[0].value.startswith(md_escape(HOSTILE) + " · ")
+        assert at.subheader[0].value.startswith(md_escape(name) + " · ")
         assert "://" not in at.subheader[0].value  # broken by a word joiner: no autolink
         rendered = [e.value for kind in ("title", "subheader", "markdown", "caption", "info", "success", "warning",
                                          "error") for e in [*getattr(at, kind), *getattr(at.sidebar, kind)]]

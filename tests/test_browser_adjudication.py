@@ -7,8 +7,10 @@ tests/test_adjudication.py). Waits are for page or database states, never fixed 
 
 from __future__ import annotations
 
+import os
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -39,8 +41,10 @@ def app(tmp_path_factory):
         out = _populate(db, files)
         auth.add_user(db, "senior", PW, "adjudicator")
         db.conn.execute("UPDATE kb_entries SET disease = ?", (HOSTILE_DISEASE,))
+    shots = Path(os.environ.get("MEDEVAL_SCREENSHOTS") or folder / "shots")  # a folder to keep them in
+    shots.mkdir(parents=True, exist_ok=True)
     with bs.serving(None, folder, db=db_path) as server:
-        yield {"url": server.url, "db": db_path, **out}
+        yield {"url": server.url, "db": db_path, "shots": shots, **out}
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +105,117 @@ def test_adjudicator_records_a_final_tier_with_the_keyboard(app, page):
     assert rows == [(it[5], 2, "the answer covers the key points <i>in full</i>")]
     wait_idle(page)
     expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("Basically Correct")
+
+
+# ---------------------------------------------------------------- one item on one screen, keys after clicks (issue 22)
+
+LONG = ("参考：患者男性，五十八岁，因胸骨后压榨性疼痛两小时入院，伴大汗、恶心，既往高血压十年。"
+        "Troponin I 2.3 ng/mL, ECG ST elevation V1-V4. " * 10)[:400]
+SIZES = ((1366, 768), (1280, 1024), (1920, 1080))
+FIT_JS = """() => {
+  const box = sel => [...document.querySelectorAll(sel)].filter(e => e.checkVisibility()).map(e => {
+    const r = e.getBoundingClientRect(); return {sel, top: r.top, bottom: r.bottom, left: r.left, right: r.right}; });
+  const main = document.querySelector('[data-testid="stMain"]');
+  return {height: window.innerHeight, width: window.innerWidth, mainScrolls: main.scrollHeight - main.clientHeight,
+          boxes: [...box('.st-key-adj_disease'), ...box('.st-key-adj_reference'), ...box('.st-key-adj_response'),
+                  ...box('[class*="st-key-adj_pick_"] button'), ...box('[class*="st-key-adj_reason_"] textarea'),
+                  ...box('[data-testid="stFormSubmitButton"] button'), ...box('.st-key-adj_status')]};
+}"""
+
+
+def _settled(page: Page, js: str) -> dict:
+    """``js``'s measurement once two in a row, two frames apart, agree (the elements of a rerun arrive one by one)."""
+    last, deadline = None, time.monotonic() + bs.TIMEOUT_MS / 1000
+    while True:
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        now = page.evaluate(js)
+        if now == last or time.monotonic() > deadline:
+            return now
+        last = now
+        page.wait_for_timeout(100)
+
+
+def _pick_item(page: Page, item: int) -> None:
+    page.locator(".st-key-adj_item").get_by_role("combobox").click()
+    page.get_by_role("option", name=re.compile(f"^Item {item} ")).click()
+    wait_idle(page)
+    page.locator(f".st-key-adj_reason_{item}").wait_for()
+
+
+def _chosen(page: Page, name: str) -> None:
+    expect(page.get_by_text(re.compile(f"^Chosen: .*{name}$"))).to_be_visible()
+    wait_idle(page)
+
+
+def test_the_item_fits_each_screen_size_with_400_character_texts(app, page):
+    """The reference and the model's answer (400 characters each), the tier buttons, the reason and Save are in
+    the viewport at each size, the page does not scroll (a long text scrolls inside its box)."""
+    with connect(app["db"]) as db:
+        db.conn.execute("UPDATE kb_entries SET reference = ?", (LONG,))
+        db.conn.execute("UPDATE responses SET raw = ?", (LONG.replace("参考", "回答"),))
+        db.conn.commit()
+    it = app["items"]
+    page.goto(app["url"] + "/adjudicate")
+    wait_idle(page)
+    _pick_item(page, it[7])
+    try:
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_function("([w, h]) => innerWidth === w && innerHeight === h", arg=[width, height])
+            s = _settled(page, FIT_JS)
+            if (width, height) == (1366, 768):
+                page.screenshot(path=str(app["shots"] / "adjudicate-1366x768.png"))
+            assert len(s["boxes"]) == 1 + 2 + 3 + 1 + 1 + 1, s["boxes"]
+            for b in s["boxes"]:
+                assert 0 <= b["top"] and b["bottom"] <= s["height"] + 0.5, (width, height, b)
+                assert 0 <= b["left"] and b["right"] <= s["width"] + 0.5, (width, height, b)
+            assert s["mainScrolls"] <= 1, (width, height, s["mainScrolls"])
+        expect(page.locator(".st-key-adj_reference")).to_contain_text(LONG)  # all of it, scrolling inside
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_keys_work_after_a_click_on_any_control(app, page):
+    it = app["items"]
+    page.goto(app["url"] + "/adjudicate")
+    wait_idle(page)
+    _pick_item(page, it[7])  # a click in the select box, then an option
+    page.keyboard.press("1")
+    _chosen(page, "Completely Wrong")
+    page.locator(f".st-key-adj_pick_{it[7]}_1 button").filter(visible=True).click()  # a tier button, clicked
+    _chosen(page, "Partially Correct")
+    page.keyboard.press("3")
+    _chosen(page, "Basically Correct")
+    page.get_by_text("Show annotator names").click()  # the toggle in the sidebar
+    expect(page.locator(".st-key-adj_names input")).to_be_checked()
+    wait_idle(page)
+    page.keyboard.press("1")
+    _chosen(page, "Completely Wrong")
+    page.get_by_text("1 tier (any)").click()  # a radio button
+    wait_idle(page)
+    page.keyboard.press("2")
+    _chosen(page, "Partially Correct")
+    # typing in the reason stays there: its digits are text, not tiers
+    reason = page.locator(f".st-key-adj_reason_{it[7]} textarea")
+    reason.click()
+    page.keyboard.type("3 of 3 annotators missed the dose")
+    expect(reason).to_have_value("3 of 3 annotators missed the dose")
+    _chosen(page, "Partially Correct")
+
+
+def test_saving_with_no_tier_chosen_says_so_next_to_the_controls(app, page):
+    it = app["items"]
+    page.goto(app["url"] + "/adjudicate")
+    wait_idle(page)
+    _pick_item(page, it[7])
+    expect(page.get_by_text("Chosen: none yet")).to_be_visible()
+    before = bs.query(app["db"], "SELECT count(*) FROM adjudications")[0][0]
+    page.locator(f".st-key-adj_reason_{it[7]} textarea").fill("a reason without a tier")
+    page.get_by_role("button", name="Save adjudication").click()
+    message = page.locator(".st-key-adj_status").get_by_test_id("stAlertContentError")
+    expect(message).to_contain_text("Choose the final tier first")
+    box, height = message.bounding_box(), page.viewport_size["height"]
+    assert 0 <= box["y"] and box["y"] + box["height"] <= height, box  # in view, by the controls
+    expect(page.locator(f".st-key-adj_reason_{it[7]} textarea")).to_have_value("a reason without a tier")
+    page.screenshot(path=str(app["shots"] / "adjudicate-no-tier-1366x768.png"))
+    assert bs.query(app["db"], "SELECT count(*) FROM adjudications")[0][0] == before

@@ -1,0 +1,101 @@
+"""One item on one screen (issue 22 §2): the styles and the small scripts the work pages (Rate & compare,
+Adjudicate) add so that an item and its controls fit 1366×768 without scrolling the page.
+
+Everything here is our own static markup, never data: the texts of an item are drawn by Streamlit elements
+(``st.text``, plain text). The styles are page-scoped (drawn by the page, gone when it is left); the scripts
+install their listeners once per browser tab and act only while the page's marker element is on screen.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# a text box (a bordered container with one st.text) never grows past this: a longer text scrolls inside it
+BOX_MAX = "clamp(3.5rem, 12vh, 10rem)"  # context: a case, a question, a reference
+SIDE_MAX = "clamp(5rem, calc(100vh - 42rem), 26rem)"  # what is rated (a response, one side of a pair): the rest
+
+
+def _box_css(prefix: str, max_height: str) -> str:
+    sel = f'[class*="st-key-{prefix}"]'
+    return (f"{sel} {{max-height: {max_height}; overflow-y: auto; padding: 0.3rem 0.6rem; gap: 0.25rem;}}\n"
+            f"{sel} [data-testid='stText'] {{white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.95rem;"
+            f" line-height: 1.45;}}\n")
+
+
+def compact(*, boxes: dict[str, str] | None = None, wrap_buttons: tuple[str, ...] = (),
+            slot: str | None = None) -> None:
+    """Styles for a work page: less padding above the page, tighter gaps, text boxes of ``boxes`` ({key prefix:
+    max height}) that scroll inside, full button labels (wrapped) in the containers whose keys start with a
+    prefix of ``wrap_buttons``, and a status line ``slot`` (a keyed container) of a fixed height, so a "Saved"
+    line never pushes the item down."""
+    css = ["[data-testid='stMainBlockContainer'] {padding-top: 3.75rem; padding-bottom: 1rem;}",
+           "[data-testid='stMainBlockContainer'] h3 {padding-top: 0; padding-bottom: 0.25rem;}",
+           "[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] {gap: 0.5rem;}",
+           "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] p {margin-bottom: 0;}"]
+    css += [_box_css(prefix, height) for prefix, height in (boxes or {}).items()]
+    for prefix in wrap_buttons:
+        sel = f'[class*="st-key-{prefix}"] button'
+        css.append(f"{sel} {{height: auto; min-height: 2.5rem; padding-top: 0.25rem; padding-bottom: 0.25rem;}}")
+        css.append(f"{sel} [data-testid='stMarkdownContainer'], {sel} [data-testid='stMarkdownContainer'] p "
+                   "{white-space: normal; overflow: visible; text-overflow: clip; line-height: 1.2; font-size: 0.9rem;}")
+    if slot:
+        sel = f".st-key-{slot}"
+        css.append(f"{sel} {{height: 2.6rem; min-height: 2.6rem; overflow-y: auto; flex-shrink: 0;}}")
+        css.append(f"{sel} [data-testid='stAlert'] > div {{padding: 0.3rem 0.75rem; min-height: 0;}}")
+        css.append(f"{sel} [data-testid='stAlertContainer'] {{padding: 0.3rem 0.75rem; min-height: 0;}}")
+    st.html("<style>\n" + "\n".join(css) + "\n</style>")
+
+
+# After a click on a button, toggle, radio or an option of a select box, the focus stays on that control, and
+# Streamlit's shortcuts do not fire while a control holds the focus: keys "stop working after a click". The
+# focus goes back to the page once the click is done (never out of a text field: typing stays there).
+_KEYS_AFTER_CLICK_JS = """
+(() => {
+  const marker = %(marker)s;
+  if (window.__medevalKeysAfterClick) { window.__medevalKeysAfterClick.add(marker); return; }
+  window.__medevalKeysAfterClick = new Set([marker]);
+  const active = () => [...window.__medevalKeysAfterClick].some(m => document.querySelector('.st-key-' + m));
+  const typing = el => el && (el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' &&
+      !['checkbox', 'radio', 'button', 'submit', 'range'].includes(el.type) && el.getAttribute('role') !== 'combobox'));
+  const release = () => {
+    const el = document.activeElement;
+    if (!active() || !el || el === document.body || typing(el)) return;
+    if (el.closest('[role="dialog"]') || el.closest('[data-baseweb="popover"]')) return;
+    if (el.getAttribute('role') === 'combobox' && el.getAttribute('aria-expanded') === 'true') return;
+    el.blur();
+  };
+  document.addEventListener('click', () => setTimeout(release, 0), true);
+  document.addEventListener('change', () => setTimeout(release, 0), true);
+  // a select box keeps the focus after an option is picked: release it once the menu has closed
+  new MutationObserver(() => {
+    const el = document.activeElement;
+    if (active() && el && el.getAttribute('role') === 'combobox' && el.getAttribute('aria-expanded') === 'false'
+        && !el.closest('[role="dialog"]')) el.blur();
+  }).observe(document.body, {attributes: true, subtree: true, attributeFilter: ['aria-expanded']});
+})();
+"""
+
+
+def keys_after_clicks(marker: str) -> None:
+    """Give the keyboard back to the page after a click on a control, while an element of the key ``marker`` (one
+    the page always draws) is on screen."""
+    st.html(f"<script>{_KEYS_AFTER_CLICK_JS % {'marker': repr(marker)}}</script>", unsafe_allow_javascript=True)
+
+
+_FOCUS_JS = """
+(() => {
+  const selector = %(selector)s;
+  let tries = 0;
+  const go = () => {
+    const el = document.querySelector(selector);
+    if (el) { el.scrollIntoView({block: 'nearest'}); if (document.activeElement !== el) el.focus(); return; }
+    if (++tries < 100) setTimeout(go, 50);
+  };
+  go();
+})();
+"""
+
+
+def focus(selector: str) -> None:
+    """Put the keyboard focus in the element ``selector`` (our own CSS selector) once it is drawn."""
+    st.html(f"<script>{_FOCUS_JS % {'selector': repr(selector)}}</script>", unsafe_allow_javascript=True)
