@@ -140,143 +140,149 @@ def _continue(value: bool = True) -> None:
     st.session_state[f"qualification_done_{cid}"] = value
 
 
-with ui.db() as d:
-    s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
-if st.session_state.get(revisit_key) and s.item is None:
-    st.session_state[revisit_key] = False
-
-if st.session_state.get("saved_for") != cid or time.time() - st.session_state.get("saved_at", 0) > SAVED_FOR_S:
-    st.session_state.pop("saved", None)  # another campaign's, or an earlier sitting's (round): never shown here
-    st.session_state.pop("gold_feedback", None)
-st.subheader(ui.md_escape(s.campaign_name), anchor=False)
-with st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
-    if error := st.session_state.get("grade_error"):
-        st.error(ui.md_escape(error), icon=":material/error:")
-    elif st.session_state.pop("grade_stale", False):
-        st.info("A key press for an item already answered was ignored (nothing saved from it).",
-                icon=":material/info:")
-    elif saved := st.session_state.get("saved"):
-        st.success(saved, icon=":material/check_circle:")
-    else:
-        st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
-if (saved := st.session_state.get("saved")) and (feedback := st.session_state.get("gold_feedback")):
-    st.toast(ui.md_escape(feedback), icon=":material/school:")  # the hidden gold item's feedback, over the screen
-    st.session_state.pop("gold_feedback", None)  # once
-
-
-def recent_answers(editable: bool) -> None:
-    if not s.recent:
-        return
-    with st.expander("Your last answers — change one", expanded=False):
-        for g in s.recent:
-            c1, c2 = st.columns([3, 2], vertical_alignment="center")
-            c1.text(f"{g.disease} · {g.aspect}")
-            c1.caption(cp.tier_label(g.tier, g.skipped) + (" · flagged" if g.flagged else ""))
-            if editable:
-                cols = c2.columns(3)
-                for key, tier, name, _ in cp.TIER_GUIDE:
-                    cols[tier].button(key, key=f"change_{g.item_id}_{tier}", help=f"Change to {name}",
-                                      disabled=(g.tier == tier and not g.skipped), width="stretch",
-                                      on_click=_answer, args=(g.ref, g.item_id, g.annotation_id),
-                                      kwargs={"tier": tier, "what": f"{g.disease} · {g.aspect}", "changed": True})
-
-
-if not s.open:
-    st.warning("This campaign is closed: answers can no longer be given or changed.")
-    recent_answers(editable=False)
-    st.stop()
-
-reading = guide is not None and st.session_state.get("reading_guidelines", False)
-
-
-def guidelines_button(where, *, disabled: bool = False) -> None:
-    ui.guidelines_button(where, guide, "reading_guidelines", disabled=disabled, **GUIDE_COLUMNS)
-
-
-q = s.qualification
-if s.phase == "qualification" and s.item is None:
-    def _review() -> list[dict]:
+@st.fragment
+def screen() -> None:
+    """The grading panel (status line, progress, item, keys, flag note, last answers): a key reruns only this
+    function, not the page (the campaign choice, the sidebar and the guidelines gate stay as drawn)."""
+    try:
         with ui.db() as d:
-            rows = gold.review(d, user, cid)
-        return [{"disease": r["disease"], "aspect": r["aspect"], "model's answer": r["response"],
-                 "your grade": cp.tier_label(r["answer"], r["skipped"]), "expected": cp.tier_label(r["expected"]),
-                 "why": r["reason"], "as expected": r["correct"]} for r in rows]
+            s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
+    except (gl.GuidelinesPending, gold.QualificationPending):
+        st.rerun()  # the campaign changed under this screen (new guidelines): the whole page again
+    if st.session_state.get(revisit_key) and s.item is None:
+        st.session_state[revisit_key] = False
 
-    ui_gold.qualification_round(q, answer="grade", review=_review, on_start=_start_qualification,
-                                intro_key="qualification_intro", review_key="qualification_review")
-if q is not None and q.results and q.status == "passed" and s.done == 0 and s.item is not None \
-        and not st.session_state.get(f"qualification_done_{cid}"):
-    ui_gold.qualification_passed(q, answer="grade", on_continue=_continue)
-
-if s.item is None:
-    st.progress(1.0, text=f"{s.done} of {s.total} done")
-    if s.skipped:
-        st.info(f"Every item has an answer. You skipped {s.skipped}.")
-        st.button("Grade the skipped items now", key="revisit", type="primary", on_click=_set_revisit,
-                  args=(True,))
-    else:
-        st.success(f"All {s.total} items are graded. Thank you!")
-    guidelines_button(st.columns(3)[0])  # G works here too
-    recent_answers(editable=True)
-    st.stop()
-
-item = s.item
-what = f"{item.disease} · {item.aspect}"
-if s.prior is not None:
-    st.progress(s.done / s.total, text=f"Revisiting a skipped item — {s.skipped} skipped left")
-    st.button("Stop revisiting", key="stop_revisit", on_click=_set_revisit, args=(False,))
-else:
-    label = "Qualification item" if s.phase == "qualification" else "Item"
-    st.progress((s.position - 1) / s.total, text=f"{label} {s.position} of {s.total}")
-
-st.session_state["grade_drawn_ref"] = item.ref  # the only item a grade or skip is stored for (see _answer)
-with st.container(key="gradeitem"):
-    c1, c2 = st.columns([2, 3], vertical_alignment="top")
-    with c1:
-        ui.plain("Disease", item.disease, key="item_disease")
-    with c2:
-        st.caption("Aspect")
-        st.text(f"{item.aspect} · {item.aspect_zh}")
-    if item.definition:
-        st.caption(ui.md_escape(item.definition))
-    c1, c2 = st.columns(2)  # side by side where the width allows (stacked on a narrow screen)
-    with c1:
-        ui.plain("Reference answer", item.reference, key="item_reference")
-    with c2:
-        ui.plain("Model's answer", item.response, key="item_response")
-
-flagging = st.session_state.get("flagging", False)
-locked = flagging or reading  # no grade key while the flag form or the guidelines are open
-cols = st.columns(3)
-for key, tier, name, meaning in cp.TIER_GUIDE:
-    cols[tier].button(name, key=f"grade_{item.item_id}_{tier}", shortcut=key, help=meaning,
-                      width="stretch", disabled=locked,
-                      on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"tier": tier, "what": what})
-c1, c2, c3 = st.columns(3)
-c1.button("Skip", key=f"skip_{item.item_id}", shortcut="S", disabled=locked, width="stretch",
-          on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"skipped": True, "what": what},
-          help="Come back to it after the others")
-c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=locked, width="stretch",
-          on_click=_open_flag, help="Report a problem with this item (with a note)")
-guidelines_button(c3, disabled=flagging)
-
-if flagging:
-    with st.container(key="gradeflag"), st.form(key=f"flag_form_{item.item_id}", border=True, enter_to_submit=False):
-        st.markdown("**Flag this item** · Enter saves, Esc cancels")
-        note = st.text_input("What is wrong with it? (required)", key=f"flag_note_{item.item_id}",
-                             placeholder="e.g. the reference answer is outdated", max_chars=NOTE_MAX_CHARS)
-        choice_keys = ["none", 0, 1, 2]
-        grade = st.radio("Grade it as well?", choice_keys, horizontal=True, key=f"flag_tier_{item.item_id}",
-                         format_func=lambda t: "No grade (skip)" if t == "none" else cp.tier_label(t))
-        b1, b2 = st.columns(2)
-        save = b1.form_submit_button("Save flag", type="primary", width="stretch")
-        b2.form_submit_button("Cancel", on_click=_close_flag, width="stretch")
-    if save:
-        if not (note or "").strip():
-            st.error("Write a short note saying what is wrong, then save the flag again.")
+    if st.session_state.get("saved_for") != cid or time.time() - st.session_state.get("saved_at", 0) > SAVED_FOR_S:
+        st.session_state.pop("saved", None)  # another campaign's, or an earlier sitting's (round): never shown here
+        st.session_state.pop("gold_feedback", None)
+    st.subheader(ui.md_escape(s.campaign_name), anchor=False)
+    with st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
+        if error := st.session_state.get("grade_error"):
+            st.error(ui.md_escape(error), icon=":material/error:")
+        elif st.session_state.pop("grade_stale", False):
+            st.info("A key press for an item already answered was ignored (nothing saved from it).",
+                    icon=":material/info:")
+        elif saved := st.session_state.get("saved"):
+            st.success(saved, icon=":material/check_circle:")
         else:
-            _answer(item.ref, item.item_id, s.prior, tier=None if grade == "none" else grade, skipped=grade == "none",
-                    flagged=True, note=note.strip(), what=what)
-            st.rerun()
+            st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
+    if (saved := st.session_state.get("saved")) and (feedback := st.session_state.get("gold_feedback")):
+        st.toast(ui.md_escape(feedback), icon=":material/school:")  # the hidden gold item's feedback, over the screen
+        st.session_state.pop("gold_feedback", None)  # once
 
-recent_answers(editable=True)
+    def recent_answers(editable: bool) -> None:
+        if not s.recent:
+            return
+        with st.expander("Your last answers — change one", expanded=False):
+            for g in s.recent:
+                c1, c2 = st.columns([3, 2], vertical_alignment="center")
+                c1.text(f"{g.disease} · {g.aspect}")
+                c1.caption(cp.tier_label(g.tier, g.skipped) + (" · flagged" if g.flagged else ""))
+                if editable:
+                    cols = c2.columns(3)
+                    for key, tier, name, _ in cp.TIER_GUIDE:
+                        cols[tier].button(key, key=f"change_{g.item_id}_{tier}", help=f"Change to {name}",
+                                          disabled=(g.tier == tier and not g.skipped), width="stretch",
+                                          on_click=_answer, args=(g.ref, g.item_id, g.annotation_id),
+                                          kwargs={"tier": tier, "what": f"{g.disease} · {g.aspect}", "changed": True})
+
+    if not s.open:
+        st.warning("This campaign is closed: answers can no longer be given or changed.")
+        recent_answers(editable=False)
+        return
+
+    reading = guide is not None and st.session_state.get("reading_guidelines", False)
+
+    def guidelines_button(where, *, disabled: bool = False) -> None:
+        ui.guidelines_button(where, guide, "reading_guidelines", disabled=disabled, **GUIDE_COLUMNS)
+
+    q = s.qualification
+    if s.phase == "qualification" and s.item is None:
+        def _review() -> list[dict]:
+            with ui.db() as d:
+                rows = gold.review(d, user, cid)
+            return [{"disease": r["disease"], "aspect": r["aspect"], "model's answer": r["response"],
+                     "your grade": cp.tier_label(r["answer"], r["skipped"]), "expected": cp.tier_label(r["expected"]),
+                     "why": r["reason"], "as expected": r["correct"]} for r in rows]
+
+        ui_gold.qualification_round(q, answer="grade", review=_review, on_start=_start_qualification,
+                                    intro_key="qualification_intro", review_key="qualification_review")
+    if q is not None and q.results and q.status == "passed" and s.done == 0 and s.item is not None \
+            and not st.session_state.get(f"qualification_done_{cid}"):
+        ui_gold.qualification_passed(q, answer="grade", on_continue=_continue)
+
+    if s.item is None:
+        st.progress(1.0, text=f"{s.done} of {s.total} done")
+        if s.skipped:
+            st.info(f"Every item has an answer. You skipped {s.skipped}.")
+            st.button("Grade the skipped items now", key="revisit", type="primary", on_click=_set_revisit,
+                      args=(True,))
+        else:
+            st.success(f"All {s.total} items are graded. Thank you!")
+        guidelines_button(st.columns(3)[0])  # G works here too
+        recent_answers(editable=True)
+        return
+
+    item = s.item
+    what = f"{item.disease} · {item.aspect}"
+    if s.prior is not None:
+        st.progress(s.done / s.total, text=f"Revisiting a skipped item — {s.skipped} skipped left")
+        st.button("Stop revisiting", key="stop_revisit", on_click=_set_revisit, args=(False,))
+    else:
+        label = "Qualification item" if s.phase == "qualification" else "Item"
+        st.progress((s.position - 1) / s.total, text=f"{label} {s.position} of {s.total}")
+
+    st.session_state["grade_drawn_ref"] = item.ref  # the only item a grade or skip is stored for (see _answer)
+    with st.container(key="gradeitem"):
+        c1, c2 = st.columns([2, 3], vertical_alignment="top")
+        with c1:
+            ui.plain("Disease", item.disease, key="item_disease")
+        with c2:
+            st.caption("Aspect")
+            st.text(f"{item.aspect} · {item.aspect_zh}")
+        if item.definition:
+            st.caption(ui.md_escape(item.definition))
+        c1, c2 = st.columns(2)  # side by side where the width allows (stacked on a narrow screen)
+        with c1:
+            ui.plain("Reference answer", item.reference, key="item_reference")
+        with c2:
+            ui.plain("Model's answer", item.response, key="item_response")
+
+    flagging = st.session_state.get("flagging", False)
+    locked = flagging or reading  # no grade key while the flag form or the guidelines are open
+    cols = st.columns(3)
+    for key, tier, name, meaning in cp.TIER_GUIDE:
+        cols[tier].button(name, key=f"grade_{item.item_id}_{tier}", shortcut=key, help=meaning,
+                          width="stretch", disabled=locked,
+                          on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"tier": tier, "what": what})
+    c1, c2, c3 = st.columns(3)
+    c1.button("Skip", key=f"skip_{item.item_id}", shortcut="S", disabled=locked, width="stretch",
+              on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"skipped": True, "what": what},
+              help="Come back to it after the others")
+    c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=locked, width="stretch",
+              on_click=_open_flag, help="Report a problem with this item (with a note)")
+    guidelines_button(c3, disabled=flagging)
+
+    if flagging:
+        with st.container(key="gradeflag"), st.form(key=f"flag_form_{item.item_id}", border=True, enter_to_submit=False):
+            st.markdown("**Flag this item** · Enter saves, Esc cancels")
+            note = st.text_input("What is wrong with it? (required)", key=f"flag_note_{item.item_id}",
+                                 placeholder="e.g. the reference answer is outdated", max_chars=NOTE_MAX_CHARS)
+            choice_keys = ["none", 0, 1, 2]
+            grade = st.radio("Grade it as well?", choice_keys, horizontal=True, key=f"flag_tier_{item.item_id}",
+                             format_func=lambda t: "No grade (skip)" if t == "none" else cp.tier_label(t))
+            b1, b2 = st.columns(2)
+            save = b1.form_submit_button("Save flag", type="primary", width="stretch")
+            b2.form_submit_button("Cancel", on_click=_close_flag, width="stretch")
+        if save:
+            if not (note or "").strip():
+                st.error("Write a short note saying what is wrong, then save the flag again.")
+            else:
+                _answer(item.ref, item.item_id, s.prior, tier=None if grade == "none" else grade, skipped=grade == "none",
+                        flagged=True, note=note.strip(), what=what)
+                st.rerun()
+
+    recent_answers(editable=True)
+
+
+screen()

@@ -25,7 +25,8 @@ protobufs. A grade keystroke is what the browser sends for the shortcut 1/2/3: a
 ``rerun_script`` BackMsg whose widget states hold the grade button
 (``grade_<item>_<tier>``, its id read from the ``Button`` element of the previous
 run) with ``trigger_value = true``. The time measured runs from sending it until the
-``script_finished`` ForwardMsg (FINISHED_SUCCESSFULLY) of that rerun arrives, i.e. the
+``script_finished`` ForwardMsg (FINISHED_SUCCESSFULLY, or FINISHED_FRAGMENT_RUN_SUCCESSFULLY when the buttons
+are drawn in a fragment: the browser then sends the fragment's id and only the fragment reruns) of that rerun arrives, i.e. the
 button's callback has written the grade (``campaigns.submit_grade``) and every delta of the
 next item has been sent. Browser rendering is not included. 30 Chromium tabs on a 2-core
 machine would take the CPU the server needs, which is why the clients are not browsers.
@@ -297,6 +298,7 @@ class Page:
     status: str = ""
     item_id: int | None = None
     grade_ids: dict[int, str] = field(default_factory=dict)  # tier -> widget id
+    fragment_id: str = ""  # the fragment the grade buttons are drawn in ("": the page has none)
     alerts: list[tuple[int, str]] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
     messages: int = 0
@@ -352,12 +354,15 @@ class Annotator:
         if self.ws is not None:
             await self.ws.close()
 
-    async def rerun(self, trigger: str | None = None) -> Page:
-        """Send a rerun (with one button pressed) and read ForwardMsgs up to this run's script_finished."""
+    async def rerun(self, trigger: str | None = None, fragment_id: str = "") -> Page:
+        """Send a rerun (with one button pressed; of ``fragment_id`` only, as the browser does for a button drawn in
+        a fragment) and read ForwardMsgs up to this run's script_finished."""
         msg = BackMsg()
         cs = msg.rerun_script
         cs.query_string = ""
         cs.page_script_hash = self.page_hash
+        if fragment_id:
+            cs.fragment_id = fragment_id
         cs.widget_states.SetInParent()
         if trigger is not None:
             w = cs.widget_states.widgets.add()
@@ -387,6 +392,7 @@ class Annotator:
                     if m:
                         page.item_id = int(m.group(1))
                         page.grade_ids[int(m.group(2))] = el.button.id
+                        page.fragment_id = fm.delta.fragment_id
                 elif et == "alert":
                     page.alerts.append((el.alert.format, el.alert.body))
                 elif et == "exception":
@@ -412,7 +418,7 @@ class Annotator:
             return rec
         rec["sent"] = True
         try:
-            page = await self.rerun(before.grade_ids[tier])
+            page = await self.rerun(before.grade_ids[tier], before.fragment_id)
         except asyncio.TimeoutError:
             self.broken = True
             rec["problems"].append(f"timeout: no script_finished within {RERUN_TIMEOUT_S:.0f} s")
@@ -423,7 +429,7 @@ class Annotator:
             return rec
         rec.update(latency=page.t_done, first_delta=page.t_first_delta, next_item=page.item_id,
                    messages=page.messages)
-        if page.status != "FINISHED_SUCCESSFULLY":
+        if page.status not in ("FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"):
             rec["problems"].append(f"script finished with {page.status}")
         for fmt, body in page.alerts:
             if fmt == Alert.ERROR:
