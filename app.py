@@ -21,19 +21,17 @@ def init_db(path: str) -> int:
         return db.conn.execute("SELECT count(*) FROM _migrations").fetchone()[0]
 
 
-st.set_page_config(page_title="medeval", page_icon="🩺", layout="centered")
+PAGE = {"page_title": "medeval", "page_icon": "🩺"}
 
 try:
     init_db(settings.db_path())
     user = ui.current_user()
 except MedevalError as e:
+    st.set_page_config(**PAGE, layout="centered")
     st.title("medeval")
     st.error(ui.md_escape(str(e)))
     st.stop()
 st.session_state["user"] = user
-
-if ui.demo_mode():
-    st.warning("DEMO MODE: demo data and demo accounts, written for testing, not clinical advice.", icon=":material/warning:")
 
 
 def signed_out() -> None:
@@ -85,9 +83,13 @@ if user is not None:
     pages = [st.Page(home, title="Home", url_path="home", default=True, visibility="hidden"), *pages]
 
 nav = st.navigation(pages)
-# The first call above (centered) must stay the script's first Streamlit call; this one overrides its layout per
-# page: researchers' and admins' tables and charts get the whole width, reading and grading screens stay narrow.
-st.set_page_config(layout=ui.page_layout(nav.url_path))
+# One page config per run, with this page's own layout, before anything is drawn: researchers' and admins' tables
+# and charts get the whole width, reading and grading screens stay narrow. (A first call with another layout --
+# "centered", then this page's -- made every rerun of a wide page draw narrow until the second call arrived, so a
+# wide page flipped to narrow and back, and one whose run was slow or cut short stayed narrow.)
+st.set_page_config(**PAGE, layout=ui.page_layout(nav.url_path))
+if ui.demo_mode():
+    st.warning("DEMO MODE: demo data and demo accounts, written for testing, not clinical advice.", icon=":material/warning:")
 if user is not None:
     with st.sidebar:
         st.markdown(f"Signed in as **{ui.md_escape(user.username)}** · {user.role}")  # a name is plain text

@@ -95,6 +95,9 @@ def test_a_handle_the_researcher_did_not_move_keeps_its_exact_value():
     # the upper handle pulled down onto the lower one stops on it, the lower one stays put
     assert tuning.settle_handles(before, (0.065, 0.065), low=0.0) == (0.066894637, 0.066894637)
     assert tuning.settle_handles(before, (0.465, 0.465), low=0.0) == (0.465, 0.466063349)  # lower up to the upper
+    # measured in Chromium: the upper handle not moved arrives snapped to a grid anchored on the lower one
+    assert tuning.settle_handles((0.066894637, 0.56), (0.07, 0.5619), low=0.0) == (0.07, 0.56)
+    assert tuning.settle_handles((0.066894637, 0.47), (0.065, 0.56), low=0.0) == (0.066894637, 0.56)
     # cosine's grid starts at -1
     assert tuning.settle_handles((0.230435632, 0.748388082), (0.23, 0.8), low=-1.0) == (0.230435632, 0.8)
     # on-grid values: any change is a move

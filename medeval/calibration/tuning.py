@@ -168,26 +168,29 @@ def settle_handles(before: tuple[float, float], after: tuple[float, float], *, l
                    step: float = SLIDER_STEP) -> tuple[float, float]:
     """The cut-offs after one move of the two-handled slider: a handle the researcher did not move keeps its value.
 
-    The browser's slider (react-aria) snaps *both* handles to its step grid when one moves, so a calibrated
-    cut-off off the grid (0.066894637) would jump to 0.065 when only the other handle was moved. A handle whose
-    new value is its old value snapped to the grid has not been moved: it keeps the old value exactly. A moved
+    The browser's slider snaps the handle that was *not* moved too: to the step grid from the metric's low end, or
+    to a grid anchored on the other handle (measured in Chromium: a calibrated 0.066894637 arrives as 0.065 when only
+    the upper handle moved, and an upper 0.56 as 0.5619 when only the lower one moved). A handle whose new value is
+    its old one snapped to one of those grids (within a tenth of a step: the browser also rounds to 4 decimals) has
+    not been moved and keeps its old value exactly; a deliberate move goes at least about half a step. A moved
     handle that passes the kept one stops on it (the two may be equal, never crossed).
 
     >>> settle_handles((0.066894637, 0.466), (0.065, 0.5), low=0.0)
     (0.066894637, 0.5)
-    >>> settle_handles((0.066894637, 0.466), (0.07, 0.466), low=0.0)
-    (0.07, 0.466)
+    >>> settle_handles((0.066894637, 0.56), (0.07, 0.5619), low=0.0)
+    (0.07, 0.56)
     >>> settle_handles((0.066894637, 0.466), (0.065, 0.065), low=0.0)
     (0.066894637, 0.066894637)
     """
-    tol = step * 1e-3
+    tol = step / 10
 
-    def snapped(x: float) -> float:
-        return low + round((x - low) / step) * step
+    def kept(old: float, new: float, anchors: tuple[float, ...]) -> bool:
+        grids = [a + round((old - a) / step) * step for a in anchors]
+        return any(abs(new - g) <= tol for g in (old, *grids))
 
     (b_lo, b_hi), (a_lo, a_hi) = before, after
-    lo_kept = abs(a_lo - snapped(b_lo)) <= tol
-    hi_kept = abs(a_hi - snapped(b_hi)) <= tol
+    lo_kept = kept(b_lo, a_lo, (low, b_hi, a_hi))
+    hi_kept = kept(b_hi, a_hi, (low, b_lo, a_lo))
     lo = float(b_lo) if lo_kept else float(a_lo)
     hi = float(b_hi) if hi_kept else float(a_hi)
     if lo > hi:  # only the moved handle gives way
