@@ -18,40 +18,46 @@ if len(people) < 1:
     st.info("There are no active users to assign work to. An admin adds them on the Users page.")
     st.stop()
 
-FORM_KEYS = ("new_kind", "new_name", "new_annotators", "new_k", "new_campaign_seed", "new_metrics", "new_types",
-             "new_width", "new_sampling", "new_per_interval", "new_per_active", "new_round_size", "new_target",
-             "new_budget", "new_explore", "new_n", "new_allow_overlap", "created_signature")
+# After a create the form starts again from its defaults: its widgets take new keys (a browser keeps what a
+# widget of the same key showed), numbered by how many campaigns this session created here
+form = st.session_state.get("new_campaign_form", 0)
+
+
+def key(name: str) -> str:
+    return name if not form else f"{name}__{form}"
+
+
 created = st.session_state.pop("new_campaign_created", None)
-if created:  # the form below is back to its defaults; the message names what was created
+if created:  # the message names what was created; the form below is back to its defaults
     st.success(created, icon=":material/check_circle:")
     st.page_link("app_pages/campaigns.py", label="See its progress", icon=":material/monitoring:")
 
-if "new_campaign_seed" not in st.session_state:
-    st.session_state["new_campaign_seed"] = secrets.randbelow(10**6)
+if key("new_campaign_seed") not in st.session_state:
+    st.session_state[key("new_campaign_seed")] = secrets.randbelow(10**6)
 
-kind = st.radio("Kind", ["bucket_grading", "random_validation"], horizontal=True, key="new_kind",
+kind = st.radio("Kind", ["bucket_grading", "random_validation"], horizontal=True, key=key("new_kind"),
                 format_func={"bucket_grading": "Score-interval buckets (calibration)",
                              "random_validation": "Random sample (validation)"}.get)
-name = st.text_input("Name", key="new_name", placeholder="e.g. Calibration round 1")
+name = st.text_input("Name", key=key("new_name"), placeholder="e.g. Calibration round 1")
 labels = {p["username"]: f"{p['username']} ({p['role']})" for p in people}
 default_people = [p["username"] for p in people if p["role"] == "annotator"][:3]
 annotators = st.multiselect("Annotators", list(labels), default=default_people, format_func=labels.get,
-                            key="new_annotators")
+                            key=key("new_annotators"))
 c1, c2 = st.columns(2)
 k = c1.number_input("Annotators per item (k)", min_value=1, max_value=max(1, len(people)), value=min(3, len(people)),
-                    step=1, key="new_k")
+                    step=1, key=key("new_k"))
 seed = c2.number_input("Seed (stored; the same seed and data give the same sample)", min_value=0, step=1,
-                       key="new_campaign_seed")
+                       key=key("new_campaign_seed"))
 
 if kind == "bucket_grading":
     metrics = st.multiselect("Metrics", ["bleu1", "rouge1", "cosine"], default=["bleu1", "rouge1", "cosine"],
-                             key="new_metrics")
+                             key=key("new_metrics"))
     types = st.multiselect("Aspect types", ["enumerated", "declarative"], default=["enumerated", "declarative"],
-                           key="new_types")
+                           key=key("new_types"))
     c3, c4 = st.columns(2)
     width = c3.number_input("Interval width", min_value=0.01, max_value=1.0, value=0.1, step=0.05, format="%.2f",
-                            key="new_width")
-    sampling = st.radio("Sampling", ["interval", "active"], horizontal=True, key="new_sampling",
+                            key=key("new_width"))
+    sampling = st.radio("Sampling", ["interval", "active"], horizontal=True, key=key("new_sampling"),
                         format_func={"interval": "by score interval (the paper)",
                                      "active": "active rounds (narrow the cut-offs)"}.get)
     if sampling == "interval":
@@ -62,29 +68,29 @@ if kind == "bucket_grading":
                    "(draw each round on the Tune cut-offs page).")
     per = c4.number_input("Items per interval" if sampling == "interval" else "Seed items per interval",
                           min_value=1, max_value=1000, value=10 if sampling == "interval" else 2, step=1,
-                          key=f"new_per_{sampling}")
+                          key=key(f"new_per_{sampling}"))
     cfg = cp.BucketConfig(tuple(metrics), tuple(types), float(width), int(per), int(k), int(seed))
     if sampling == "active":
         from medeval.annotation.campaigns import sampling as smp
 
         a1, a2, a3, a4 = st.columns(4)
         round_size = a1.number_input("Items per round (per metric and type)", min_value=1, max_value=1000, value=20,
-                                     step=5, key="new_round_size")
+                                     step=5, key=key("new_round_size"))
         target = a2.number_input("Target 95% interval width", min_value=0.005, max_value=1.0, value=0.05,
-                                 step=0.01, format="%.3f", key="new_target")
+                                 step=0.01, format="%.3f", key=key("new_target"))
         budget = a3.number_input("Budget (items per metric and type)", min_value=1, max_value=100_000, value=300,
-                                 step=50, key="new_budget")
+                                 step=50, key=key("new_budget"))
         explore = a4.number_input("Explore share", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
-                                  format="%.2f", key="new_explore",
+                                  format="%.2f", key=key("new_explore"),
                                   help="Share of each round spread over the whole score range, so a cut-off the "
                                        "seed round missed can still be found.")
         active_cfg = smp.ActiveConfig(tuple(metrics), tuple(types), float(width), int(per), int(round_size),
                                       float(target), int(budget), float(explore), smp.ACTIVE_DEFAULT_CRITERION,
                                       int(k), int(seed))
 else:
-    n = st.number_input("Responses drawn at random", min_value=1, value=150, step=10, key="new_n")
+    n = st.number_input("Responses drawn at random", min_value=1, value=150, step=10, key=key("new_n"))
     allow_overlap = st.checkbox(
-        "Allow items of the calibration campaigns", value=False, key="new_allow_overlap",
+        "Allow items of the calibration campaigns", value=False, key=key("new_allow_overlap"),
         help="Off (recommended): responses that were items of the campaigns whose grades calibrated the active "
              "threshold set are left out, so no grade that set a cut-off validates it. The campaign records the "
              "choice and the Agreement page reports the overlap.")
@@ -152,8 +158,8 @@ if st.button("Create campaign", type="primary", disabled=bool(_problems()), key=
         st.session_state.pop("created_signature", None)
         st.error(ui.md_escape(str(e)))
     else:
-        for k_ in FORM_KEYS:  # every field back to its default (and a new seed) for the next campaign
-            st.session_state.pop(k_, None)
+        st.session_state["new_campaign_form"] = form + 1  # every field back to its default, and a new seed
+        st.session_state.pop("created_signature", None)
         st.session_state["new_campaign_created"] = (f"Campaign #{cid} “{name.strip()}” created. Its annotators "
                                                     "see it on their Grade page now.")
         st.rerun()

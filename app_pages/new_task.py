@@ -24,33 +24,42 @@ if not data:
     st.info("No cases or fact-check answers are imported yet: `python -m medeval import-cases` or "
             "`python -m medeval import-factcheck` (see the README).")
     st.stop()
+# After a create the form starts again from its defaults: its widgets take new keys (a browser keeps what a
+# widget of the same key showed), numbered by how many campaigns this session created here
+form = st.session_state.get("new_task_form", 0)
+
+
+def key(name: str) -> str:
+    return name if not form else f"{name}__{form}"
+
+
 created = st.session_state.pop("new_task_created", None)
 if created:  # the form below is back to its defaults; the message names what was created
     st.success(created, icon=":material/check_circle:")
     st.page_link("app_pages/task_results.py", label="See its results", icon=":material/analytics:")
-if "new_task_seed" not in st.session_state:
-    st.session_state["new_task_seed"] = secrets.randbelow(10**6)
+if key("new_task_seed") not in st.session_state:
+    st.session_state[key("new_task_seed")] = secrets.randbelow(10**6)
 
 types = list(tasks.REGISTRY)
-task = st.radio("Task", types, horizontal=True, key="new_task_type", format_func=lambda t: tasks.get(t).title)
+task = st.radio("Task", types, horizontal=True, key=key("new_task_type"), format_func=lambda t: tasks.get(t).title)
 t = tasks.get(task)
 st.caption(t.description)
-name = st.text_input("Name", key="new_task_name", placeholder="e.g. Judge rating round 1")
+name = st.text_input("Name", key=key("new_task_name"), placeholder="e.g. Judge rating round 1")
 
 config = {}
 with ui.db() as d:
     settings = t.settings(d)
 for s in settings:
-    key = f"new_task_{task}_{s.name}"
+    wkey = key(f"new_task_{task}_{s.name}")
     if s.kind == "choice":
         if not s.choices:
             st.warning(f"{s.label}: nothing to choose from. {s.help}")
             st.stop()
         config[s.name] = st.selectbox(s.label, list(s.choices), index=list(s.choices).index(s.default)
-                                      if s.default in s.choices else 0, help=s.help or None, key=key)
+                                      if s.default in s.choices else 0, help=s.help or None, key=wkey)
     elif s.kind == "multichoice":
         config[s.name] = st.multiselect(s.label, list(s.choices), default=list(s.default or []),
-                                        help=s.help or None, key=key)
+                                        help=s.help or None, key=wkey)
     elif s.kind == "int":  # bounded as the library bounds it (Setting.low/high), so a refused value is not offered
         low = int(s.low) if s.low is not None else None
         high = int(s.high) if s.high is not None else None
@@ -58,21 +67,21 @@ for s in settings:
         value = max(value, low) if low is not None else value
         value = min(value, high) if high is not None else value
         config[s.name] = int(st.number_input(s.label, min_value=low, max_value=high, value=value, step=1,
-                                             help=s.help or None, key=key))
+                                             help=s.help or None, key=wkey))
     elif s.kind == "json":
-        config[s.name] = st.text_area(s.label, value=s.default or "", help=s.help or None, key=key, height=120)
+        config[s.name] = st.text_area(s.label, value=s.default or "", help=s.help or None, key=wkey, height=120)
     else:
-        config[s.name] = st.text_input(s.label, value=s.default or "", help=s.help or None, key=key)
+        config[s.name] = st.text_input(s.label, value=s.default or "", help=s.help or None, key=wkey)
 
 labels = {p["username"]: f"{p['username']} ({p['role']})" for p in people}
 default_people = [p["username"] for p in people if p["role"] == "annotator"][:3]
 annotators = st.multiselect("Annotators", list(labels), default=default_people, format_func=labels.get,
-                            key="new_task_annotators")
+                            key=key("new_task_annotators"))
 c1, c2 = st.columns(2)
 k = int(c1.number_input("Annotators per item (k)", min_value=1, max_value=max(1, len(people)),
-                        value=min(2, len(people)), step=1, key="new_task_k"))
+                        value=min(2, len(people)), step=1, key=key("new_task_k")))
 seed = int(c2.number_input("Seed (stored; the same seed and data give the same items and orders)", min_value=0,
-                           step=1, key="new_task_seed"))
+                           step=1, key=key("new_task_seed")))
 
 st.subheader("Preview", anchor=False)
 try:
@@ -84,7 +93,7 @@ except MedevalError as e:
 st.write(f"{pv['items']} items; each goes to {k} annotators: about {pv['items'] * k // max(1, len(annotators))} "
          "per annotator.")
 with st.expander("First items (sources: never shown to annotators)"):
-    st.dataframe([{"source": s} for s in pv["sources"]], hide_index=True, key="new_task_preview")
+    st.dataframe([{"source": s} for s in pv["sources"]], hide_index=True, key=key("new_task_preview"))
 
 problems = []
 if not name.strip():
@@ -106,8 +115,8 @@ if st.button("Create campaign", type="primary", disabled=bool(problems), key="cr
         st.session_state.pop("created_task_signature", None)
         st.error(ui.md_escape(str(e)))
     else:
-        for k_ in [k_ for k_ in st.session_state if str(k_).startswith("new_task_")] + ["created_task_signature"]:
-            st.session_state.pop(k_, None)  # every field back to its default (and a new seed) for the next one
+        st.session_state["new_task_form"] = form + 1  # every field back to its default, and a new seed
+        st.session_state.pop("created_task_signature", None)
         st.session_state["new_task_created"] = (f"Campaign #{cid} “{name.strip()}” created. Its annotators see "
                                                 "it on their Rate & compare page now.")
         st.rerun()

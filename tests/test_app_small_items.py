@@ -24,10 +24,11 @@ def test_new_campaign_form_is_reset_after_a_create_and_names_it(app_db):  # noqa
         cid = next(c["id"] for c in cp.list_campaigns(db, actor=None) if c["name"] == "calibration")
     assert [s.value for s in at.success] == [f"Campaign #{cid} “calibration” created. Its annotators see it on "
                                              "their Grade page now."]
-    assert at.text_input(key="new_name").value == ""
-    assert at.multiselect(key="new_metrics").value == ["bleu1", "rouge1", "cosine"]
-    assert at.number_input(key="new_width").value == 0.1
-    assert at.number_input(key="new_k").value == 3  # the default again, not the 2 chosen
+    # a fresh form (its widgets have new keys, so a browser shows their defaults too)
+    assert at.text_input(key="new_name__1").value == ""
+    assert at.multiselect(key="new_metrics__1").value == ["bleu1", "rouge1", "cosine"]
+    assert at.number_input(key="new_width__1").value == 0.1
+    assert at.number_input(key="new_k__1").value == 3  # the default again, not the 2 chosen
     assert at.button(key="create_campaign").disabled  # no name: nothing to create twice by accident
     at.run()  # the message is shown once, not on every later run
     assert not at.success
@@ -64,9 +65,14 @@ def test_new_task_form_is_reset_after_a_create_and_a_taken_name_is_refused(task_
         cid = db.conn.execute("SELECT id FROM campaigns WHERE name = 'judges round'").fetchone()[0]
     assert [s.value for s in at.success] == [f"Campaign #{cid} “judges round” created. Its annotators see it on "
                                              "their Rate & compare page now."]
-    assert at.radio(key="new_task_type").value == "rubric"  # the default type again
-    assert at.text_input(key="new_task_name").value == ""
-    assert at.multiselect(key="new_task_annotators").value == ["doc1", "doc2"]
+    assert at.radio(key="new_task_type__1").value == "rubric"  # the default type again (a fresh form)
+    assert at.text_input(key="new_task_name__1").value == ""
+    assert at.multiselect(key="new_task_annotators__1").value == ["doc1", "doc2"]
+    # and a second campaign from the fresh form is created as well
+    at.text_input(key="new_task_name__1").input("second round").run()
+    at.button(key="create_task").click().run()
+    assert any("“second round” created" in s.value for s in at.success)
+    assert at.text_input(key="new_task_name__2").value == ""
 
 
 def test_questions_beyond_what_exists_are_refused_on_the_page(task_db):  # noqa: F811

@@ -133,3 +133,33 @@ def test_no_demo_gold_item_contradicts_the_grading_guideline(demo_db):
     for ex in guide["grading"]["examples"]:
         if ex["aspect_type"] == "enumerated":
             assert keys[ex["tier"]] in ex["why"].lower(), ex
+
+
+@pytest.mark.slow
+def test_the_active_calibration_panel_shows_every_metric_the_rounds_ran(demo_db, monkeypatch):
+    """Tune cut-offs on the demo's active campaign: the widths chart has both cut-offs of every stratum the rounds
+    ran, whichever metric the slider above is on; the table lists every stratum."""
+    from streamlit.testing.v1 import AppTest
+
+    from medeval.demo.active_demo import ACTIVE_CAMPAIGN, ACTIVE_CONFIG
+    from webui.page import TEST_TOKEN_KEY
+
+    monkeypatch.setenv("MEDEVAL_DB", str(demo_db))
+    with connect(demo_db) as db:
+        token = auth.create_session(db, auth.authenticate(db, "researcher", "demo-researcher-pass"))
+        cid = one(db, "SELECT id FROM campaigns WHERE name = ?", ACTIVE_CAMPAIGN)
+        ran = [tuple(r) for r in db.conn.execute(
+            "SELECT DISTINCT metric, aspect_type FROM calibration_rounds WHERE campaign_id = ? ORDER BY 1, 2", (cid,))]
+    assert len(ran) == len(ACTIVE_CONFIG.metrics) * len(ACTIVE_CONFIG.aspect_types) >= 2
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state[TEST_TOKEN_KEY] = token
+    at.switch_page("app_pages/tuning.py").run()
+    at.selectbox(key="tune_campaign").set_value(cid).run()
+    for metric in ("cosine", "rouge1"):  # a metric the campaign did not run, then one it did
+        at.selectbox(key="tune_metric").set_value(metric).run()
+        assert not at.exception
+        (chart,) = [c for c in at.get("plotly_chart") if "tune_widths" in str(c.proto.id)]
+        names = {t["name"] for t in json.loads(chart.proto.spec)["data"]}
+        assert names == {f"{m} / {t}: {w} cut-off" for m, t in ran for w in ("low", "high")}, names
+        strata = next(d.value for d in at.dataframe if "stratum" in d.value.columns)
+        assert sorted(strata["stratum"]) == [f"{m} / {t}" for m, t in ran]

@@ -319,15 +319,18 @@ def guidelines_body(g, *, answer: str = "tier", about: str = "aspect type", rati
     links only), the definitions and the worked examples. ``answer``, ``about`` and ``rating`` name the columns
     (a tier for grading, a rating for a task)."""
     st.markdown(g.markdown)  # sanitized by the library; raw HTML stays off (the default)
+    # static tables: every row shown and long cells wrapped (a data grid cut them); cells escaped, shown as written
     if g.definitions:
         st.markdown("**Definitions**")
-        st.dataframe([{"key": x["key"], answer: x["name"], "meaning": x["meaning"]} for x in g.definitions],
-                     hide_index=True, width="stretch", key=f"{key_prefix}guidelines_definitions")
+        with st.container(key=f"{key_prefix}guidelines_definitions"):
+            st.table([{"key": md_escape(x["key"]), answer: md_escape(x["name"]), "meaning": md_escape(x["meaning"])}
+                      for x in g.definitions], hide_index=True)
     if g.examples:
         st.markdown("**Worked examples**")
-        st.dataframe([{about: x["aspect_type"], "answer": x["answer"], rating: x["tier"], "why": x["why"]}
-                      for x in g.examples],
-                     hide_index=True, width="stretch", key=f"{key_prefix}guidelines_examples")
+        with st.container(key=f"{key_prefix}guidelines_examples"):
+            st.table([{about: md_escape(x["aspect_type"]), "answer": md_escape(x["answer"]),
+                       rating: md_escape(x["tier"]), "why": md_escape(x["why"])} for x in g.examples],
+                     hide_index=True)
 
 
 def guidelines_gate(title: str, pending: int | None, guide, acknowledge, **body) -> None:

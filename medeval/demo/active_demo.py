@@ -1,8 +1,8 @@
 """The demo's active calibration campaign: the simulated clinicians grade a seed round and three active rounds.
 
 DEMO DATA -- NOT CLINICAL ADVICE. The grades are SIMULATED (:mod:`medeval.demo.clinicians`, the same clinicians,
-hidden cut-offs and grading helper). :func:`add_active_demo` creates :data:`ACTIVE_CAMPAIGN` (ROUGE-1 on enumerated
-aspects, :data:`ACTIVE_CONFIG`), lets the clinicians answer every round through
+hidden cut-offs and grading helper). :func:`add_active_demo` creates :data:`ACTIVE_CAMPAIGN` (BLEU-1 and ROUGE-1 on
+enumerated aspects, :data:`ACTIVE_CONFIG`: two strata, so the Tune cut-offs page shows each narrowing), lets the clinicians answer every round through
 :func:`medeval.annotation.campaigns.submit_grade` and draws up to :data:`ROUNDS` more rounds with
 :func:`medeval.calibration.rounds.next_round`, so the Tune cut-offs page shows the intervals narrowing round by
 round on first start. Idempotent: a second call adds nothing once the rounds are drawn and answered.
@@ -19,7 +19,7 @@ from medeval.demo.generate import DEMO_SEED
 from medeval.engine import thresholds as th
 
 ACTIVE_CAMPAIGN = "Demo active calibration (simulated clinicians)"
-ACTIVE_CONFIG = ActiveConfig(metrics=("rouge1",), aspect_types=("enumerated",), width=0.1, per_interval=3,
+ACTIVE_CONFIG = ActiveConfig(metrics=("bleu1", "rouge1"), aspect_types=("enumerated",), width=0.1, per_interval=3,
                              round_size=15, target_width=0.05, budget=120, explore=0.2, k=sim.K, seed=DEMO_SEED)
 ROUNDS = 3  # active rounds after the seed round
 
