@@ -38,6 +38,21 @@ def test_a_tier_campaign_name_is_refused_when_taken_naming_the_campaign(db, smal
     assert cp.create_random_campaign(db, "Round 2", 4, ["doc1", "doc2"], k=1, seed=1, actor=None) > first
 
 
+def test_the_campaign_cli_says_the_name_is_taken(db, db_path, small_files):
+    from click.testing import CliRunner
+
+    from medeval.cli import main
+
+    import_files(db, **small_files)
+    score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
+    add_user(db, "doc1", "a-long-password", "annotator")
+    first = cp.create_random_campaign(db, "Round 1", 2, ["doc1"], k=1, seed=0, actor=None)
+    out = CliRunner().invoke(main, ["campaign", "create", "--name", "round 1", "--annotators", "doc1", "--k", "1",
+                                    "--metrics", "rouge1", "--aspect-types", "enumerated", "--db", str(db_path)])
+    assert out.exit_code == 1 and f"Error: a campaign named 'Round 1' already exists (#{first})" in out.output, \
+        out.output
+
+
 def test_a_task_campaign_name_is_refused_when_any_campaign_has_it(tdb):  # noqa: F811
     res = get_user(tdb, "res")
     cid = tasks.create_campaign(tdb, "rubric", "Judges A", ["doc1"], k=1, config={"dataset": "clin"}, actor=res)
