@@ -21,7 +21,8 @@ from tests.conftest import db_dump, write
 
 ROOT = Path(__file__).resolve().parents[1]
 LEXICAL = "bleu1,rouge1,exact_match"
-EXPORT_HEADER = ["model", "disease", "aspect", "aspect_type", "metric", "score", "tier", "threshold_version", "scorer"]
+EXPORT_HEADER = ["model", "disease", "aspect", "aspect_type", "metric", "score", "tier", "tier_name", "threshold_version",
+                 "scorer"]
 # metrics that apply per aspect type (with cosine left out)
 APPLICABLE = {"enumerated": {"bleu1", "rouge1"}, "declarative": {"bleu1", "rouge1"}, "numeric": {"exact_match"}}
 
@@ -441,6 +442,8 @@ def test_score_no_grade_then_grade(imported):
     assert "14 grades added under threshold set v1" in r.stdout
     rows = export_rows(invoke("export", db=imported).stdout)
     assert all(x["tier"] in {"0", "1", "2"} and x["threshold_version"] == "1" for x in rows)
+    names = {"0": "Completely Wrong", "1": "Partially Correct", "2": "Basically Correct"}  # README "Tier codes"
+    assert all(x["tier_name"] == names[x["tier"]] for x in rows)
     assert "0 grades added" in invoke("grade", db=imported).stdout
 
 

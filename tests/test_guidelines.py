@@ -174,6 +174,8 @@ def test_the_version_on_screen_is_recorded_and_must_exist(grading, db_path):
     # the researcher's export says which guidelines each grade was given under
     rows = list(csv.reader(io.StringIO(cp.grades_csv(cp.current_grades(db, cid, actor=res)))))
     assert rows[0][-1] == "guideline_version" and rows[1][-1] == "2"
+    head = rows[0]  # the numeric tier code and its name beside it (README "Tier codes")
+    assert rows[1][head.index("tier")] == "1" and rows[1][head.index("tier_name")] == "Partially Correct"
 
 
 def test_task_answers_wait_for_the_acknowledgement_and_record_the_version(tdb):  # noqa: F811

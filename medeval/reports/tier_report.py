@@ -208,7 +208,7 @@ def _markdown(rep: dict) -> str:
     if ts.get("calibrated") is False:
         out.append("**These cut-offs are provisional: not calibrated with clinicians for this embedding model.**")
     out += ["", f"## Models (shares averaged over {scorer_notes.metrics_text(sc) if sc else 'the graded metrics'})",
-            "",
+            "", "CW, PC, BC: the shares of Completely Wrong, Partially Correct and Basically Correct.", "",
             "| model | kind | backbone | CW | PC | BC | total | level |", "|---|---|---|---|---|---|---|---|"]
     for r in rep["models"]:
         a = r["averaged"]
@@ -245,7 +245,10 @@ def _markdown(rep: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-EXPORT_COLUMNS = ["model", "disease", "aspect", "aspect_type", "metric", "score", "tier", "threshold_version", "scorer"]
+# tier: the numeric code (0 = Completely Wrong, 1 = Partially Correct, 2 = Basically Correct: README "Tier codes"),
+# tier_name beside it in words
+EXPORT_COLUMNS = ["model", "disease", "aspect", "aspect_type", "metric", "score", "tier", "tier_name",
+                  "threshold_version", "scorer"]
 
 
 def export_scores(db: sqlite_utils.Database, out, version: int | None = None) -> int:
@@ -261,6 +264,7 @@ def export_scores(db: sqlite_utils.Database, out, version: int | None = None) ->
     n = 0
     for model, disease, aspect, atype, metric, score, tier_, scorer in db.conn.execute(q, (ts.version,)):
         w.writerow([model, disease, aspect, atype, metric, repr(float(score)), "" if tier_ is None else tier_,
+                    "" if tier_ is None else th.TIERS[tier_],
                     ts.version if tier_ is not None else "", scorer])
         n += 1
     return n

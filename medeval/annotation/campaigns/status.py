@@ -53,11 +53,21 @@ def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User |
          "FROM grade_annotations g "
          "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? "
          "AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
-    return [dict(zip(GRADES_CSV_COLUMNS, r)) for r in db.conn.execute(q, (campaign_id,))]
+    from medeval.engine.thresholds import TIERS
+
+    out = []
+    for item, rid, who, tier, skipped, flagged, gv in db.conn.execute(q, (campaign_id,)):
+        out.append({"item": item, "response_id": rid, "annotator": who, "tier": tier,
+                    "tier_name": "" if tier is None else TIERS[tier], "skipped": skipped, "flagged": flagged,
+                    "guideline_version": gv})
+    return out
 
 
-# guideline_version: the campaign guidelines on screen when the grade was given (medeval.annotation.guidelines)
-GRADES_CSV_COLUMNS = ["item", "response_id", "annotator", "tier", "skipped", "flagged", "guideline_version"]
+# tier: the numeric code for analysis (0 = Completely Wrong, 1 = Partially Correct, 2 = Basically Correct; empty when
+# skipped), tier_name beside it in words (README "Tier codes"); guideline_version: the campaign guidelines on screen
+# when the grade was given (medeval.annotation.guidelines)
+GRADES_CSV_COLUMNS = ["item", "response_id", "annotator", "tier", "tier_name", "skipped", "flagged",
+                      "guideline_version"]
 
 
 def grades_csv(grades: list[dict]) -> str:
