@@ -25,6 +25,7 @@ from medeval.core.limits import NOTE_MAX_CHARS
 from webui import gold as ui_gold
 from webui import page as ui
 from webui import screen
+from webui.grade_screen import SETTLE_MS, test_submit_delay
 
 user = ui.require("annotator", "researcher", "admin")
 # one item on one screen (1366×768 and up): text boxes scroll inside, full option labels, a fixed status line
@@ -73,6 +74,10 @@ def _answer(ref: str, question: str | None, value: str | None, revision: int, wh
     many answers it has), so a double press saves once.
     """
     st.session_state.pop("task_error", None)
+    if st.session_state.get("task_drawn_ref") != ref:  # a press for an item this session has not drawn last
+        st.session_state["task_stale"] = True
+        return
+    test_submit_delay()  # (a slow server, in the browser tests only)
     token = f"{ref}:{revision}:{question or 'skip'}:{value or ''}"
     try:
         with ui.db() as d:
@@ -196,6 +201,13 @@ if item.revisiting:
     st.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
 
 pending = item.pending
+st.session_state["task_drawn_ref"] = item.ref  # the only item an answer or skip is stored for (see _answer)
+# a key counts for the question on screen, once (webui.screen.key_guard: the Grade page's rule)
+with st.sidebar:  # (the sidebar: the script takes no room from the item)
+    screen.key_guard("task", answer="opt_", skip="task_skip_", ready="taskReady",
+                     keys=[o.key for o in pending.options] + ["S"] if pending is not None else ["S"])
+    st.caption(f"A key counts for the question on screen, once: a new question takes keys {SETTLE_MS} ms after it "
+               "appears, and a second key within that time is ignored. An answer given can be changed below the item.")
 by_target: dict[str, list] = {}
 for q in item.questions:
     by_target.setdefault(q.target, []).append(q)

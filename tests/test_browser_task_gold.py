@@ -40,6 +40,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures: one browser and conte
     wait_idle,
 )
 from tests.test_tasks import CASES, JUDGEMENTS, RESPONSES
+from tests.test_browser_tasks import wait_task_keys  # noqa: E402
 
 pytestmark = bs.browser_marks()
 
@@ -138,6 +139,7 @@ def expect_item_shown(page: Page, app) -> tasks.TaskState:
     page.locator(f".{css_key(f'opt_{s.item.item_id}_{q.id}_{q.options[0].value}')} button").filter(
         visible=True).wait_for()
     expect(page.locator(f".{css_key(f'ask_{s.item.item_id}')}")).to_contain_text(f"{q.target} — {q.criterion}")
+    wait_task_keys(page, s.item.item_id, q.id)  # a new question takes keys after webui.grade_screen.SETTLE_MS
     wait_idle(page)
     return task_state(app)
 

@@ -33,6 +33,8 @@ pytestmark = bs.browser_marks()
 
 SIZES = ((1366, 768), (1280, 1024), (1920, 1080))
 FIT_USER, SAVED_USER, FLAG_USER = "sdoc_fit", "sdoc_saved", "sdoc_flag"
+KEYS_USER, SLOW_USER = "sdoc_keys", "sdoc_slow"  # key gaps (issue 22 §1): a normal server, a slow one
+GAPS_MS = (10, 40, 100, 300)
 
 
 def long_text(tag: str, n: int = 400) -> str:
@@ -70,7 +72,7 @@ def sapp(tmp_path_factory):
 
     with connect(db_path) as db:
         cs.import_cases(db, "fit", cases=cases, responses=responses, judgements=judgements)
-        for n, name in enumerate((FIT_USER, SAVED_USER, FLAG_USER)):
+        for n, name in enumerate((FIT_USER, SAVED_USER, FLAG_USER, KEYS_USER, SLOW_USER)):
             auth.add_user(db, name, bs.PASSWORD, "annotator")
             Fx.campaigns[name] = {
                 "preference": tasks.create_campaign(db, "preference", f"pair {name}", [name], k=1, seed=n,
@@ -79,9 +81,29 @@ def sapp(tmp_path_factory):
                                                 config={"dataset": "fit", "judge": "jx"}, actor=None)}
     Fx.shots = Path(os.environ.get("MEDEVAL_SCREENSHOTS") or Fx.shots)  # a folder to keep them in
     Fx.shots.mkdir(parents=True, exist_ok=True)
+    Fx.folder = folder
     with bs.serving(Fx, folder):
         yield Fx
     print(f"screenshots: {Fx.shots}")
+
+
+@pytest.fixture(scope="module")
+def slow_url(sapp):
+    """A second server on the same database whose every answer takes 400 ms to save (a slow server)."""
+    old = os.environ.get("MEDEVAL_TEST_SUBMIT_DELAY_MS")
+    os.environ["MEDEVAL_TEST_SUBMIT_DELAY_MS"] = "400"
+    try:
+        server = bs.Server(sapp.db, sapp.folder / "slow-server.log", demo=True)
+    finally:
+        if old is None:
+            del os.environ["MEDEVAL_TEST_SUBMIT_DELAY_MS"]
+        else:
+            os.environ["MEDEVAL_TEST_SUBMIT_DELAY_MS"] = old
+    try:
+        server.wait_healthy()
+        yield server.url
+    finally:
+        server.stop()
 
 
 @pytest.fixture
@@ -107,6 +129,14 @@ def open_task(page: Page, app, user: str, task: str, *, signed_in: bool = False)
         hide.click()
         expect(page.locator(".st-key-start_here_annotate")).to_have_count(0)
         wait_idle(page)
+    keys_ready(page)
+
+
+def keys_ready(page: Page) -> str:
+    """Wait until the question on screen takes keys (``webui.screen.key_guard``); returns its screen id."""
+    marker = page.locator('body[data-task-ready]:not([data-task-ready=""])')
+    marker.wait_for(state="attached")
+    return marker.get_attribute("data-task-ready")
 
 
 # where the parts of the screen are, and what of them lies outside the viewport or is cut
@@ -253,3 +283,41 @@ def test_f_opens_the_note_in_view_with_the_focus_enter_saves_esc_cancels(page: P
     expect(dialog).to_have_count(0)
     shows(page.locator(".st-key-task_status"), "Flag saved", exact=False)
     expect(flag).to_contain_text("Flagged")
+
+
+def _settled_rows(app, user: str, page: Page) -> list[tuple]:
+    """The user's answers once nothing more lands: the page idle and two reads half a second apart agree."""
+    previous, deadline = None, time.monotonic() + TIMEOUT / 1000
+    while (rows := _rows(app, user)) != previous:
+        assert time.monotonic() < deadline, rows
+        previous = rows
+        wait_idle(page)
+        page.wait_for_timeout(500)
+    return rows
+
+
+@pytest.mark.parametrize("speed", ["normal", "slow"])
+def test_a_second_key_never_answers_a_question_not_yet_seen(page: Page, sapp, speed, request):
+    """Issue 22 §1 on Rate & compare: "4" then "2" after 10, 40, 100 and 300 ms saves the "4" for the question on
+    screen and nothing for the next question (shown for less than the settle time, unread); with a slow server
+    too. Each answer row names the question that was on screen when its key was pressed."""
+    user = KEYS_USER if speed == "normal" else SLOW_USER
+    if speed == "slow":
+        sapp = type("SlowApp", (), {"url": request.getfixturevalue("slow_url"), "db": sapp.db,
+                                    "campaigns": sapp.campaigns})
+    open_task(page, sapp, user, "rubric")
+    with connect(sapp.db, migrate=False) as d:
+        u, cid = auth.get_user(d, user), sapp.campaigns[user]["rubric"]
+    for n, gap in enumerate(GAPS_MS, start=1):
+        keys_ready(page)
+        with connect(sapp.db, migrate=False) as d:
+            shown = tasks.task_state(d, u, cid).item.pending  # the question on screen
+        page.keyboard.press("4")
+        page.wait_for_timeout(gap)  # the gap between the two presses (what is tested, not a wait for the app)
+        page.keyboard.press("2")
+        rows = _settled_rows(sapp, user, page)
+        assert len(rows) == n, (gap, rows)  # one answer per pair of keys
+        assert rows[-1] == (shown.id, "4"), (gap, rows)  # for the question on screen, with the first key
+    with connect(sapp.db, migrate=False) as d:
+        s = tasks.task_state(d, u, cid)
+    assert len(s.item.answers) == len(GAPS_MS) and "2" not in s.item.answers.values()

@@ -137,6 +137,13 @@ def option_button(page: Page, item_id: int, question: str, value: str):
     return page.locator(f".{css_key(f'opt_{item_id}_{question}_{value}')} button").filter(visible=True)
 
 
+def wait_task_keys(page: Page, item_id: int, question: str) -> None:
+    """The question on screen takes answer keys: it has been shown for ``webui.grade_screen.SETTLE_MS`` (a key pressed
+    sooner is dropped by the page's key guard, ``webui.screen.key_guard``; issue 22)."""
+    ready = re.sub(r"[^a-zA-Z0-9_-]", "-", f"{item_id}_{question}")
+    page.locator(f'body[data-task-ready="{ready}"]').wait_for(state="attached")
+
+
 def app_text(page: Page) -> str:
     return page.locator('[data-testid="stApp"]').inner_text()
 
@@ -153,6 +160,7 @@ def expect_state_shown(page: Page, app: TaskFixture, username: str) -> tasks.Tas
             option_button(page, s.item.item_id, q.id, q.options[0].value).wait_for()
             ask = page.locator(f".{css_key(f'ask_{s.item.item_id}')}")
             expect(ask).to_contain_text(f"{q.target} — {q.criterion}")
+            wait_task_keys(page, s.item.item_id, q.id)
     wait_idle(page)
     return task_state(app, username)  # unchanged while the page was idle
 
@@ -399,6 +407,7 @@ def test_a_later_task_picked_stays_picked_and_keys_answer_it(page: Page, tapp):
     page.get_by_role("heading", name=re.compile(f"^later {user}")).click()  # out of the select box: keys answer
     buttons = page.locator(".st-key-task_campaign input")
     for n, key in enumerate(("ArrowLeft", "t", "ArrowRight", "ArrowLeft"), start=1):  # item 1 complete, then item 2
+        page.locator('body[data-task-ready]:not([data-task-ready=""])').wait_for(state="attached")  # takes keys
         page.keyboard.press(key)
         wait_rows_for(tapp, user, n)
         wait_idle(page)

@@ -99,3 +99,84 @@ _FOCUS_JS = """
 def focus(selector: str) -> None:
     """Put the keyboard focus in the element ``selector`` (our own CSS selector) once it is drawn."""
     st.html(f"<script>{_FOCUS_JS % {'selector': repr(selector)}}</script>", unsafe_allow_javascript=True)
+
+
+# ---------------------------------------------------------------- a key counts only for the question on screen
+
+# The Grade page's key guard (webui/grade_screen.py, issue 22 §1) for pages whose answer buttons are keyed
+# ``<prefix><screen>_<option>`` (Rate & compare: ``opt_<item>_<question>_<value>``): the same rule, timing and marker.
+# A new screen (an item's next question, the next item) takes no answer key and no click on its answer or skip
+# buttons for SETTLE_MS after it appears; a screen takes one press; a second press within SETTLE_MS is dropped (a key
+# bounce, a quick "1 then 2"). A later second press reaches the server, whose answer carries the screen's revision
+# and is refused when another answer landed first (``tasks.StaleAnswer``): nothing is saved for an unseen question.
+# ``<body data-<ready>="<screen>">`` says the screen on display takes keys (tests wait for it).
+_GUARD_JS = """
+(() => {
+  const cfg = %(cfg)s;
+  window.__medevalKeyGuards = window.__medevalKeyGuards || {};
+  const installed = window.__medevalKeyGuards[cfg.name];
+  if (installed) { installed.keys = new Set(cfg.keys); return; }  // the keys of the question now on screen
+  const G = window.__medevalKeyGuards[cfg.name] = {keys: new Set(cfg.keys)};
+  const ANSWER = new RegExp('^st-key-' + cfg.answer + '(.+)_[^_]+$');
+  const seen = new Map(), pressed = new Map();
+  const screens = () => {
+    const ids = new Set();
+    document.querySelectorAll('[class*="st-key-' + cfg.answer + '"]').forEach((el) => {
+      for (const c of el.classList) { const m = ANSWER.exec(c); if (m) ids.add(m[1]); }
+    });
+    return [...ids];
+  };
+  const refresh = () => {
+    const now = performance.now(), ids = screens();
+    for (const id of [...seen.keys()]) if (!ids.includes(id)) { seen.delete(id); pressed.delete(id); }
+    for (const id of ids) if (!seen.has(id)) { seen.set(id, now); setTimeout(refresh, cfg.settle + 30); }
+    const ready = ids.length === 1 && now - seen.get(ids[0]) >= cfg.settle ? ids[0] : '';
+    if ((document.body.dataset[cfg.ready] || '') !== ready) document.body.dataset[cfg.ready] = ready;
+  };
+  const allow = (id) => {
+    const now = performance.now();
+    if (!seen.has(id) || now - seen.get(id) < cfg.settle) return false;
+    if (pressed.has(id) && now - pressed.get(id) < cfg.settle) return false;
+    pressed.set(id, now);
+    return true;
+  };
+  const drop = (e) => { e.preventDefault(); e.stopImmediatePropagation(); };
+  const editing = (t) => t && t.closest && t.closest('input, textarea, select, [contenteditable="true"]');
+  window.addEventListener('keydown', (e) => {
+    if (editing(e.target) || !G.keys.has(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+    refresh();
+    const ids = screens();
+    if (ids.length === 0) return;
+    if (ids.length > 1 || e.repeat) { drop(e); return; }
+    const first = document.querySelector('[class*="st-key-' + cfg.answer + '"] button');
+    if (first && first.disabled) return;  // locked (flag note, guidelines): Streamlit ignores the key itself
+    if (!allow(ids[0])) drop(e);
+  }, true);
+  window.addEventListener('click', (e) => {
+    const el = e.target && e.target.closest && e.target.closest('button');
+    const box = el && el.closest('[class*="st-key-' + cfg.answer + '"], [class*="st-key-' + cfg.skip + '"]');
+    if (!box) return;
+    refresh();
+    const ids = screens();
+    if (ids.length !== 1 || !allow(ids[0])) drop(e);
+  }, true);
+  new MutationObserver(refresh).observe(document.body, {childList: true, subtree: true});
+  refresh();
+})();
+"""
+
+_KEY_NAMES = {"left": "ArrowLeft", "right": "ArrowRight", "up": "ArrowUp", "down": "ArrowDown"}
+
+
+def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str) -> None:
+    """Install the key guard once per tab for a page whose answer buttons' keys start with ``answer`` (``skip``: the
+    skip button's); ``keys``: the shortcuts (as ``st.button(shortcut=...)`` takes them) it watches; ``ready``: the
+    ``document.body.dataset`` name of the marker. Our own static settings, never data."""
+    import json
+
+    from webui.grade_screen import SETTLE_MS
+
+    names = sorted({k2 for k in keys for k2 in ((_KEY_NAMES[k.lower()],) if k.lower() in _KEY_NAMES
+                                               else (k.lower(), k.upper()))})
+    cfg = {"name": name, "answer": answer, "skip": skip, "keys": names, "ready": ready, "settle": SETTLE_MS}
+    st.html(f"<script>{_GUARD_JS % {'cfg': json.dumps(cfg)}}</script>", unsafe_allow_javascript=True)
