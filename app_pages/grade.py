@@ -32,7 +32,7 @@ with st.sidebar:
     ui.start_here("grade", **ui.TIPS["grade"])  # in the sidebar: the item keeps the whole screen
     st.markdown("**What the grades mean** (G: the guidelines)")
     for key, _tier, name, meaning in cp.TIER_GUIDE:
-        st.markdown(f"**{key}** · {name}  \n{meaning}")
+        st.markdown(f"**{name}** (key {key})  \n{meaning}")
     st.caption("Keys: **1 2 3** grade · **S** skip · **F** flag with a note (Enter saves it, Esc cancels)")
     st.caption(f"A key counts for the item on screen, once: a new item takes keys {grade_screen.SETTLE_MS} ms "
                "after it appears, and a second key on an item you just graded is ignored. To change a grade, "

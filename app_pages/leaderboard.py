@@ -72,7 +72,8 @@ st.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backb
              | {"total score": st.column_config.NumberColumn(format="%.2f")},
              hide_index=True, width="stretch")
 st.caption(ui.md_escape(
-    "Total score = 0 × CW + 5 × PC + 10 × BC on the shares (averaged over the metrics unless one is chosen), computed "
+    "Total score = 0 × CW + 5 × PC + 10 × BC, where CW, PC and BC are the shares of Completely Wrong, Partially "
+    "Correct and Basically Correct (averaged over the metrics unless one is chosen), computed "
     f"exactly from the tier counts; levels {totals.levels_text()}, a total on a bound reaching it: "
     f"{totals.levels_source_text()}. Tiers compare each score with the cut-offs after rounding both to 9 decimals, "
     "so a score exactly on a cut-off reaches it."))

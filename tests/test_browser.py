@@ -175,7 +175,8 @@ def press_grade(page: Page, app, username: str, key: str) -> tuple:
     before = expect_item_shown(page, app, username)
     page.keyboard.press(key)
     what = f"{before.item.disease} · {before.item.aspect}"
-    label = "Skipped" if key == "s" else f"{key} · "
+    label = "Skipped" if key == "s" else {"1": "Completely Wrong", "2": "Partially Correct",  # key 1 = code 0
+                                          "3": "Basically Correct"}[key]
     shows(saved_message(page), f"Saved: {what} → {label}", exact=False)
     if before.position < before.total:
         shows(progress_text(page), f"Item {before.position + 1} of {before.total}")
@@ -342,7 +343,7 @@ def test_change_last_answer_keeps_history_and_audits(page: Page, app):
     expect(current).to_be_disabled()  # the answer already given
     button(page, f"change_{item}_2").click()
     what = f"{before.item.disease} · {before.item.aspect}"
-    shows(saved_message(page), f"Changed: {what} → 3 · Basically Correct", exact=False)
+    shows(saved_message(page), f"Changed: {what} → Basically Correct", exact=False)
     wait_idle(page)
     shows(progress_text(page), f"Item 2 of {before.total}")  # still on the next item
 

@@ -172,7 +172,7 @@ def double_key(browser, fx, url: str, username: str, gap: int) -> None:
         nxt = ready(page, fx, username)  # the next item, untouched, takes keys once it has been on screen
         assert nxt.item.item_id != seen.item.item_id and nxt.done == 1
         page.keyboard.press("3")
-        page.get_by_test_id("stAlertContentSuccess").filter(has_text="→ 3 · ").wait_for()
+        page.get_by_test_id("stAlertContentSuccess").filter(has_text="→ Basically Correct").wait_for()
         assert [(r[1], r[2]) for r in settled_rows(fx, username, page)] == [(seen.item.item_id, 0),
                                                                               (nxt.item.item_id, 2)]
     finally:

@@ -68,3 +68,11 @@ def test_the_markdown_report_gives_the_legend_before_cw_pc_bc(db, small_files):
     md = render(build_report(db), "md")
     legend = md.index("CW, PC, BC: the shares of Completely Wrong, Partially Correct and Basically Correct")
     assert legend < md.index("| CW | PC | BC |")
+
+
+def test_the_agreement_report_names_each_annotators_tier():
+    from medeval.reports.agreement_report import disagreement_rows
+
+    s = {"disagreements": [{"item": 3, "range": 2, "sd": 0.9, "tiers": {"ann_a": 0, "ann_b": 2}}]}
+    assert disagreement_rows(s) == [{"item": 3, "range": 2, "sd": 0.9,
+                                     "tiers": "ann_a: Completely Wrong; ann_b: Basically Correct"}]

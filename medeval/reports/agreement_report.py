@@ -88,6 +88,12 @@ def tier_figure(s: dict) -> go.Figure:
     return fig
 
 
+def disagreement_rows(s: dict) -> list[dict]:
+    """The widest disagreements with each annotator's tier by name ("sim_clin_a: Basically Correct"), not by code."""
+    return [{**r, "tiers": "; ".join(f"{who}: {TIER_NAMES[t]}" for who, t in r["tiers"].items())}
+            for r in s["disagreements"]]
+
+
 def headline_rows(s: dict) -> list[dict]:
     """The rows the figure shows: each metric and the average on the pooled text items (enumerated and
     declarative, or the one type present), and exact match on the numeric items -- never a metric's name on
@@ -183,7 +189,7 @@ Computed {esc(s['computed_at'])}.</p>
                             ("mean_difference_vs_panel", "mean difference (+ = more lenient)"),
                             ("median_seconds_per_item", "median s / item")])}
 <h2>Widest disagreements</h2>
-{_table(s['disagreements'], [("item", "item"), ("range", "tier range"), ("sd", "sd"), ("tiers", "tiers")])}
+{_table(disagreement_rows(s), [("item", "item"), ("range", "tier range"), ("sd", "sd"), ("tiers", "tiers")])}
 {adjudication_html(s)}
 {gold_html(s)}
 {machine}"""
@@ -261,7 +267,7 @@ def write_report(s: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str,
     _write_csv(paths["panel_csv"], panel_rows(s))
     _write_csv(paths["annotators_csv"], annotator_rows(s))
     _write_csv(paths["drift_csv"], [{"annotator": r["annotator"], **b} for r in s["annotators"] for b in r["drift"]])
-    _write_csv(paths["disagreements_csv"], s["disagreements"])
+    _write_csv(paths["disagreements_csv"], disagreement_rows(s))  # tiers by name
     _write_csv(paths["machine_csv"], s.get("machine", []))
     _write_csv(paths["gold_csv"], gold_rows(s))
     if pdf:

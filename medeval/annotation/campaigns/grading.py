@@ -24,11 +24,12 @@ TIER_GUIDE = gl.TIER_GUIDE  # (defined with the guidelines: they are the default
 
 
 def tier_label(tier: int | None, skipped: bool = False) -> str:
-    """``"2 · Partially Correct"`` for tier 1 (the key the annotator pressed and the tier's name)."""
+    """``"Partially Correct"`` for tier 1: the tier's name, never a number (a key 1-3 is not a tier code; README
+    "Tier codes")."""
     if skipped or tier is None:
         return "Skipped"
-    key, _, name, _ = TIER_GUIDE[tier]
-    return f"{key} · {name}"
+    _key, _, name, _ = TIER_GUIDE[tier]
+    return name
 
 
 @dataclass(frozen=True)
