@@ -115,6 +115,10 @@ def _answer(ref: str, item_id: int, prior: int | None, *, tier: int | None = Non
     st.session_state["flagging"] = False
 
 
+def _toggle_recent() -> None:
+    st.session_state["recent_open"] = not st.session_state.get("recent_open", False)
+
+
 def _open_flag() -> None:
     st.session_state["flagging"] = True
 
@@ -173,8 +177,12 @@ def screen() -> None:
     def recent_answers(editable: bool) -> None:
         if not s.recent:
             return
-        with st.expander("Your last answers — change one", expanded=False):
-            for g in s.recent:
+        shown = st.session_state.get("recent_open", False)  # drawn only when asked for: a key redraws less
+        with st.container(border=True, key="gradelast"):
+            st.button("Your last answers — change one", key="recent_toggle", type="tertiary",
+                      icon=":material/expand_less:" if shown else ":material/expand_more:",
+                      on_click=_toggle_recent)
+            for g in s.recent if shown else ():
                 c1, c2 = st.columns([3, 2], vertical_alignment="center")
                 c1.text(f"{g.disease} · {g.aspect}")
                 c1.caption(cp.tier_label(g.tier, g.skipped) + (" · flagged" if g.flagged else ""))

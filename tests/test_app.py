@@ -173,6 +173,8 @@ def test_recent_answers_can_be_changed_and_history_is_kept(app_db):
     at = _grade_page(app_db)
     first = _shown_item(at)
     at.button(key=f"grade_{first}_0").click().run()
+    assert not [b for b in at.button if (b.key or "").startswith("change_")]  # drawn only when asked for
+    at.button(key="recent_toggle").click().run()
     at.button(key=f"change_{first}_2").click().run()
     assert not at.exception
     assert any("Changed" in s.value and "Basically Correct" in s.value for s in at.success)

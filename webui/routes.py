@@ -103,10 +103,22 @@ def _key() -> str:
 
 
 def _session_user(request: Request):
-    token = auth.unsign_token(_key(), request.cookies.get(COOKIE_NAME))
-    if token is None:
+    """The user of the request's session cookie, or None. Runs for every websocket message (webui/websocket.py):
+    one connection, no migration check (the sign-in that issued the cookie has migrated the database)."""
+    cookie = request.cookies.get(COOKIE_NAME)
+    if not cookie:
         return None
-    with connect(settings.db_path()) as db:
+    try:
+        return _cookie_user(cookie, migrate=False)
+    except sqlite3.OperationalError:  # a database without its schema yet (a cookie from before it was replaced)
+        return _cookie_user(cookie, migrate=True)
+
+
+def _cookie_user(cookie: str, *, migrate: bool):
+    with connect(settings.db_path(), migrate=migrate) as db:
+        token = auth.unsign_token(auth.secret_key(db), cookie)
+        if token is None:
+            return None
         return auth.session_user(db, token, idle_timeout=settings.idle_timeout())
 
 
