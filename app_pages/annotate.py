@@ -203,7 +203,8 @@ if item.revisiting:
 pending = item.pending
 st.session_state["task_drawn_ref"] = item.ref  # the only item an answer or skip is stored for (see _answer)
 # a key counts for the question on screen, once (webui.screen.key_guard: the Grade page's rule)
-with st.sidebar:  # (the sidebar: the script takes no room from the item)
+with st.sidebar:  # (the sidebar: the scripts take no room from the item)
+    screen.keys_after_clicks("task_status")  # the keys work after a click (the task's select box, a button)
     screen.key_guard("task", answer="opt_", skip="task_skip_", ready="taskReady",
                      keys=[o.key for o in pending.options] + ["S"] if pending is not None else ["S"])
     st.caption(f"A key counts for the question on screen, once: a new question takes keys {SETTLE_MS} ms after it "

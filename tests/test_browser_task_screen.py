@@ -254,6 +254,12 @@ def test_saved_line_never_moves_the_item_and_stays_with_its_task(page: Page, sap
     wait_idle(page)
     expect(status).not_to_contain_text("Saved")
     expect(status).to_contain_text("Every answer is saved the moment you give it")
+    # the select box gave the keyboard back: a key answers at once, no click elsewhere first
+    keys_ready(page)
+    page.keyboard.press("3")
+    rows = _wait_rows(sapp, user, 2)
+    assert rows[-1][1] == "3" and rows[-1][0].startswith("r"), rows
+    expect(page.locator(".st-key-task_campaign input")).to_have_value(re.compile(f"^rate {user}"))
 
 
 def test_f_opens_the_note_in_view_with_the_focus_enter_saves_esc_cancels(page: Page, sapp):

@@ -8,7 +8,14 @@ install their listeners once per browser tab and act only while the page's marke
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
+
+
+def _js(value) -> str:
+    """``value`` as a JavaScript literal that cannot end the <script> element it is written in."""
+    return json.dumps(value).replace("</", "<\\/")
 
 # a text box (a bordered container with one st.text) never grows past this: a longer text scrolls inside it
 BOX_MAX = "clamp(3.5rem, 12vh, 10rem)"  # context: a case, a question, a reference
@@ -79,7 +86,7 @@ _KEYS_AFTER_CLICK_JS = """
 def keys_after_clicks(marker: str) -> None:
     """Give the keyboard back to the page after a click on a control, while an element of the key ``marker`` (one
     the page always draws) is on screen."""
-    st.html(f"<script>{_KEYS_AFTER_CLICK_JS % {'marker': repr(marker)}}</script>", unsafe_allow_javascript=True)
+    st.html(f"<script>{_KEYS_AFTER_CLICK_JS % {'marker': _js(marker)}}</script>", unsafe_allow_javascript=True)
 
 
 _FOCUS_JS = """
@@ -98,7 +105,7 @@ _FOCUS_JS = """
 
 def focus(selector: str) -> None:
     """Put the keyboard focus in the element ``selector`` (our own CSS selector) once it is drawn."""
-    st.html(f"<script>{_FOCUS_JS % {'selector': repr(selector)}}</script>", unsafe_allow_javascript=True)
+    st.html(f"<script>{_FOCUS_JS % {'selector': _js(selector)}}</script>", unsafe_allow_javascript=True)
 
 
 # ---------------------------------------------------------------- a key counts only for the question on screen
@@ -172,11 +179,9 @@ def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str)
     """Install the key guard once per tab for a page whose answer buttons' keys start with ``answer`` (``skip``: the
     skip button's); ``keys``: the shortcuts (as ``st.button(shortcut=...)`` takes them) it watches; ``ready``: the
     ``document.body.dataset`` name of the marker. Our own static settings, never data."""
-    import json
-
     from webui.grade_screen import SETTLE_MS
 
     names = sorted({k2 for k in keys for k2 in ((_KEY_NAMES[k.lower()],) if k.lower() in _KEY_NAMES
                                                else (k.lower(), k.upper()))})
     cfg = {"name": name, "answer": answer, "skip": skip, "keys": names, "ready": ready, "settle": SETTLE_MS}
-    st.html(f"<script>{_GUARD_JS % {'cfg': json.dumps(cfg)}}</script>", unsafe_allow_javascript=True)
+    st.html(f"<script>{_GUARD_JS % {'cfg': _js(cfg)}}</script>", unsafe_allow_javascript=True)
