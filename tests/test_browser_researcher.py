@@ -191,10 +191,15 @@ def test_moving_the_upper_handle_keeps_the_lower_and_publish_shows_the_new_value
 
 # ---------------------------------------------------------------- Leaderboard: compare with v1 (Table 12)
 
-def choose(page: Page, key: str, option_text: str) -> None:
+def choose(page: Page, key: str, option: str) -> None:
+    """Pick ``option`` (its whole text) in the select box of widget ``key`` and wait for the rerun."""
     combo = page.locator(f".st-key-{key}").get_by_role("combobox")
+    if combo.input_value() == option:
+        return
+    combo.scroll_into_view_if_needed()
     combo.click()
-    page.get_by_role("option", name=re.compile(re.escape(option_text))).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    expect(combo).to_have_value(option)
     wait_idle(page)
 
 
