@@ -24,7 +24,8 @@ from webui import page as ui
 from webui import screen
 
 user = ui.require(*ADJUDICATING_ROLES)
-screen.compact(boxes={"adj_reference": screen.BOX_MAX, "adj_response": screen.BOX_MAX,
+TEXT_MAX = "clamp(5rem, calc(100vh - 38.5rem), 24rem)"  # the reference and the answer: what the page leaves free
+screen.compact(boxes={"adj_reference": TEXT_MAX, "adj_response": TEXT_MAX,
                       "adj_notes": "4.5rem", "adj_current": "4.5rem"}, slot="adj_status")
 st.subheader("Adjudicate", anchor=False)
 
@@ -55,7 +56,8 @@ if not q:
     st.stop()
 
 open_items = [r["item"] for r in q if r["adjudication"] is None]
-st.caption(f"{len(q)} items in the queue, {len(q) - len(open_items)} adjudicated · widest disagreement first")
+st.sidebar.caption(f"{len(q)} items in the queue, {len(q) - len(open_items)} adjudicated · widest disagreement "
+                   "first")
 
 
 def _who(n: int, name: str) -> str:
