@@ -5,6 +5,7 @@ import html
 
 import streamlit as st
 
+from medeval.core import settings
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
 from medeval.engine import totals
@@ -25,9 +26,18 @@ c1, c2, c3 = st.columns([2, 1, 2])
 version = c1.selectbox("Threshold set", versions, index=versions.index(active), format_func=labels.get,
                        key="lb_version")
 metric = c2.selectbox("Metric", ["averaged", "bleu1", "rouge1", "cosine"], key="lb_metric")
+@st.cache_data(show_spinner=False, max_entries=32)
+def graded(path: str, version_: int, scores_now: int) -> int:
+    """Grade the scores ``version_`` can grade but has not (a set never made active, Table 12, has no grades of
+    its own); once per version and number of stored scores (scores are only ever added), not on every rerun."""
+    with ui.db() as d, st.spinner(f"Grading the scores under v{version_} (once)…"):
+        return lb.grade_missing(d, version_, actor=user)
+
+
+with ui.db() as d:
+    n_scores = d.conn.execute("SELECT count(*) FROM scores").fetchone()[0]
 try:
-    with ui.db() as d, st.spinner(f"Grading the scores under v{version} (once)…"):
-        lb.grade_missing(d, version, actor=user)  # a set never made active (Table 12) has no grades of its own
+    graded(settings.db_path(), version, n_scores)
     with ui.db() as d:
         rep = build_report(d, version)
 except MedevalError as e:
@@ -99,8 +109,8 @@ st.subheader("Compare with another version", anchor=False)
 others = [v for v in versions if v != version]
 if others:
     other = st.selectbox("Earlier / other version", others, format_func=labels.get, key="lb_other")
-    with ui.db() as d, st.spinner(f"Grading the scores under v{other} (once)…"):
-        lb.grade_missing(d, other, actor=user)
+    graded(settings.db_path(), other, n_scores)
+    with ui.db() as d:
         cmp = lb.compare(d, version, other, metric=metric, aspect=aspect)
     for m, why in cmp["reasons"].items():  # per metric: why it cannot be compared, never a column of None
         st.caption(ui.md_escape(f"Not compared on {lb.LABELS[m]}: {why}."))
