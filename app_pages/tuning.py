@@ -106,11 +106,14 @@ def publish_section(mine: dict) -> None:
     if not changes:
         st.caption(f"Your draft equals the active set v{act.version}: move a slider to change it.")
         return
-    with st.container(key="tune_changes"):  # a few lines of words, the slider's format: what Publish would change
+    def cut(x: float) -> str:  # up to 4 decimals, none hidden: a calibrated 0.0002 is not "0.000"
+        return f"{x:.4f}".rstrip("0").rstrip(".") if x else "0"
+
+    with st.container(key="tune_changes"):  # a few lines of words: what Publish would change
         st.markdown("\n".join(
             f"- {m} / {t}: active v{act.version} "
-            + ("none" if act.cutoffs.get((m, t)) is None else "{:.3f} – {:.3f}".format(*act.cutoffs[(m, t)]))
-            + " → your draft **{:.3f} – {:.3f}**".format(*v) for (m, t), v in sorted(changes.items())))
+            + ("none" if act.cutoffs.get((m, t)) is None else " – ".join(map(cut, act.cutoffs[(m, t)])))
+            + f" → your draft **{cut(v[0])} – {cut(v[1])}**" for (m, t), v in sorted(changes.items())))
     name = st.text_input("Name of the new threshold set", key="publish_name",
                          placeholder="e.g. Calibrated on round 1")
     p1, p2 = st.columns(2)
