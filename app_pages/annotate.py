@@ -29,8 +29,8 @@ from webui.grade_screen import SETTLE_MS, test_submit_delay
 
 user = ui.require("annotator", "researcher", "admin")
 # one item on one screen (1366×768 and up): text boxes scroll inside, full option labels, a fixed status line
-screen.compact(boxes={"ctx_": screen.BOX_MAX, "side_": screen.SIDE_MAX}, wrap_buttons=("ask_",),
-               slot="task_status")
+screen.compact(boxes={"ctx_": screen.BOX_MAX, "side_": screen.SIDE_MAX, "side_done_": "4rem"},
+               wrap_buttons=("ask_",), slot="task_status")
 ui.start_here("annotate", **ui.TIPS["annotate"])
 
 with ui.db() as d:
@@ -253,7 +253,16 @@ def rows_of_blocks() -> list[list]:
             last.append(b)
         else:
             rows.append([b])
-    return rows
+    # a lone context block right before a lone rated block (the judge's numbering, then its assessment): one row
+    out: list[list] = []
+    for row in rows:
+        prev = out[-1] if out else None
+        if prev and len(prev) == 1 and len(row) == 1 and not prev[0].target and not prev[0].fold and row[0].target \
+                and not row[0].fold:
+            prev.append(row[0])
+        else:
+            out.append(row)
+    return out
 
 
 def draw(b, key: str) -> None:
@@ -270,16 +279,26 @@ for n, row in enumerate(rows_of_blocks()):
         continue
     if len(row) == 1:
         draw(b, f"{'side' if b.target else 'ctx'}_{item.item_id}_{n}")
+    elif row[-1].target and not b.target:  # a short context beside the block it is about
+        for col, x, kind in zip(st.columns([1, 3]), row, ("ctx", "side")):
+            with col:
+                draw(x, f"{kind}_{item.item_id}_{n}_{kind}")
     elif b.target:
+        done = "done_" if all(x.part < item.open_part for x in row) else ""  # rated in an earlier part: smaller
         for col, b in zip(st.columns(len(row)), row):
             with col:
-                draw(b, f"side_{b.target}_{item.item_id}")
+                draw(b, f"side_{done}{b.target}_{item.item_id}")
     else:  # the context: the first half on the left, the rest on the right
         half = (len(row) + 1) // 2
-        for col, (start, part) in zip(st.columns(2), ((0, row[:half]), (half, row[half:]))):
-            with col:
-                for m, b in enumerate(part, start=start):
-                    draw(b, f"ctx_{item.item_id}_{n}_{m}")
+        # in a later part (the judge's) the context read in part 1 folds away: the screen is for what is rated now
+        earlier = item.open_part > 1 and all(x.part < item.open_part for x in row)
+        where = st.expander(" · ".join(ui.md_escape(x.label) for x in row) + " (as in part 1)") if earlier \
+            else st.container()
+        with where:
+            for col, (start, part) in zip(st.columns(2), ((0, row[:half]), (half, row[half:]))):
+                with col:
+                    for m, b in enumerate(part, start=start):
+                        draw(b, f"ctx_{item.item_id}_{n}_{m}")
     if pending is not None and not asked and pending.target in {x.target for x in row if x.target}:
         ask(pending)
         asked = True

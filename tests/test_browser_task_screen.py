@@ -33,7 +33,8 @@ pytestmark = bs.browser_marks()
 
 SIZES = ((1366, 768), (1280, 1024), (1920, 1080))
 FIT_USER, SAVED_USER, FLAG_USER = "sdoc_fit", "sdoc_saved", "sdoc_flag"
-KEYS_USER, SLOW_USER = "sdoc_keys", "sdoc_slow"  # key gaps (issue 22 §1): a normal server, a slow one
+KEYS_USER, SLOW_USER = "sdoc_keys", "sdoc_slow"
+JUDGE_USER = "sdoc_judge"  # every response rated: the judge's assessment (part 2) is on screen  # key gaps (issue 22 §1): a normal server, a slow one
 GAPS_MS = (10, 40, 100, 300)
 
 
@@ -72,13 +73,18 @@ def sapp(tmp_path_factory):
 
     with connect(db_path) as db:
         cs.import_cases(db, "fit", cases=cases, responses=responses, judgements=judgements)
-        for n, name in enumerate((FIT_USER, SAVED_USER, FLAG_USER, KEYS_USER, SLOW_USER)):
+        for n, name in enumerate((FIT_USER, SAVED_USER, FLAG_USER, KEYS_USER, SLOW_USER, JUDGE_USER)):
             auth.add_user(db, name, bs.PASSWORD, "annotator")
             Fx.campaigns[name] = {
                 "preference": tasks.create_campaign(db, "preference", f"pair {name}", [name], k=1, seed=n,
                                                     config={"dataset": "fit", "compare": "answers"}, actor=None),
                 "rubric": tasks.create_campaign(db, "rubric", f"rate {name}", [name], k=1, seed=n,
                                                 config={"dataset": "fit", "judge": "jx"}, actor=None)}
+        judge = auth.get_user(db, JUDGE_USER)
+        cid = Fx.campaigns[JUDGE_USER]["rubric"]
+        while (st := tasks.task_state(db, judge, cid)).item.open_part == 1:
+            tasks.answer(db, judge, cid, st.item.ref, st.item.pending.id, "3", revision=st.item.revision,
+                         client_token=f"setup-{st.item.revision}")
     Fx.shots = Path(os.environ.get("MEDEVAL_SCREENSHOTS") or Fx.shots)  # a folder to keep them in
     Fx.shots.mkdir(parents=True, exist_ok=True)
     Fx.folder = folder
@@ -172,10 +178,10 @@ def screen(page: Page) -> dict:
         page.wait_for_timeout(100)
 
 
-def assert_fits(s: dict, what: str) -> None:
+def assert_fits(s: dict, what: str, *, context: bool = True) -> None:
     parts = {"context": s["context"], "sides": s["sides"], "buttons": s["buttons"], "heading": s["heading"]}
     for name, boxes in parts.items():
-        assert boxes, f"{what}: no {name} on screen"
+        assert boxes or (name == "context" and not context), f"{what}: no {name} on screen"
         for b in boxes:
             assert b["top"] >= 0 and b["bottom"] <= s["height"] + 0.5, f"{what}: {name} outside the viewport {b}"
             assert b["left"] >= 0 and b["right"] <= s["width"] + 0.5, f"{what}: {name} outside the viewport {b}"
@@ -183,23 +189,27 @@ def assert_fits(s: dict, what: str) -> None:
     assert not s["cut"], f"{what}: labels cut: {s['cut']}"
 
 
-@pytest.mark.parametrize("task", ["preference", "rubric"])
+@pytest.mark.parametrize("task", ["preference", "rubric", "judge"])
 def test_one_item_fits_each_screen_size(page: Page, sapp, task):
-    open_task(page, sapp, FIT_USER, task)
+    if task == "judge":  # the rubric's part 2: the responses, the judge's mapping and assessment, its questions
+        open_task(page, sapp, JUDGE_USER, "rubric")
+        expect(page.get_by_text("The judge's assessment", exact=True)).to_be_visible()
+    else:
+        open_task(page, sapp, FIT_USER, task)
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_function("([w, h]) => window.innerWidth === w && window.innerHeight === h", arg=[width, height])
         wait_idle(page)
         s = screen(page)
-        page.screenshot(path=str(sapp.shots / f"{task}-{width}x{height}.png"))
-        assert_fits(s, f"{task} at {width}×{height}")
+        if (width, height) == (1366, 768):
+            page.screenshot(path=str(sapp.shots / f"{task}-1366x768.png"))
+        assert_fits(s, f"{task} at {width}×{height}", context=task != "judge")  # (part 2: the context folded)
         if task == "preference":  # both responses of the pair side by side
             assert len(s["sides"]) == 2 and abs(s["sides"][0]["top"] - s["sides"][1]["top"]) < 1
             assert s["sides"][0]["right"] <= s["sides"][1]["left"]
         else:
-            assert len(s["sides"]) == 2 and len(s["buttons"]) == 5
+            assert len(s["sides"]) == 2 + (task == "judge") and len(s["buttons"]) == 5
         if (width, height) == (1366, 768):
-            page.screenshot(path=str(sapp.shots / f"{task}-1366x768.png"))
             # a text longer than its box scrolls inside it (the page does not): every character is there
             scrolls = page.evaluate("() => [...document.querySelectorAll('[class*=\"st-key-side_\"]')].map("
                                     "e => e.scrollHeight > e.clientHeight)")

@@ -35,7 +35,7 @@ def compact(*, boxes: dict[str, str] | None = None, wrap_buttons: tuple[str, ...
     max height}) that scroll inside, full button labels (wrapped) in the containers whose keys start with a
     prefix of ``wrap_buttons``, and a status line ``slot`` (a keyed container) of a fixed height, so a "Saved"
     line never pushes the item down."""
-    css = ["[data-testid='stMainBlockContainer'] {padding-top: 3.75rem; padding-bottom: 1rem;}",
+    css = ["[data-testid='stMainBlockContainer'] {padding-top: 3.75rem; padding-bottom: 0.25rem;}",
            "[data-testid='stMainBlockContainer'] h3 {padding-top: 0; padding-bottom: 0.25rem;}",
            "[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] {gap: 0.5rem;}",
            "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] p {margin-bottom: 0;}"]
