@@ -270,8 +270,27 @@ def draw(b, key: str) -> None:
     given_line(b.target)
 
 
+def groups_of_blocks() -> list[list] | None:
+    """The blocks as groups of one shape that each end with the block rated (AccR: a claim, the model's verdict,
+    its answer -- for the factual and the counterfactual claim), or None when the item is not made so."""
+    groups: list[list] = [[]]
+    for b in item.blocks:
+        groups[-1].append(b)
+        if b.target:
+            groups.append([])
+    groups = [g for g in groups if g]
+    if len(groups) < 2 or len(groups) > 3 or any(b.fold for b in item.blocks) or not groups[-1][-1].target:
+        return None
+    return groups if all(len(g) == len(groups[0]) >= 2 for g in groups) else None
+
+
 asked = False
-for n, row in enumerate(rows_of_blocks()):
+if (groups := groups_of_blocks()) is not None:  # side by side, one column a group; the question below them all
+    for n, (col, group) in enumerate(zip(st.columns(len(groups)), groups)):
+        with col:
+            for m, b in enumerate(group):
+                draw(b, f"side_{b.target}_{item.item_id}" if b.target else f"ctx_{item.item_id}_{n}_{m}")
+for n, row in enumerate(rows_of_blocks() if groups is None else []):
     b = row[0]
     if b.fold:
         with st.expander(ui.md_escape(b.label)):

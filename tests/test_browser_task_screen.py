@@ -73,13 +73,21 @@ def sapp(tmp_path_factory):
 
     with connect(db_path) as db:
         cs.import_cases(db, "fit", cases=cases, responses=responses, judgements=judgements)
+        facts = _jsonl(folder / "fc.jsonl", [
+            {"id": "1", "type": "Disease-Symptom", "label": "support", "claim": "流感可引起发热", "model": "m1",
+             "response": "正确。" + long_text("流感病毒感染常引起发热", 397)},
+            {"id": "1", "type": "Disease-Symptom", "label": "refute", "claim": "流感不会引起发热", "model": "m1",
+             "response": "错误。" + long_text("流感常有发热", 397)}])
+        cs.import_fact_claims(db, "fc", facts)
         for n, name in enumerate((FIT_USER, SAVED_USER, FLAG_USER, KEYS_USER, SLOW_USER, JUDGE_USER)):
             auth.add_user(db, name, bs.PASSWORD, "annotator")
             Fx.campaigns[name] = {
                 "preference": tasks.create_campaign(db, "preference", f"pair {name}", [name], k=1, seed=n,
                                                     config={"dataset": "fit", "compare": "answers"}, actor=None),
                 "rubric": tasks.create_campaign(db, "rubric", f"rate {name}", [name], k=1, seed=n,
-                                                config={"dataset": "fit", "judge": "jx"}, actor=None)}
+                                                config={"dataset": "fit", "judge": "jx"}, actor=None),
+                "accr": tasks.create_campaign(db, "accr", f"check {name}", [name], k=1, seed=n,
+                                              config={"dataset": "fc"}, actor=None)}
         judge = auth.get_user(db, JUDGE_USER)
         cid = Fx.campaigns[JUDGE_USER]["rubric"]
         while (st := tasks.task_state(db, judge, cid)).item.open_part == 1:
@@ -189,7 +197,7 @@ def assert_fits(s: dict, what: str, *, context: bool = True) -> None:
     assert not s["cut"], f"{what}: labels cut: {s['cut']}"
 
 
-@pytest.mark.parametrize("task", ["preference", "rubric", "judge"])
+@pytest.mark.parametrize("task", ["preference", "rubric", "judge", "accr"])
 def test_one_item_fits_each_screen_size(page: Page, sapp, task):
     if task == "judge":  # the rubric's part 2: the responses, the judge's mapping and assessment, its questions
         open_task(page, sapp, JUDGE_USER, "rubric")
@@ -204,7 +212,7 @@ def test_one_item_fits_each_screen_size(page: Page, sapp, task):
         if (width, height) == (1366, 768):
             page.screenshot(path=str(sapp.shots / f"{task}-1366x768.png"))
         assert_fits(s, f"{task} at {width}×{height}", context=task != "judge")  # (part 2: the context folded)
-        if task == "preference":  # both responses of the pair side by side
+        if task in ("preference", "accr"):  # both responses of the pair (both claims' answers) side by side
             assert len(s["sides"]) == 2 and abs(s["sides"][0]["top"] - s["sides"][1]["top"]) < 1
             assert s["sides"][0]["right"] <= s["sides"][1]["left"]
         else:
@@ -214,8 +222,10 @@ def test_one_item_fits_each_screen_size(page: Page, sapp, task):
             scrolls = page.evaluate("() => [...document.querySelectorAll('[class*=\"st-key-side_\"]')].map("
                                     "e => e.scrollHeight > e.clientHeight)")
             assert any(scrolls), scrolls
-    for model in ("alpha", "beta"):
-        expect(page.locator('[class*="st-key-side_"]').filter(has_text=long_text(model))).to_have_count(1)
+    texts = ([long_text("流感病毒感染常引起发热", 397), long_text("流感常有发热", 397)] if task == "accr"
+             else [long_text("alpha"), long_text("beta")])
+    for text in texts:
+        expect(page.locator('[class*="st-key-side_"]').filter(has_text=text)).to_have_count(1)
 
 
 def test_rubric_labels_are_whole_and_the_criterion_is_on_hover(page: Page, sapp):
