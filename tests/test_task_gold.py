@@ -17,9 +17,9 @@ from tests.conftest import write
 from tests.test_tasks import tdb, users  # noqa: F401 (the fixture)
 
 
-def _pref(db, res, **cfg):
+def _pref(db, res, name="p", **cfg):
     """A preference campaign on 3 of the 9 model pairs (doc1, doc2; k=2): 6 pairs are left for gold."""
-    return tasks.create_campaign(db, "preference", "p", ["doc1", "doc2"], k=2, seed=3,
+    return tasks.create_campaign(db, "preference", name, ["doc1", "doc2"], k=2, seed=3,
                                  config={"dataset": "clin", "compare": "answers", "max_items": 3, **cfg}, actor=res)
 
 
@@ -289,7 +289,7 @@ def test_answers_to_gold_items_are_refused_when_not_on_screen(tdb):
         tasks.answer(tdb, doc1, cid, f"q:{gids[0]}:1", "knowledge", "left", client_token="b")
     with pytest.raises(MedevalError, match="refers to no item"):
         tasks.answer(tdb, doc1, cid, "x:1", "knowledge", "left", client_token="c")
-    other = _pref(tdb, res)
+    other = _pref(tdb, res, name="p (2)")  # campaign names are unique (issue 22)
     with pytest.raises(PermissionDenied, match="not part of this campaign"):
         tasks.answer(tdb, doc1, other, f"h:{gids[0]}", "knowledge", "left", client_token="d")
     real = tdb.conn.execute("SELECT item_id FROM task_assignments WHERE user_id = ? AND campaign_id = ?",
