@@ -73,7 +73,7 @@ if not board:
     st.info(f"Nothing is graded under threshold set v{version} for this choice yet: grade the scores under it "
             f"(`python -m medeval grade --version {version}`) or choose another metric.")
     st.stop()
-st.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backbone": r["backbone"],
+st.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backbone": r["backbone"] or "",
                "Completely Wrong": r["completely_wrong"], "Partially Correct": r["partially_correct"],
                "Basically Correct": r["basically_correct"], "total score": r["total_score"], "level": r["level"]}
               for r in board],
@@ -98,9 +98,10 @@ st.subheader("Medical model vs backbone", anchor=False)
 tests = lb.ttests(rep, metric=metric, aspect=aspect)
 if tests:
     st.caption("Welch's t-test on raw scores, medical minus backbone; * = significant at p < 0.05.")
-    st.dataframe([{"medical": t["medical"], "backbone": t["backbone"], "aspect": t["aspect"], "metric": t["metric"],
-                   "mean medical": t["mean_medical"], "mean backbone": t["mean_backbone"], "t": t["t"], "p": t["p"],
-                   "": t["mark"], "undefined": t["undefined_reason"]} for t in tests],
+    st.dataframe([{"medical": t["medical"], "backbone": t["backbone"], "aspect": t["aspect"] or "—",
+                   "metric": t["metric"] or "—", "mean medical": t["mean_medical"],
+                   "mean backbone": t["mean_backbone"], "t": t["t"], "p": t["p"],
+                   "": t["mark"], "undefined": t["undefined_reason"] or ""} for t in tests],
                  hide_index=True, width="stretch")
 else:
     st.caption("No medical model with a backbone among the imported models.")

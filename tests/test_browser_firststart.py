@@ -141,8 +141,10 @@ SETTLED_JS = """() => {
 def wait_ready(page: Page) -> None:
     """The script has run to the end (title drawn, idle, nothing stale, no running indicator), every table and
     chart on the page is drawn and nothing has been added for a moment."""
-    # a page's title, or the grading screen's progress bar (it has no title)
-    page.locator('[data-testid="stMain"] h1, [data-testid="stMain"] [data-testid="stProgress"]').first.wait_for()
+    # a page's title, the compact one-item screens' heading (Adjudicate: a subheader, issue 22 §2), or the
+    # grading screen's progress bar (it has no title)
+    page.locator('[data-testid="stMain"] h1, [data-testid="stMain"] h3, '
+                 '[data-testid="stMain"] [data-testid="stProgress"]').first.wait_for()
     page.locator(APP_IDLE).wait_for(state="attached")
     expect(page.locator('[data-stale="true"]')).to_have_count(0)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
