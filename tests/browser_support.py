@@ -124,6 +124,32 @@ def build_db(folder: Path) -> Fixture:
     return fx
 
 
+def _module_fixture(func):
+    import pytest
+
+    return pytest.fixture(scope="module")(func)
+
+
+@_module_fixture
+def playwright():
+    """Playwright for one browser test module (``from tests.browser_support import browser, playwright``):
+    pytest-playwright's lives for the whole session and keeps an asyncio loop marked as running in the main
+    thread, so every later ``asyncio.run()`` fails (tests/test_routes.py)."""
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    yield pw
+    pw.stop()
+
+
+@_module_fixture
+def browser(playwright):
+    """Debian's Chromium, headless, for one browser test module."""
+    b = playwright.chromium.launch(**LAUNCH_ARGS)
+    yield b
+    b.close()
+
+
 def free_port() -> int:
     with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
         s.bind(("127.0.0.1", 0))

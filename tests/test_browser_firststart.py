@@ -25,9 +25,10 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 
 from tests import browser_support as bs  # noqa: E402
+from tests.browser_support import browser, playwright  # noqa: E402,F401 (module fixtures)
 
 pytestmark = bs.browser_marks()
 
@@ -67,21 +68,6 @@ expect.set_options(timeout=TIMEOUT)
 
 
 # ---------------------------------------------------------------- fixtures
-
-@pytest.fixture(scope="module")
-def playwright():
-    """Playwright for this module only (see tests/test_browser.py: a session-wide one breaks asyncio.run)."""
-    pw = sync_playwright().start()
-    yield pw
-    pw.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(playwright):
-    browser = playwright.chromium.launch(**bs.LAUNCH_ARGS)
-    yield browser
-    browser.close()
-
 
 class Demo:
     url: str

@@ -16,12 +16,13 @@ import time
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 
 from medeval.accounts import auth  # noqa: E402
 from medeval.annotation import campaigns as cp  # noqa: E402
 from medeval.store.db import connect  # noqa: E402
 from tests import browser_support as bs  # noqa: E402
+from tests.browser_support import browser, playwright  # noqa: E402,F401 (module fixtures)
 from webui import grade_screen  # noqa: E402
 
 pytestmark = bs.browser_marks()
@@ -40,20 +41,6 @@ LONG = ("患者三天前受凉后出现咳嗽、咳白色黏痰，伴发热，�
 def long_text(tag: str) -> str:
     """400 characters (Chinese, the widest case), starting with ``tag`` so the two boxes differ."""
     return (tag + LONG * 5)[:400]
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    pw = sync_playwright().start()
-    yield pw
-    pw.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(playwright):
-    b = playwright.chromium.launch(**bs.LAUNCH_ARGS)
-    yield b
-    b.close()
 
 
 @pytest.fixture(scope="module")
