@@ -331,8 +331,7 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None, consensus
                 "r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id WHERE s.response_id = ?", (rid,)):
             if metric == "exact_match":
                 continue
-            ok = th.embedding_matches(ts.embedding_model, scorer) if metric == "cosine" else \
-                scorer == ts.scorer_for(metric)
+            ok = ts.grades(metric, scorer)
             if ok and (not targets or (metric, atype) in targets):
                 rows.append({"metric": metric, "aspect_type": atype, "score": score, "tier": tier, "item": str(item)})
     return rows

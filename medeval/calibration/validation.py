@@ -102,7 +102,7 @@ def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: i
                 f"SELECT s.response_id, s.metric, s.scorer, s.score, k.aspect_type FROM scores s "
                 f"JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
                 f"WHERE s.response_id IN ({marks})", part):
-            ok = th.embedding_matches(ts.embedding_model, scorer) if metric == "cosine" else scorer == ts.scorer_for(metric)
+            ok = ts.grades(metric, scorer)
             if ok:
                 scores[(rid, metric)] = score
                 atype[rid] = t

@@ -150,7 +150,7 @@ def quality(db, response_id: int, ts: th.ThresholdSet) -> float:
     for metric, scorer, score, atype in db.conn.execute(
             "SELECT s.metric, s.scorer, s.score, k.aspect_type FROM scores s JOIN responses r ON r.id = s.response_id "
             "JOIN kb_entries k ON k.id = r.kb_id WHERE s.response_id = ?", (response_id,)):
-        ok = th.embedding_matches(ts.embedding_model, scorer) if metric == "cosine" else scorer == ts.scorer_for(metric)
+        ok = ts.grades(metric, scorer)
         if ok and (metric == "exact_match" or (metric, atype) in HIDDEN_CUTOFFS):
             pos.append(position(metric, atype, score))
     return float(np.mean(pos)) if pos else 1.0

@@ -84,6 +84,11 @@ class ThresholdSet:
         return {"bleu1": self.tokenizer, "rouge1": self.tokenizer, "exact_match": EXACT_SCORER_ID}.get(
             metric, self.embedding_model)
 
+    def grades(self, metric: str, scorer: str) -> bool:
+        """Does this set grade ``metric`` scores stored under ``scorer`` (cosine: the model it was calibrated for,
+        :func:`embedding_matches`; the others: exactly :meth:`scorer_for`)?"""
+        return embedding_matches(self.embedding_model, scorer) if metric == "cosine" else scorer == self.scorer_for(metric)
+
     @property
     def label(self) -> str:
         return f"v{self.version} ({self.name})" if self.version else self.name

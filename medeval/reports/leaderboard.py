@@ -79,10 +79,6 @@ def _scorers(db: sqlite_utils.Database, metric: str) -> list[str]:
     return [s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = ? ORDER BY 1", (metric,))]
 
 
-def _grades(ts: th.ThresholdSet, metric: str, scorer: str) -> bool:
-    return th.embedding_matches(ts.embedding_model, scorer) if metric == "cosine" else scorer == ts.scorer_for(metric)
-
-
 def why_not_graded(db: sqlite_utils.Database, ts: th.ThresholdSet, metric: str) -> str | None:
     """Why set ``ts`` gives no tiers for ``metric`` on the stored scores, in words (None: it can grade them).
 
@@ -91,7 +87,7 @@ def why_not_graded(db: sqlite_utils.Database, ts: th.ThresholdSet, metric: str) 
     label, scorers = LABELS.get(metric, metric), _scorers(db, metric)
     if not scorers:
         return f"{label} is not scored in this database"
-    if not any(_grades(ts, metric, s) for s in scorers):
+    if not any(ts.grades(metric, s) for s in scorers):
         made_for = ts.embedding_model if metric == "cosine" else f"the tokenizer {ts.tokenizer}"
         came = ", ".join(embedding_name(s) if metric == "cosine" else f"the tokenizer {s}" for s in scorers)
         return f"v{ts.version}'s {label} cut-offs are for {made_for}; these {label} scores come from {came}"
@@ -116,7 +112,7 @@ def grade_missing(db: sqlite_utils.Database, version: int, *, actor) -> int:
     graded = dict(db.conn.execute("SELECT metric, count(*) FROM grades WHERE version = ? GROUP BY metric", (version,)))
     missing = False
     for metric in {m for m, _ in ts.cutoffs}:
-        scorers = [s for s in _scorers(db, metric) if _grades(ts, metric, s)]
+        scorers = [s for s in _scorers(db, metric) if ts.grades(metric, s)]
         if not scorers:
             continue
         types = sorted({t for m, t in ts.cutoffs if m == metric})

@@ -48,10 +48,6 @@ def tokenizer_text(tokenizer_id: str) -> str:
     return tokenizer_id
 
 
-def _matches(ts: th.ThresholdSet, metric: str, scorer: str) -> bool:
-    return th.embedding_matches(ts.embedding_model, scorer) if metric == "cosine" else scorer == ts.scorer_for(metric)
-
-
 def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet) -> dict:
     """Per report metric: the scorers of its stored scores (with counts), the ones ``ts`` grades, and why not.
 
@@ -64,7 +60,7 @@ def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet) -> dict:
     for metric, scorer, n in db.conn.execute(
             f"SELECT metric, scorer, count(*) FROM scores WHERE metric IN ({marks}) GROUP BY 1, 2 ORDER BY 1, 2",
             REPORT_METRICS):
-        stored[metric].append({"scorer": scorer, "n": n, "graded_by_set": _matches(ts, metric, scorer)})
+        stored[metric].append({"scorer": scorer, "n": n, "graded_by_set": ts.grades(metric, scorer)})
     label = f"v{ts.version}" if ts.version is not None else ts.name
     out: dict = {"metrics": {}, "graded_metrics": []}
     for m in REPORT_METRICS:
