@@ -133,6 +133,9 @@ def test_moving_the_upper_handle_keeps_the_lower_and_publish_shows_the_new_value
     page = new_page(researcher)
     open_page(page, demo, "/tuning")
     page.locator(f".st-key-{slider}").wait_for()
+    # the thumbs' values are drawn a moment after the slider itself: wait for them
+    expect(page.locator(f".st-key-{slider}").get_by_test_id("stSliderThumbValue")).to_have_text(
+        [f"{low0:.3f}", f"{high0:.3f}"])
     assert thumbs(page, slider) == [f"{low0:.3f}", f"{high0:.3f}"]
 
     # keyboard: the upper handle two steps right
