@@ -45,6 +45,16 @@ ACTIVE_DEFAULT_CRITERION = "accuracy"
 """Active campaigns calibrate with accuracy by default: its optimum is local (where two neighbouring tiers are
 equally likely at a score), so it does not move when the rounds over-sample the scores near the cut-offs;
 kappa's optimum depends on the tier shares of the sample (see bench/README.md, "Active calibration sampling")."""
+ACTIVE_ESTIMATORS = ("smooth", "accuracy")  # medeval.calibration.ESTIMATORS (a higher layer)
+"""How an active campaign turns its grades into cut-offs: ``smooth`` (psychometric curves of P(tier >= k | score),
+each cut-off where its curve crosses 0.5; the default of new campaigns) or ``accuracy`` (the paper's exhaustive
+search, maximising the campaign's ``criterion``; what campaigns created before the estimator was recorded use)."""
+ACTIVE_DESIGNS = ("adaptive", "active", "interval")
+"""Where an active campaign's next rounds are drawn: ``adaptive`` (where a grade most narrows the two cut-offs,
+medeval.calibration.propose_items; the default of new campaigns), ``active`` (where the bootstrap distribution of
+either cut-off has mass; what campaigns created before the design was recorded use) or ``interval`` (the paper's
+design, round by round: the same number of items from every score interval)."""
+LEGACY_ESTIMATOR, LEGACY_DESIGN = "accuracy", "active"  # a stored config without them: the behaviour it was made with
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,8 @@ class ActiveConfig:
     criterion: str = ACTIVE_DEFAULT_CRITERION
     k: int = 3
     seed: int = 0
+    estimator: str = "smooth"
+    design: str = "adaptive"
 
     def seed_config(self) -> BucketConfig:
         return BucketConfig(self.metrics, self.aspect_types, self.width, self.per_interval, self.k, self.seed)
@@ -81,6 +93,10 @@ def check_active_config(cfg: ActiveConfig) -> ActiveConfig:
     check_number(cfg.explore, what="--explore (share of a round spread over the range)", low=0, high=1)
     if cfg.criterion not in ACTIVE_CRITERIA:
         raise MedevalError(f"criterion {str(cfg.criterion)[:40]!r} is not one of {', '.join(ACTIVE_CRITERIA)}")
+    if cfg.estimator not in ACTIVE_ESTIMATORS:
+        raise MedevalError(f"estimator {str(cfg.estimator)[:40]!r} is not one of {', '.join(ACTIVE_ESTIMATORS)}")
+    if cfg.design not in ACTIVE_DESIGNS:
+        raise MedevalError(f"design {str(cfg.design)[:40]!r} is not one of {', '.join(ACTIVE_DESIGNS)}")
     if not cfg.metrics or not cfg.aspect_types:
         raise MedevalError("choose at least one metric and one aspect type")
     for m in cfg.metrics:
