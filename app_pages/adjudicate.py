@@ -5,7 +5,8 @@ the widest disagreement first. For each: the item as the annotators saw it (not 
 annotator's tier and flag note (names only when asked for), the current adjudication if any, and the
 final tier with a reason. Keys: 1 / 2 / 3 pick the tier; Ctrl+Enter in the reason saves. Every text from
 the data is shown as plain text. The library checks the role again
-(:mod:`medeval.annotation.adjudication`).
+(:mod:`medeval.annotation.adjudication`), and refuses an item to its own graders: the items assigned to the
+signed-in user are not offered, and the sidebar says how many were left out for that reason.
 
 One item fits one screen (1366×768 and up; issue 22 §2): the campaign and the queue's settings are in the sidebar,
 the reference and the model's answer side by side in boxes that scroll inside, and a message line of fixed height
@@ -47,17 +48,25 @@ msg = st.session_state.pop("adj_msg", None)
 
 try:
     with ui.db() as d:
-        q = adj.queue(d, cid, min_distance=distance, actor=user)
+        q = adj.queue(d, cid, min_distance=distance, actor=user, include_own=True)
 except MedevalError as e:
     st.error(ui.md_escape(str(e)))
     st.stop()
+n_own = sum(r["yours"] for r in q)  # items this user grades: not theirs to settle (the library refuses them too)
+q = [r for r in q if not r["yours"]]
+own_note = (f"{n_own} item{'s' if n_own != 1 else ''} of this queue left out: you are one of their graders, so "
+            "another adjudicator must settle them." if n_own else "")
 if not q:
-    st.info("No item of this campaign has annotators this far apart. Choose 1 tier to see every disagreement.")
+    far = "No other item" if own_note else "No item"
+    st.info(f"{own_note} {far} of this campaign has annotators this far apart. Choose 1 tier to see every "
+            "disagreement.".lstrip())
     st.stop()
 
 open_items = [r["item"] for r in q if r["adjudication"] is None]
 st.sidebar.caption(f"{len(q)} items in the queue, {len(q) - len(open_items)} adjudicated · widest disagreement "
                    "first")
+if own_note:
+    st.sidebar.caption(own_note)
 
 
 def _who(n: int, name: str) -> str:

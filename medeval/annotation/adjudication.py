@@ -18,7 +18,10 @@
 
 Adjudication never changes the annotations: agreement statistics stay computed on the raw grades.
 Who may adjudicate: the roles in :data:`medeval.accounts.auth.ADJUDICATING_ROLES` (adjudicator,
-researcher, admin), checked here and not only by the page.
+researcher, admin), checked here and not only by the page -- and never one of the item's own graders
+(issue 23 §4): a researcher the item is assigned to (answered or not yet) cannot settle it, since the
+adjudication would then weigh their own tier (or unblind their grading). :func:`queue` leaves such items
+out unless asked for them (``include_own``; each row says ``yours``), :func:`adjudicate` refuses them.
 """
 
 from __future__ import annotations
@@ -104,8 +107,21 @@ def campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
     return list_campaigns(db, actor=None)
 
 
-def queue(db: sqlite_utils.Database, campaign_id: int, *, min_distance: int = 2, actor: User | None) -> list[dict]:
-    """The items whose annotators disagree by at least ``min_distance`` tiers, the widest disagreement first."""
+def assigned_to(db: sqlite_utils.Database, campaign_id: int, user: User | None) -> set[int]:
+    """The items of a campaign assigned to ``user`` (their graders may not adjudicate them); none for no user."""
+    if user is None:
+        return set()
+    return {i for (i,) in db.conn.execute("SELECT item_id FROM assignments WHERE campaign_id = ? AND user_id = ?",
+                                          (campaign_id, user.id))}
+
+
+def queue(db: sqlite_utils.Database, campaign_id: int, *, min_distance: int = 2, actor: User | None,
+          include_own: bool = False) -> list[dict]:
+    """The items whose annotators disagree by at least ``min_distance`` tiers, the widest disagreement first.
+
+    Items assigned to ``actor`` (they are one of its graders) are left out, unless ``include_own``; each row's
+    ``yours`` says whether it is one (so a page can say how many it did not offer).
+    """
     if actor is not None:
         require_role(actor, *ADJUDICATING_ROLES)
     if min_distance not in DISTANCES or isinstance(min_distance, bool):
@@ -114,12 +130,14 @@ def queue(db: sqlite_utils.Database, campaign_id: int, *, min_distance: int = 2,
     _campaign(db, campaign_id)
     grades = latest_grades(db, campaign_id)
     adjudicated = current_adjudications(db, campaign_id)
+    own = assigned_to(db, campaign_id, actor)
     rows = []
     for item, given in grades.items():
         tiers = [g["tier"] for g in given]
-        if len(tiers) < 2 or max(tiers) - min(tiers) < min_distance:
+        if len(tiers) < 2 or max(tiers) - min(tiers) < min_distance or (item in own and not include_own):
             continue
-        rows.append({"item": item, "range": max(tiers) - min(tiers), "sd": float(statistics.pstdev(tiers)),
+        rows.append({"item": item, "yours": item in own, "range": max(tiers) - min(tiers),
+                     "sd": float(statistics.pstdev(tiers)),
                      "annotators": given, "median": lower_median(tiers), "majority": majority_tier(tiers),
                      "adjudication": adjudicated.get(item)})
     rows.sort(key=lambda r: (-r["range"], -r["sd"], r["item"]))
@@ -147,6 +165,11 @@ def adjudicate(db: sqlite_utils.Database, actor: User, item_id: int, tier: int, 
         if row is None:
             raise MedevalError(f"no campaign item {item_id}")
         require_grading(row[1], row[0])
+        if db.conn.execute("SELECT 1 FROM assignments WHERE item_id = ? AND user_id = ?",
+                           (item_id, actor.id)).fetchone():
+            raise MedevalError(f"{actor.username!r} is one of item {item_id}'s graders (it is assigned to them), so "
+                               "cannot adjudicate it: an adjudication must not weigh the adjudicator's own tier. "
+                               "Another adjudicator, researcher or admin must settle it; nothing was saved")
         prev = db.conn.execute("SELECT id, tier, reason, user_id FROM adjudications WHERE item_id = ? "
                                "ORDER BY id DESC LIMIT 1", (item_id,)).fetchone()
         if prev and (prev[1], prev[2], prev[3]) == (tier, reason, actor.id):
