@@ -16,7 +16,7 @@ import streamlit as st
 from medeval.accounts import auth, hints
 from medeval.accounts.auth import User
 from medeval.core import settings
-from medeval.store.db import connect
+from medeval.store.db import pooled
 
 from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
 
@@ -26,8 +26,8 @@ TEST_TOKEN_KEY = "_medeval_session_token"
 
 @contextmanager
 def db() -> Iterator[sqlite_utils.Database]:
-    """A new connection for one operation (never kept across reruns: SQLite objects are per thread)."""
-    with connect(settings.db_path(), migrate=False) as d:
+    """A connection for one operation, to itself until it ends (from the pool: ``medeval.store.db.pooled``)."""
+    with pooled(settings.db_path()) as d:
         yield d
 
 

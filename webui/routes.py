@@ -38,7 +38,7 @@ from starlette.routing import Route
 from medeval.accounts import auth, throttle
 from medeval.core import settings
 from medeval.core.errors import MedevalError
-from medeval.store.db import connect
+from medeval.store.db import connect, pooled
 
 from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
 
@@ -115,7 +115,7 @@ def _session_user(request: Request):
 
 
 def _cookie_user(cookie: str, *, migrate: bool):
-    with connect(settings.db_path(), migrate=migrate) as db:
+    with (connect(settings.db_path()) if migrate else pooled(settings.db_path())) as db:
         token = auth.unsign_token(auth.secret_key(db), cookie)
         if token is None:
             return None
