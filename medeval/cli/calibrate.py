@@ -20,7 +20,7 @@ from medeval.store.db import connect
 @click.option("--criterion", type=click.Choice(["kappa", "accuracy", "spearman"]), default="kappa",
               show_default=True, help="what the cut-offs maximise (kappa: quadratic-weighted Cohen's kappa)")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="json", show_default=True)
-@click.option("--n-boot", type=click.IntRange(0), default=200, show_default=True,
+@click.option("--n-boot", type=int, default=200, show_default=True,
               help="bootstrap resamples for the spread of the criterion and the stability of the cut-offs")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap")
 @click.option("--consensus", type=click.Choice(["median", "majority", "adjudicated"]), default="median",

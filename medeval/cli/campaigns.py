@@ -23,8 +23,8 @@ def campaign_grp():
 @click.option("--metrics", default="bleu1,rouge1,cosine", show_default=True)
 @click.option("--aspect-types", default="enumerated,declarative", show_default=True)
 @click.option("--width", type=float, default=0.1, show_default=True, help="score interval width")
-@click.option("--per-interval", type=click.IntRange(1), default=10, show_default=True, help="items sampled per interval")
-@click.option("--k", type=click.IntRange(1), default=3, show_default=True, help="annotators per item")
+@click.option("--per-interval", type=int, default=10, show_default=True, help="items sampled per interval")
+@click.option("--k", type=int, default=3, show_default=True, help="annotators per item")
 @click.option("--seed", type=int, default=0, show_default=True, help="sampling and assignment seed (stored)")
 @click.option("--sampling", type=click.Choice(["interval", "active"]), default="interval", show_default=True,
               help="interval: the paper's fixed number per score interval; active: a seed round of --per-interval "
@@ -78,8 +78,8 @@ def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per
 @db_option
 @click.option("--name", required=True)
 @click.option("--annotators", required=True, help="comma-separated usernames")
-@click.option("--n", type=click.IntRange(1), default=150, show_default=True, help="responses drawn at random")
-@click.option("--k", type=click.IntRange(1), default=3, show_default=True, help="annotators per item")
+@click.option("--n", type=int, default=150, show_default=True, help="responses drawn at random")
+@click.option("--k", type=int, default=3, show_default=True, help="annotators per item")
 @click.option("--seed", type=int, default=0, show_default=True, help="sampling and assignment seed (stored)")
 @click.option("--version", "version", type=int, default=None,
               help="the threshold-set version the sample validates (default: the active one)")

@@ -47,7 +47,7 @@ def import_cmd(db_path, kb, responses, models):
               help="comma-separated metrics to compute")
 @click.option("--embedding-model", envvar="MEDEVAL_EMBEDDING_MODEL", default=None,
               help="use-multilingual (default), minilm, or a local sentence-transformers directory [env MEDEVAL_EMBEDDING_MODEL]")
-@click.option("--batch-size", envvar="MEDEVAL_BATCH_SIZE", type=click.IntRange(1), default=None,
+@click.option("--batch-size", envvar="MEDEVAL_BATCH_SIZE", type=int, default=None,
               help="responses per committed chunk [env MEDEVAL_BATCH_SIZE; default 2000]")
 @click.option("--device", envvar="MEDEVAL_EMBEDDING_DEVICE", default=None,
               help="cpu, cuda, mps or auto for sentence-transformers models; use-multilingual always runs on the "
@@ -70,6 +70,10 @@ def score_cmd(db_path, metrics, embedding_model, batch_size, device, workers, t2
     from medeval.engine.scoring import score_db
 
     workers = resolve_workers(workers)  # a bad value is refused before the database is opened
+    if batch_size is not None:  # the project's one-line error, not click's usage error (issue 23 §7)
+        from medeval.core.limits import check_number
+
+        check_number(batch_size, what="--batch-size", low=1, integer=True)
     device = resolve_device(device, check="cosine" in metrics)
     batch_size = batch_size or int(settings.get("MEDEVAL_BATCH_SIZE"))
     bar = tqdm(total=0, unit="resp", disable=no_progress, file=sys.stderr, dynamic_ncols=True)

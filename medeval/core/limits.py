@@ -87,8 +87,17 @@ def check_text(value: Any, *, what: str, max_chars: int = TEXT_MAX_CHARS, allow_
                 raise _error(f"{what} contains a line break or control character (character {i + 1})",
                              "give it on one line", file, row)
     if required and not value.strip():
-        raise _error(f"{what} is empty", f"give a {what}", file, row)
+        raise _error(f"{what} is empty", _give(what), file, row)
     return value
+
+
+def _give(what: str) -> str:
+    """The fix for an empty value: 'give a campaign name', 'give the reason' (no second article; issue 23 §7)."""
+    if not what.strip():
+        return "give a value"
+    if what.split(maxsplit=1)[0].lower() in ("the", "a", "an", "its", "their", "this", "each", "every"):
+        return f"give {what}"
+    return f"give {'an' if what[:1].lower() in 'aeiou' else 'a'} {what}"
 
 
 def check_name(value: Any, *, what: str, file: str | None = None, row: int | None = None) -> str:

@@ -119,10 +119,12 @@ def intervals(metric: str, width: float) -> list[tuple[float, float]]:
     """Half-open intervals [lo, hi) over the metric's range; the last one includes its upper end."""
     info = METRICS[metric]
     check_number(width, what="--width", low=0, high=info.high - info.low, low_open=True)
-    n = int(round((info.high - info.low) / width))
-    if n > INTERVALS_MAX:
-        raise InputError(f"--width {width:g} makes {n:,} intervals of {metric}; the limit is {INTERVALS_MAX:,}",
+    ratio = (info.high - info.low) / width  # inf for a width of 5e-324 (issue 23 §7): checked before int()
+    if not math.isfinite(ratio) or round(ratio) > INTERVALS_MAX:
+        many = f"{round(ratio):,}" if ratio < 1e6 else f"more than {INTERVALS_MAX:,}"
+        raise InputError(f"--width {width:g} makes {many} intervals of {metric}; the limit is {INTERVALS_MAX:,}",
                          fix=f"use a width of at least {(info.high - info.low) / INTERVALS_MAX:g}")
+    n = int(round(ratio))
     if n < 1 or not math.isclose(n * width, info.high - info.low, rel_tol=1e-9):
         raise MedevalError(f"interval width {width} does not divide the {metric} range [{info.low}, {info.high}]")
     return [(round(info.low + i * width, 10), round(info.low + (i + 1) * width, 10)) for i in range(n)]
