@@ -16,17 +16,18 @@ criterion:
 * ``spearman``: rank correlation of automated and expert tier.
 
 Scores are compared by the package's one rule (:mod:`medeval.engine.cutoff_rule`: to 9 decimals, a score on a
-cut-off reaches it), so each candidate pair grades the items exactly as grading under it would. Items sorted
-by score fall into tiers by two split indices ``i <= j`` (tier 0 below ``i``, 1 up to ``j``, 2 from ``j``),
-so prefix counts of the expert tiers give every candidate's confusion matrix in O(1), and the search over all
-pairs is vectorised. Among equally good pairs the one with the widest middle tier margin is kept (the first
-in score order when still tied), so the result is deterministic. A bootstrap over items (seeded) reports the
-spread of the criterion and how stable the cut-offs are: their 95% percentile intervals and the share of
-resamples whose optimum lies within ``tolerance`` of the chosen cut-offs (a distance on the tolerance counts).
+cut-off reaches it), so each candidate pair grades the items exactly as grading under it would. Items sorted by
+score fall into tiers by two split indices ``i <= j`` (tier 0 below ``i``, 1 up to ``j``, 2 from ``j``), so prefix
+counts of the expert tiers give every candidate's confusion matrix in O(1), and the search over all pairs is
+vectorised. Among equally good pairs the one with the widest middle tier margin is kept (the first in score order
+when still tied), so the result is deterministic. A bootstrap over items (seeded) reports the spread of the
+criterion and how stable the cut-offs are: their 95% percentile intervals and the share of resamples whose optimum
+lies within ``tolerance`` of the chosen cut-offs (a distance on the tolerance counts).
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -217,11 +218,10 @@ def graded_examples(rows: list[dict], *, consensus: str = "median"
                     ) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
     """Per (metric, aspect type): each item's score and consensus tier, from long rows.
 
-    Rows sharing an ``item`` (within a metric and type) are one item graded by several annotators:
-    their consensus tier is used (``consensus``: "median", the lower median, or "majority", the most
-    frequent tier with ties to the lower median), and their scores must agree. The "adjudicated"
-    consensus needs a campaign's adjudications: ``campaign_rows(..., consensus="adjudicated")`` gives
-    one row per item with it, which any method here leaves as it is.
+    Rows sharing an ``item`` (within a metric and type) are one item graded by several annotators: their consensus
+    tier is used (``consensus``: "median", the lower median, or "majority", the most frequent tier with ties to the
+    lower median), and their scores must agree. The "adjudicated" consensus needs a campaign's adjudications:
+    ``campaign_rows(..., consensus="adjudicated")`` gives one row per item with it, left as it is here.
     """
     combine = CONSENSUS.get(adj.check_method(consensus), _one_tier)
     groups: dict[tuple[str, str], dict] = defaultdict(dict)
@@ -310,9 +310,6 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None, consensus
     tier by that method (:func:`medeval.annotation.adjudication.consensus`); "median" keeps one row per
     annotator, combined by :func:`graded_examples`.
     """
-    import json
-
-
     ts = th.load(db, version) if version is not None else th.active(db)
     if not db.conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone():
         raise MedevalError(f"no campaign {campaign_id}")
@@ -392,19 +389,21 @@ def publish(db, results: list[Calibration], *, name: str, actor=None, base_versi
             source: dict | None = None, consensus: str = "median") -> int:
     """Publish calibrated cut-offs (see :func:`publish_set`); strata not calibrated keep the base set's.
 
-    The provenance records the source (e.g. the campaign, its items and annotators), the consensus method
-    the expert tiers came from (``consensus``: what the results were calibrated with) and each stratum's
+    The provenance records the estimator (``smooth``, or the search and its criterion), the source (e.g. the
+    campaign, its items and annotators), the consensus method the expert tiers came from and each stratum's
     criterion, value, n and bootstrap spread.
     """
+    from medeval.calibration.estimator_text import estimator_provenance
     adj.check_method(consensus)
     calibrated = [c for c in results if c.cut_offs is not None]
     if not calibrated:
         raise MedevalError("nothing to publish: no (metric, aspect type) could be calibrated")
-    provenance = {"method": "exhaustive cut-off search (medeval.calibration.cutoffs)", "source": source or {},
-                  "consensus": consensus,
-                  "strata": [{"metric": c.metric, "aspect_type": c.aspect_type, "criterion": c.criterion,
-                              "value": c.value, "n": c.n, "value_ci95": c.bootstrap.get("value_ci95"),
-                              "stable_share": c.bootstrap.get("stable_share")} for c in calibrated]}
+    provenance = {**estimator_provenance([c.criterion for c in calibrated]), "source": source or {},
+                  "consensus": consensus, "strata": [
+                      {"metric": c.metric, "aspect_type": c.aspect_type, "criterion": c.criterion, "value": c.value,
+                       "n": c.n, "value_ci95": c.bootstrap.get("value_ci95"), "low_ci95": c.bootstrap.get("low_ci95"),
+                       "high_ci95": c.bootstrap.get("high_ci95"), "stable_share": c.bootstrap.get("stable_share")}
+                      for c in calibrated]}
     return publish_set(db, {(c.metric, c.aspect_type): c.cut_offs for c in calibrated}, name=name, actor=actor,
                        base_version=base_version, provenance=provenance)
 

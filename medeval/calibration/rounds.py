@@ -2,10 +2,11 @@
 
 An ``active_calibration`` campaign (:func:`medeval.annotation.campaigns.assignment.create_active_campaign`) starts
 with a seed round -- a small interval sample per (metric, aspect type) stratum. When a round is fully answered,
-:func:`next_round` calibrates each stratum on everything graded so far, bootstraps its cut-offs
-(:func:`medeval.calibration.active.spread`) and draws the next round's items where the bootstrap distribution of
-either cut-off has mass (:func:`medeval.calibration.active.propose`), appending them to the SAME campaign
-(exactly k annotators each). A stratum stops when both cut-offs' 95% intervals are at most the target width
+:func:`next_round` estimates each stratum's cut-offs and their 95% intervals on everything graded so far with the
+campaign's estimator and draws the next round's items by the campaign's design (:mod:`medeval.calibration.designs`:
+the smooth estimator and the adaptive design by default; campaigns stored before these were recorded keep the
+accuracy search with its bootstrap and the rounds drawn where the bootstrap distribution of either cut-off has
+mass), appending them to the SAME campaign (exactly k annotators each). A stratum stops when both cut-offs' 95% intervals are at most the target width
 wide, when it holds its budget of items, or when its pool is spent. Each draw records a row per stratum in
 ``calibration_rounds``: the cut-offs and intervals at that moment, so the narrowing can be shown round by round.
 """
@@ -22,8 +23,8 @@ import sqlite_utils
 from medeval.accounts.auth import User, require_role
 from medeval.annotation.campaigns.assignment import ACTIVE_KIND, add_items
 from medeval.annotation.campaigns.sampling import stratum_pool
-from medeval.calibration import active
-from medeval.calibration.cutoffs import campaign_rows, graded_examples
+from medeval.calibration import active, designs
+from medeval.calibration.cutoffs import campaign_rows, consensus
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
 
@@ -73,12 +74,35 @@ def _missing_answers(db, campaign_id: int, round_: int) -> tuple[int, int]:
     return missing, total
 
 
-def _spread(metric: str, scores, tiers, cfg: dict, round_: int, index: int, n_boot: int) -> active.CutoffSpread:
+def _estimate(metric: str, scores, tiers, cfg: dict, index: int, n_boot: int) -> designs.Estimate:
     rng = np.random.default_rng([int(cfg["seed"]), 7, len(scores), index])  # the same data, the same figures
-    return active.spread(metric, scores, tiers, criterion=cfg.get("criterion", "accuracy"), n_boot=n_boot, rng=rng)
+    return designs.estimate(metric, scores, tiers, cfg, rng=rng, n_boot=n_boot)
 
 
-def _ci(s: active.CutoffSpread, which: str) -> list[float] | None:
+def graded_items(db, campaign_id: int, *, max_round: int | None = None
+                 ) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per stratum: the graded items' response ids, scores and consensus tiers (lower median), in item order.
+
+    ``max_round``: only the items of rounds 1..max_round (what the cut-offs stood on after that round).
+    """
+    rid_of, round_of = {}, {}
+    for iid, rid, strata in db.conn.execute("SELECT id, response_id, strata FROM campaign_items WHERE campaign_id = ?",
+                                            (campaign_id,)):
+        rid_of[str(iid)] = rid
+        round_of[str(iid)] = min([int(s.get("round", 1)) for s in json.loads(strata)] or [1])
+    per: dict[tuple[str, str], dict] = defaultdict(dict)
+    for r in campaign_rows(db, campaign_id):
+        if max_round is not None and round_of.get(r["item"], 1) > max_round:
+            continue
+        entry = per[(r["metric"], r["aspect_type"])].setdefault(r["item"], [r["score"], []])
+        entry[1].append(int(r["tier"]))
+    return {key: (np.array([rid_of[i] for i in items], dtype=int),
+                  np.array([v[0] for v in items.values()], dtype=float),
+                  np.array([consensus(v[1]) for v in items.values()], dtype=int))
+            for key, items in sorted(per.items())}
+
+
+def _ci(s, which: str) -> list[float] | None:
     ci = s.ci95(which) if s.cut_offs is not None else None
     return [round(ci[0], 6), round(ci[1], 6)] if ci else None
 
@@ -96,7 +120,7 @@ def round_status(db: sqlite_utils.Database, campaign_id: int, *, actor: User | N
     cfg = _config(db, campaign_id)
     per, last = _items(db, campaign_id)
     missing, total = _missing_answers(db, campaign_id, last)
-    graded = graded_examples(campaign_rows(db, campaign_id))
+    graded = graded_items(db, campaign_id)
     ts = th.active(db)
     in_campaign = _taken(db, campaign_id)
     strata = []
@@ -104,8 +128,9 @@ def round_status(db: sqlite_utils.Database, campaign_id: int, *, actor: User | N
         if (metric, atype) not in per:
             continue  # the metric does not apply to the type, or nothing was scored there
         items = sum(per[(metric, atype)]["rounds"].values())
-        scores, tiers = graded.get((metric, atype), (np.array([]), np.array([], dtype=int)))
-        s = _spread(metric, scores, tiers, cfg, last, index, n_boot)
+        rids, scores, tiers = graded.get((metric, atype), (np.array([], dtype=int), np.array([]),
+                                                           np.array([], dtype=int)))
+        s = _estimate(metric, scores, tiers, cfg, index, n_boot)
         stop = active.should_stop(s, n_graded=items, budget=int(cfg["budget"]), target_width=float(cfg["target_width"]))
         if stop is None and not any(rid not in in_campaign for rid, _ in stratum_pool(db, ts, metric, atype)):
             stop = "pool"
@@ -113,9 +138,10 @@ def round_status(db: sqlite_utils.Database, campaign_id: int, *, actor: User | N
                        "rounds": dict(sorted(per[(metric, atype)]["rounds"].items())),
                        "cut_offs": list(s.cut_offs) if s.cut_offs else None, "low_ci95": _ci(s, "low"),
                        "high_ci95": _ci(s, "high"), "widths": list(s.widths()) if s.cut_offs and s.widths() else None,
-                       "stop": stop, "_spread": s})
+                       "stop": stop, "_estimate": s, "_graded": (rids, tiers)})
     return {"campaign": campaign_id, "round": last, "last_round_complete": missing == 0, "missing": missing,
-            "answers": total, "criterion": cfg.get("criterion", "accuracy"), "target_width": cfg["target_width"],
+            "answers": total, "criterion": cfg.get("criterion", "accuracy"), "estimator": designs.estimator_of(cfg),
+            "design": designs.design_of(cfg), "target_width": cfg["target_width"],
             "budget": cfg["budget"], "round_size": cfg["round_size"], "strata": strata}
 
 
@@ -164,8 +190,11 @@ def next_round(db: sqlite_utils.Database, campaign_id: int, *, actor: User | Non
         taken = np.nonzero(np.isin(rids, list(in_campaign | set(chosen))))[0]
         m = min(int(cfg["round_size"]), int(cfg["budget"]) - s["items"])
         rng = np.random.default_rng([int(cfg["seed"]), 11, new_round, index])
-        picked = active.propose(s["metric"], scores, taken, s["_spread"], m=m, width=float(cfg["width"]),
-                                explore=float(cfg["explore"]), rng=rng)
+        g_rids, g_tiers = s["_graded"]
+        pos = {int(r): j for j, r in enumerate(rids.tolist())}
+        known = [(pos[int(r)], int(t)) for r, t in zip(g_rids, g_tiers) if int(r) in pos]
+        picked = designs.propose(s["metric"], cfg, scores, taken, [p for p, _ in known], [t for _, t in known],
+                                 s["_estimate"], m=m, rng=rng, n_boot=n_boot)
         width = float(cfg["width"])
         for j in picked.tolist():
             b = int(active.interval_of(s["metric"], scores[j:j + 1], width)[0])
@@ -192,7 +221,8 @@ def next_round(db: sqlite_utils.Database, campaign_id: int, *, actor: User | Non
                  *hi_ci, added.get((s["metric"], s["aspect_type"]), 0), s["stop"], who, at))
 
     items = add_items(db, campaign_id, chosen, actor=actor, extra=record)
-    return {"campaign": campaign_id, "round": new_round, "items": len(items),
+    return {"campaign": campaign_id, "round": new_round, "items": len(items), "estimator": st["estimator"],
+            "design": st["design"],
             "strata": [{"metric": m, "aspect_type": t, "items_added": n} for (m, t), n in added.items()],
             "stopped": [{"metric": s["metric"], "aspect_type": s["aspect_type"], "stop": s["stop"]}
                         for s in st["strata"] if s["stop"] is not None]}

@@ -39,9 +39,15 @@ def campaign_grp():
               help="active: share of each round spread over the whole score range")
 @click.option("--criterion", type=click.Choice(["kappa", "accuracy", "spearman"]), default=None,
               help="active: the calibration criterion of the rounds (default: accuracy, see the README)")
+@click.option("--estimator", type=click.Choice(["smooth", "accuracy"]), default="smooth", show_default=True,
+              help="active: smooth (psychometric curves, each cut-off where its curve crosses 0.5) or accuracy (the "
+                   "paper's search for the pair that maximises --criterion)")
+@click.option("--design", type=click.Choice(["adaptive", "active", "interval"]), default="adaptive",
+              show_default=True, help="active: where later rounds are drawn -- adaptive (where a grade most narrows "
+                                      "the cut-offs), active (where their bootstrap has mass) or interval (the paper's)")
 @friendly
 def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per_interval, k, seed, sampling,
-                    round_size, target_width, budget, explore, criterion):
+                    round_size, target_width, budget, explore, criterion, estimator, design):
     """Sample items per score interval (or an active seed round) and assign each to exactly k annotators."""
     from medeval.annotation import campaigns as cp
 
@@ -55,11 +61,12 @@ def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per
         if source == click.core.ParameterSource.DEFAULT:
             per_interval = 2  # a seed round: a few per interval
         acfg = smp.ActiveConfig(metric_list, type_list, width, per_interval, round_size, target_width, budget,
-                                explore, criterion or smp.ACTIVE_DEFAULT_CRITERION, k, seed)
+                                explore, criterion or smp.ACTIVE_DEFAULT_CRITERION, k, seed, estimator, design)
         with connect(db_path) as db:
             cid = assignment.create_active_campaign(db, name, acfg, people, actor=None)
             n = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
-        click.echo(f"campaign {cid}: seed round of {n} items, {k} annotators each; when it is graded, "
+        click.echo(f"campaign {cid}: seed round of {n} items, {k} annotators each (estimator {estimator}, design "
+                   f"{design}); when it is graded, "
                    f"`medeval campaign next-round --campaign {cid}` draws the next round")
         return
     cfg = cp.BucketConfig(metric_list, type_list, width, per_interval, k, seed)
@@ -188,7 +195,8 @@ def campaign_next_round(db_path, campaign_id):
 
     with connect(db_path) as db:
         out = rounds.next_round(db, campaign_id, actor=None)
-    click.echo(f"campaign {campaign_id}: round {out['round']} adds {out['items']} items")
+    click.echo(f"campaign {campaign_id}: round {out['round']} adds {out['items']} items (estimator "
+               f"{out['estimator']}, design {out['design']})")
     for s in out["strata"]:
         click.echo(f"  {s['metric']}/{s['aspect_type']}: {s['items_added']} items")
     for s in out["stopped"]:
@@ -217,7 +225,8 @@ def campaign_rounds(db_path, campaign_id):
                    f"{_fmt(r['high_ci_lo'])}-{_fmt(r['high_ci_hi'])}\t{_fmt(r['low_width'])}/{_fmt(r['high_width'])}"
                    f"\t{r['items_added']}\t{r['stop'] or '-'}")
     state = "answered" if st["last_round_complete"] else f"{st['missing']} answers missing"
-    click.echo(f"now (round {st['round']}, {state}; target width {st['target_width']}, criterion {st['criterion']}):")
+    click.echo(f"now (round {st['round']}, {state}; target width {st['target_width']}, estimator {st['estimator']}"
+               f"{', criterion ' + st['criterion'] if st['estimator'] == 'accuracy' else ''}, design {st['design']}):")
     for s in st["strata"]:
         cut, lo, hi, w = s["cut_offs"] or [None, None], s["low_ci95"] or [None, None], s["high_ci95"] or [None, None], \
             s["widths"] or [None, None]

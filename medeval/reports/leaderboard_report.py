@@ -84,6 +84,8 @@ def provenance_text(ts: dict) -> str:
             f" ({p['method']})" if p.get("method") else "")
     else:
         out = "no provenance recorded"
+    if p.get("estimator"):  # calibration v2: the cut-off estimator, named (smooth, or the paper's accuracy search)
+        out += f"; cut-off estimator: {p['estimator']}"
     if p.get("base_version") is not None:
         out += f"; cut-offs not calibrated kept from v{p['base_version']}"
     return out

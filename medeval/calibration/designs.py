@@ -1,0 +1,204 @@
+"""An active campaign's estimator and design: how its grades become cut-offs, and where its next round is drawn.
+
+Each ``active_calibration`` campaign records both in its config (:data:`medeval.annotation.campaigns.sampling.
+ACTIVE_ESTIMATORS`, ``ACTIVE_DESIGNS``); a config stored before they were recorded keeps the behaviour it was made
+with (the accuracy search and the bootstrap-kernel rounds: ``LEGACY_ESTIMATOR``, ``LEGACY_DESIGN``).
+
+* estimator ``smooth``: :func:`medeval.calibration.fit_cutoffs` -- a psychometric curve of P(tier >= k | score) per
+  boundary, each cut-off where its curve crosses 0.5, with a 95% interval; ``accuracy``: the paper's exhaustive
+  search (:func:`medeval.calibration.active.spread`, maximising the campaign's criterion) with its bootstrap
+  percentile intervals.
+* design ``adaptive``: :func:`medeval.calibration.propose_items` (where a grade most narrows the two cut-offs, a
+  share drawn at random over the range); ``active``: :func:`medeval.calibration.active.propose` (where the bootstrap
+  distribution of either cut-off has mass); ``interval``: the paper's design round by round (an interval sample).
+
+The smooth functions work on scores in [0, 1]; a metric with another range (cosine: [-1, 1]) is mapped onto it and
+back. Pure functions on arrays, numbers in and numbers out, so rounds, pages, the CLI and the demo share them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from medeval.annotation.campaigns.sampling import LEGACY_DESIGN, LEGACY_ESTIMATOR
+from medeval.calibration import active
+from medeval.calibration.estimator_text import DESIGN_TEXT, ESTIMATOR_TEXT  # noqa: F401 (re-exported)
+from medeval.engine.metrics import METRICS, get_metric
+
+def estimator_of(cfg: dict) -> str:
+    """The campaign's estimator (a config stored before it was recorded: the accuracy search it was made with)."""
+    return str(cfg.get("estimator") or LEGACY_ESTIMATOR)
+
+
+def design_of(cfg: dict) -> str:
+    """The campaign's design (a config stored before it was recorded: the bootstrap-kernel rounds)."""
+    return str(cfg.get("design") or LEGACY_DESIGN)
+
+
+def method_name(cfg: dict) -> str:
+    """The estimator as a provenance or a report names it, e.g. ``smooth`` or ``accuracy (criterion kappa)``."""
+    est = estimator_of(cfg)
+    crit = cfg.get("criterion", "accuracy")
+    return est if est == "smooth" or crit == "accuracy" else f"{est} search (criterion {crit})"
+
+
+def _unit(metric: str) -> tuple[float, float]:
+    info = METRICS[get_metric(metric).name]
+    return float(info.low), float(info.high)
+
+
+def to_unit(metric: str, x) -> np.ndarray:
+    lo, hi = _unit(metric)
+    return np.clip((np.asarray(x, dtype=float) - lo) / (hi - lo), 0.0, 1.0)
+
+
+def from_unit(metric: str, u):
+    lo, hi = _unit(metric)
+    return lo + np.asarray(u, dtype=float) * (hi - lo)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Cut-offs and their 95% intervals by one estimator; duck-types :class:`medeval.calibration.active.CutoffSpread`
+    where the rounds need it (``cut_offs``, ``n``, ``ci95``, ``widths``). ``fit``: the smooth fit (its curves, in the
+    metric's units), ``spread``: the search's bootstrap (what the ``active`` design draws from)."""
+
+    estimator: str
+    cut_offs: tuple[float, float] | None
+    cis: tuple[tuple[float, float] | None, tuple[float, float] | None]
+    n: int
+    fit: object | None = None
+    spread: active.CutoffSpread | None = None
+
+    def ci95(self, which: str) -> tuple[float, float] | None:
+        return self.cis[0] if which == "low" else self.cis[1]
+
+    def widths(self) -> tuple[float, float] | None:
+        lo, hi = self.cis
+        if lo is None or hi is None:
+            return None
+        return lo[1] - lo[0], hi[1] - hi[0]
+
+
+def _smooth(metric: str, scores: np.ndarray, tiers: np.ndarray, rng) -> Estimate:
+    from medeval.calibration.smooth import fit_cutoffs
+
+    n = len(scores)
+    if n < 3 or len(set(tiers.tolist())) < 2:
+        return Estimate("smooth", None, (None, None), n)
+    fit = fit_cutoffs(to_unit(metric, scores), tiers, ci=True, rng=rng)
+    cuts = fit.cutoffs()  # each None unless its boundary fitted ("ok"); crossed cut-offs are not cut-offs
+    if any(c is None for c in cuts):
+        return Estimate("smooth", None, (None, None), n, fit=fit)
+    cis = tuple(None if b.ci is None or not np.all(np.isfinite(b.ci))
+                else (float(from_unit(metric, b.ci[0])), float(from_unit(metric, b.ci[1]))) for b in (fit.low, fit.high))
+    return Estimate("smooth", (float(from_unit(metric, cuts[0])), float(from_unit(metric, cuts[1]))), cis, n, fit=fit)
+
+
+def estimate(metric: str, scores, tiers, cfg: dict, *, rng, n_boot: int = 200) -> Estimate:
+    """The campaign's estimator on (score, consensus tier) pairs: cut-offs, 95% intervals, the fit or the bootstrap."""
+    scores = np.asarray(scores, dtype=float)
+    tiers = np.asarray(tiers, dtype=int)
+    if estimator_of(cfg) == "smooth":
+        return _smooth(metric, scores, tiers, rng)
+    s = active.spread(metric, scores, tiers, criterion=cfg.get("criterion", "accuracy"), n_boot=n_boot, rng=rng)
+    cis = (s.ci95("low"), s.ci95("high")) if s.cut_offs is not None else (None, None)
+    return Estimate(estimator_of(cfg), s.cut_offs, cis, s.n, spread=s)
+
+
+def propose(metric: str, cfg: dict, pool_scores, blocked, graded_pos, graded_tiers, est: Estimate, *, m: int,
+            rng, n_boot: int = 200) -> np.ndarray:
+    """Pool positions of the next ``m`` items by the campaign's design (none blocked: graded or otherwise taken).
+
+    ``blocked``: positions that may not be drawn (the campaign's items, its gold items, items chosen for another
+    stratum in this round); ``graded_pos`` / ``graded_tiers``: the stratum's graded items and consensus tiers.
+    """
+    pool_scores = np.asarray(pool_scores, dtype=float)
+    blocked = np.asarray(blocked, dtype=int)
+    width, explore = float(cfg["width"]), float(cfg["explore"])
+    design = design_of(cfg)
+    if design == "interval":
+        return active.propose(metric, pool_scores, blocked, None, m=m, width=width, explore=explore, rng=rng)
+    if design == "active":
+        s = est.spread
+        if s is None:  # the smooth estimator has no bootstrap of the search: the kernel draws from the search's
+            s = active.spread(metric, *_graded(pool_scores, graded_pos, graded_tiers),
+                              criterion=cfg.get("criterion", "accuracy"), n_boot=n_boot, rng=rng)
+        return active.propose(metric, pool_scores, blocked, s, m=m, width=width, explore=explore, rng=rng)
+    from medeval.calibration.adaptive import propose_items
+
+    # propose_items never draws a graded item; blocked items that are not graded (gold items, another stratum's
+    # picks) are taken out of the pool it sees, and its picks mapped back
+    graded_pos = np.asarray(graded_pos, dtype=int)
+    other = np.setdiff1d(blocked, graded_pos)
+    keep = np.setdiff1d(np.arange(len(pool_scores)), other)
+    if len(np.setdiff1d(keep, graded_pos)) == 0:
+        return np.array([], dtype=int)
+    where = np.searchsorted(keep, graded_pos)
+    m = min(m, len(keep) - len(graded_pos))
+    picked = propose_items(to_unit(metric, pool_scores[keep]), where, np.asarray(graded_tiers, dtype=int), m, rng,
+                           random_share=explore)
+    return np.sort(keep[np.asarray(picked, dtype=int)])
+
+
+def _graded(pool_scores: np.ndarray, graded_pos, graded_tiers) -> tuple[np.ndarray, np.ndarray]:
+    return pool_scores[np.asarray(graded_pos, dtype=int)], np.asarray(graded_tiers, dtype=int)
+
+
+def curves(metric: str, est: Estimate) -> list[dict] | None:
+    """The smooth fit's two curves in the metric's units (long rows: score, p, boundary), or None without a fit."""
+    fit = est.fit
+    if fit is None:
+        return None
+    rows = []
+    for name, b in (("P(tier ≥ Partially Correct)", fit.low), ("P(tier ≥ Basically Correct)", fit.high)):
+        if b.grid is None or b.curve is None:
+            continue
+        x = from_unit(metric, np.asarray(b.grid, dtype=float))
+        rows.extend({"score": float(s), "p": float(p), "boundary": name} for s, p in zip(x, np.asarray(b.curve)))
+    return rows or None
+
+
+def calibrate_smooth(metric: str, aspect_type: str, scores, tiers, *, rng=0):
+    """The smooth estimator as a :class:`medeval.calibration.cutoffs.Calibration` (criterion ``smooth``, no criterion
+    ``value`` since nothing is maximised): its cut-offs, the three criteria (``also``) and the confusion at them, its 95% intervals as ``bootstrap``'s ``low_ci95`` /
+    ``high_ci95`` (profile likelihood, not a bootstrap: ``interval`` says so), or the reason it is undefined."""
+    from medeval.calibration.cutoffs import Calibration
+    from medeval.calibration.tuning import against_experts
+
+    scores = np.asarray(scores, dtype=float)
+    tiers = np.asarray(tiers, dtype=int)
+    est = _smooth(metric, scores, tiers, rng)
+    if est.cut_offs is None:
+        why = (f"{len(scores)} graded items; the smooth estimator needs at least 3 and two tiers" if est.fit is None
+               else "; ".join(f"{b.boundary}: {b.reason or b.status}" for b in (est.fit.low, est.fit.high)
+                              if b.status != "ok"))
+        return Calibration(metric, aspect_type, None, "smooth", None, len(scores), undefined_reason=why)
+    ag = against_experts(scores, tiers, *est.cut_offs)
+    also = {"kappa": ag.kappa, "accuracy": ag.accuracy, "spearman": ag.spearman}
+    boot = {"interval": "profile likelihood", "low_ci95": list(est.cis[0]) if est.cis[0] else None,
+            "high_ci95": list(est.cis[1]) if est.cis[1] else None}
+    return Calibration(metric, aspect_type, est.cut_offs, "smooth", None, len(scores), ag.confusion, also, boot)
+
+
+
+def calibrate_rows(rows: list[dict], *, estimator: str, criterion: str = "kappa", n_boot: int = 200, rng=0,
+                   consensus: str = "median"):
+    """:func:`medeval.calibration.cutoffs.calibrate_rows` by an estimator: ``smooth`` fits every (metric, aspect
+    type) with :func:`calibrate_smooth`; ``accuracy`` (or ``search``) is the exhaustive search maximising
+    ``criterion`` (for ``accuracy``: accuracy)."""
+    from medeval.calibration import cutoffs as cal
+    from medeval.core.errors import MedevalError
+    from medeval.core.limits import check_seed
+
+    if estimator not in ("smooth", "accuracy", "search"):
+        raise MedevalError(f"estimator {str(estimator)[:40]!r} is not one of smooth, accuracy")
+    if estimator != "smooth":
+        return cal.calibrate_rows(rows, criterion="accuracy" if estimator == "accuracy" else criterion,
+                                  n_boot=n_boot, rng=rng, consensus=consensus)
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        rng = check_seed(rng, what="seed")
+    return [calibrate_smooth(metric, atype, scores, tiers, rng=rng)
+            for (metric, atype), (scores, tiers) in cal.graded_examples(rows, consensus=consensus).items()]

@@ -1,0 +1,28 @@
+"""The cut-off estimators and the round designs in words: what a publication's provenance and a report's methods
+say of how cut-offs were estimated (no imports: :mod:`medeval.calibration.cutoffs` and the modules above it use it)."""
+
+from __future__ import annotations
+
+ESTIMATOR_TEXT = {
+    "smooth": "smooth cut-off estimator: a psychometric curve of P(tier ≥ k | score) per boundary with a lapse rate, "
+              "each cut-off where its curve crosses 0.5, 95% interval from the fit (medeval.calibration.smooth)",
+    "accuracy": "the paper's exhaustive cut-off search (medeval.calibration.cutoffs), the pair that maximises "
+                "agreement with the clinicians' tiers, 95% intervals by bootstrap over items",
+}
+DESIGN_TEXT = {
+    "adaptive": "adaptive design: each round where a grade most narrows the two cut-offs, a share drawn at random "
+                "over the whole range (medeval.calibration.adaptive)",
+    "active": "active rounds: each round where the bootstrap distribution of either cut-off has mass, a share "
+              "spread over the score intervals (medeval.calibration.active)",
+    "interval": "the paper's design: the same number of items from every score interval, round by round",
+}
+
+
+def estimator_provenance(criteria: list[str]) -> dict:
+    """What a publication records of how its cut-offs were estimated: ``estimator`` (``smooth``, or ``accuracy
+    search`` / ``kappa search`` ...) and ``method`` in words, from the calibrations' criteria."""
+    est = sorted({"smooth" if c == "smooth" else f"{c} search" for c in criteria})
+    return {"method": "; ".join(ESTIMATOR_TEXT["smooth"] if e == "smooth" else
+                                f"exhaustive cut-off search maximising {e[:-7]} (medeval.calibration.cutoffs)"
+                                for e in est), "estimator": ", ".join(est)}
+
