@@ -84,9 +84,21 @@ if kind == "bucket_grading":
                                   format="%.2f", key=key("new_explore"),
                                   help="Share of each round spread over the whole score range, so a cut-off the "
                                        "seed round missed can still be found.")
+        b1, b2 = st.columns(2)
+        estimator = b1.selectbox("Cut-off estimator", smp.ACTIVE_ESTIMATORS, key=key("new_estimator"),
+                                 format_func={"smooth": "smooth curves (recommended)",
+                                              "accuracy": "accuracy search (the paper)"}.get,
+                                 help="Smooth: a curve of P(tier ≥ k | score) per cut-off, the cut-off where it "
+                                      "crosses 0.5. Accuracy: the pair of cut-offs that grades the most items into "
+                                      "the clinicians' tier.")
+        design = b2.selectbox("Where later rounds are drawn", smp.ACTIVE_DESIGNS, key=key("new_design"),
+                              format_func={"adaptive": "adaptive (where a grade narrows the cut-offs most)",
+                                           "active": "where the cut-offs' bootstrap has mass",
+                                           "interval": "every score interval alike (the paper)"}.get)
+        # every setting on the screen reaches the campaign (issue 23 §7): nothing is left to a default here
         active_cfg = smp.ActiveConfig(tuple(metrics), tuple(types), float(width), int(per), int(round_size),
                                       float(target), int(budget), float(explore), smp.ACTIVE_DEFAULT_CRITERION,
-                                      int(k), int(seed))
+                                      int(k), int(seed), str(estimator), str(design))
 else:
     n = st.number_input("Responses drawn at random", min_value=1, value=150, step=10, key=key("new_n"))
     allow_overlap = st.checkbox(
