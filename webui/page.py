@@ -15,6 +15,7 @@ import streamlit as st
 
 from medeval.accounts import auth, hints
 from medeval.accounts.auth import User
+from medeval.annotation.guidelines import gate_state
 from medeval.core import settings
 from medeval.store.db import pooled
 
@@ -335,13 +336,25 @@ def guidelines_body(g, *, answer: str = "tier", about: str = "aspect type", rati
 
 def guidelines_gate(title: str, pending: int | None, guide, acknowledge, **body) -> None:
     """Before the first item (and after each new version): the guidelines and "I have read these"; stops the page
-    until then. ``acknowledge(version)`` records it (the library refuses work until it has)."""
+    until then. ``acknowledge(version)`` records it (the library refuses work until it has). The line above them
+    says "before your first item" only to someone who has not answered in the campaign yet (the library knows)."""
     if pending is None:
         return
+    user = current_user()
+    state = {"answered": False, "read_earlier": False}
+    if user is not None and guide is not None:
+        with db() as d:
+            state = gate_state(d, user, guide.campaign_id)
+    if state["answered"] and state["read_earlier"]:
+        line = ("This campaign's guidelines have changed since you last read them: please read them before your "
+                "next item.")
+    elif state["answered"]:
+        line = "This campaign has guidelines now: please read them before your next item."
+    else:
+        line = ("Please read this campaign's guidelines before your first item"
+                + (" (they have changed since you last read them)" if state["read_earlier"] else "") + ".")
     st.subheader(md_escape(title), anchor=False)
-    st.info("Please read this campaign's guidelines before your first item"
-            + (" (they have changed since you last read them)" if pending > 1 else "") + ".",
-            icon=":material/menu_book:")
+    st.info(line, icon=":material/menu_book:")
     with st.container(border=True, key="guidelines_screen"):
         st.markdown(f"**Guidelines (v{pending})**")
         guidelines_body(guide, **body)
