@@ -1,0 +1,250 @@
+"""Calibration v2 in active campaigns (issue 24): the estimator and the design recorded per campaign, the next round
+drawn by propose_items, old campaigns unchanged, the estimator named in provenance and methods, and every setting of
+a web-started active campaign reaching it (issue 23 §7)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from medeval.accounts import auth
+from medeval.annotation.campaigns import assignment
+from medeval.annotation.campaigns.sampling import stratum_pool
+from medeval.calibration import active, designs, rounds
+from medeval.calibration import cutoffs as cal
+from medeval.core.errors import MedevalError
+from medeval.engine import thresholds as th
+from medeval.store.db import connect
+from tests.conftest import db_dump, invoke
+from tests.test_active_rounds import DOCS, PW, _cfg, _grade_everything, pool_db, pool_template  # noqa: F401
+
+
+def _round_items(db, cid, round_):
+    return sorted(r for r, s in db.conn.execute("SELECT response_id, strata FROM campaign_items WHERE campaign_id = ?",
+                                                (cid,)) if json.loads(s)[0]["round"] == round_)
+
+
+def _strip(db, cid, *keys):
+    """Make a campaign look like one stored before calibration v2: its config without ``keys``."""
+    cfg = json.loads(db.conn.execute("SELECT config FROM campaigns WHERE id = ?", (cid,)).fetchone()[0])
+    for k in keys:
+        cfg.pop(k)
+    db.conn.execute("UPDATE campaigns SET config = ? WHERE id = ?", (json.dumps(cfg), cid))
+    db.conn.commit()
+
+
+def test_a_new_active_campaign_records_the_smooth_estimator_and_the_adaptive_design(pool_db):
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        cid = assignment.create_active_campaign(db, "v2", _cfg(), DOCS, actor=res)
+        cfg = json.loads(db.conn.execute("SELECT config FROM campaigns WHERE id = ?", (cid,)).fetchone()[0])
+        assert (cfg["estimator"], cfg["design"]) == ("smooth", "adaptive")
+        _grade_everything(db, cid)
+        st = rounds.round_status(db, cid, actor=res)
+        assert (st["estimator"], st["design"]) == ("smooth", "adaptive")
+        out = rounds.next_round(db, cid, actor=res)
+        assert (out["estimator"], out["design"], out["items"]) == ("smooth", "adaptive", 20)
+
+
+@pytest.mark.parametrize("bad, message", [({"estimator": "median"}, "estimator 'median' is not one of smooth, "),
+                                          ({"design": "bandit"}, "design 'bandit' is not one of adaptive, ")])
+def test_an_unknown_estimator_or_design_is_refused_with_nothing_stored(pool_db, bad, message):
+    before = db_dump(pool_db)
+    with connect(pool_db) as db:
+        with pytest.raises(MedevalError, match=message):
+            assignment.create_active_campaign(db, "bad", _cfg(**bad), DOCS, actor=auth.get_user(db, "res"))
+    assert db_dump(pool_db) == before
+
+
+def test_a_campaign_stored_before_v2_keeps_the_accuracy_search_and_the_bootstrap_rounds(pool_db):
+    """Its config has no estimator or design: its cut-offs, intervals and next round are exactly what the accuracy
+    search and the bootstrap-kernel proposal give -- the same as a campaign that names them explicitly."""
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        old = assignment.create_active_campaign(db, "old", _cfg(seed=9), DOCS, actor=res)
+        _strip(db, old, "estimator", "design")
+        named = assignment.create_active_campaign(db, "named", _cfg(seed=9, estimator="accuracy", design="active"),
+                                                  DOCS, actor=res)
+        assert _round_items(db, old, 1) == _round_items(db, named, 1)  # the same seed round
+        for cid in (old, named):
+            _grade_everything(db, cid)
+        st_old, st_named = (rounds.round_status(db, c, actor=res) for c in (old, named))
+        assert (st_old["estimator"], st_old["design"]) == ("accuracy", "active")
+        s_old, s_named = st_old["strata"][0], st_named["strata"][0]
+        # the numbers of the code before v2: active.spread on the graded items, seeded as the rounds seed it
+        (rids, scores, tiers), = rounds.graded_items(db, old).values()
+        cfg = json.loads(db.conn.execute("SELECT config FROM campaigns WHERE id = ?", (old,)).fetchone()[0])
+        ref = active.spread("rouge1", scores, tiers, criterion="accuracy", n_boot=200,
+                            rng=np.random.default_rng([cfg["seed"], 7, len(scores), 0]))
+        assert s_old["cut_offs"] == list(ref.cut_offs) == s_named["cut_offs"]
+        assert s_old["low_ci95"] == [round(x, 6) for x in ref.ci95("low")] == s_named["low_ci95"]
+        rounds.next_round(db, old, actor=res)
+        rounds.next_round(db, named, actor=res)
+        assert _round_items(db, old, 2) == _round_items(db, named, 2)
+        pool = stratum_pool(db, th.active(db), "rouge1", "enumerated")
+        pool_rids = np.array([r for r, _ in pool])
+        taken = np.nonzero(np.isin(pool_rids, _round_items(db, old, 1)))[0]
+        want = active.propose("rouge1", np.array([s for _, s in pool]), taken, ref, m=20, width=0.1, explore=0.2,
+                              rng=np.random.default_rng([cfg["seed"], 11, 2, 0]))
+        assert _round_items(db, old, 2) == sorted(pool_rids[want].tolist())
+
+
+def test_the_next_round_of_an_adaptive_campaign_is_what_propose_items_picks(pool_db, monkeypatch):
+    import medeval.calibration.adaptive as adaptive
+
+    calls = []
+    real = adaptive.propose_items
+
+    def spy(pool_scores, graded_idx, graded_tiers, m, rng, **kw):
+        out = real(pool_scores, graded_idx, graded_tiers, m, rng, **kw)
+        calls.append((np.array(pool_scores), np.array(graded_idx), np.array(graded_tiers), m, kw, np.array(out)))
+        return out
+
+    monkeypatch.setattr(adaptive, "propose_items", spy)
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        cid = assignment.create_active_campaign(db, "adaptive", _cfg(round_size=25, explore=0.1), DOCS, actor=res)
+        _grade_everything(db, cid)
+        rounds.next_round(db, cid, actor=res)
+        (pool_s, g_idx, g_tiers, m, kw, picked), = calls
+        assert m == 25 and kw == {"random_share": 0.1}
+        assert len(g_idx) == 20 and len(pool_s) == 600  # every graded item of the seed round, the whole pool
+        pool = stratum_pool(db, th.active(db), "rouge1", "enumerated")
+        pool_rids = np.array([r for r, _ in pool])
+        # the graded items it was given are the seed round, with their consensus tiers
+        (rids, scores, tiers), = rounds.graded_items(db, cid).values()
+        tier_of = dict(zip(rids.tolist(), tiers.tolist()))
+        assert sorted(pool_rids[g_idx].tolist()) == _round_items(db, cid, 1)
+        assert [tier_of[r] for r in pool_rids[g_idx].tolist()] == g_tiers.tolist()
+        assert _round_items(db, cid, 2) == sorted(pool_rids[picked].tolist())
+
+
+def test_the_smooth_estimate_of_a_round_is_fit_cutoffs_on_the_consensus_tiers(pool_db):
+    from medeval.calibration import fit_cutoffs
+
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        cid = assignment.create_active_campaign(db, "smooth", _cfg(per_interval=5), DOCS, actor=res)
+        _grade_everything(db, cid, noise=0.25)
+        s = rounds.round_status(db, cid, actor=res)["strata"][0]
+        (_, scores, tiers), = rounds.graded_items(db, cid).values()
+        fit = fit_cutoffs(scores, tiers, ci=True)
+        assert s["cut_offs"] == pytest.approx(list(fit.cutoffs()))
+        assert s["low_ci95"] == pytest.approx(list(fit.low.ci), abs=1e-6)
+        assert s["widths"][1] == pytest.approx(fit.high.ci[1] - fit.high.ci[0], abs=2e-6)
+        assert abs(s["cut_offs"][0] - 0.3) < 0.1 and abs(s["cut_offs"][1] - 0.7) < 0.1  # the simulated truth
+        rounds.next_round(db, cid, actor=res)
+        [row] = rounds.round_history(db, cid, actor=res)
+        assert [row["low"], row["high"]] == pytest.approx(s["cut_offs"])
+
+
+def test_an_interval_design_spreads_each_round_over_the_score_intervals(pool_db):
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        cid = assignment.create_active_campaign(db, "paper", _cfg(design="interval", estimator="accuracy",
+                                                                  round_size=30), DOCS, actor=res)
+        _grade_everything(db, cid)
+        rounds.next_round(db, cid, actor=res)
+        new = _round_items(db, cid, 2)
+        scores = [db.conn.execute("SELECT score FROM scores WHERE response_id = ?", (r,)).fetchone()[0] for r in new]
+        per = np.bincount(active.interval_of("rouge1", np.array(scores), 0.1), minlength=10)
+        assert len(new) == 30 and per.tolist() == [3] * 10
+
+
+def test_a_cosine_stratum_is_mapped_onto_the_unit_range_and_back():
+    g = np.random.default_rng(3)
+    scores = g.uniform(-1, 1, 400)
+    tiers = (scores >= -0.2).astype(int) + (scores >= 0.5).astype(int)
+    est = designs.estimate("cosine", scores, tiers, {"estimator": "smooth"}, rng=0)
+    assert est.cut_offs == pytest.approx((-0.2, 0.5), abs=0.02)
+    lo_ci, hi_ci = est.cis
+    assert lo_ci[0] <= est.cut_offs[0] <= lo_ci[1] and hi_ci[0] <= est.cut_offs[1] <= hi_ci[1]
+    curves = designs.curves("cosine", est)
+    assert min(r["score"] for r in curves) < -0.9 and max(r["score"] for r in curves) > 0.9
+
+
+def test_too_few_grades_or_one_tier_give_no_cut_offs_and_say_why():
+    for scores, tiers in (([0.2, 0.8], [0, 2]), ([0.1, 0.5, 0.9, 0.3], [1, 1, 1, 1])):
+        est = designs.estimate("rouge1", scores, tiers, {"estimator": "smooth"}, rng=0)
+        assert est.cut_offs is None and est.widths() is None
+        c = designs.calibrate_smooth("rouge1", "enumerated", scores, tiers)
+        assert c.cut_offs is None and c.undefined_reason
+
+
+@pytest.mark.parametrize("estimator, named", [("smooth", "cut-off estimator: smooth"),
+                                              ("accuracy", "cut-off estimator: accuracy search")])
+def test_the_published_set_and_the_methods_paragraph_name_the_estimator(pool_db, estimator, named):
+    from medeval.reports.leaderboard_report import provenance_text
+
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        cid = assignment.create_active_campaign(db, "pub", _cfg(per_interval=5, estimator=estimator), DOCS, actor=res)
+        _grade_everything(db, cid, noise=0.25)
+        results = designs.calibrate_rows(cal.campaign_rows(db, cid), estimator=estimator, n_boot=20)
+        assert [c.criterion for c in results] == ["smooth" if estimator == "smooth" else "accuracy"]
+        version = cal.publish(db, results, name=f"v2 {estimator}", source=cal.campaign_source(db, cid))
+        ts = th.load(db, version)
+    p = ts.provenance
+    assert p["estimator"] == ("smooth" if estimator == "smooth" else "accuracy search")
+    assert ("psychometric curve" in p["method"]) == (estimator == "smooth")
+    text = provenance_text({"provenance": p, "embedding_model": ts.embedding_model})
+    assert named in text and f"campaign #{cid}" in text
+
+
+def test_cli_create_with_an_estimator_and_a_design_and_the_rounds_name_them(pool_db):
+    out = invoke("campaign", "create", "--name", "cli v2", "--annotators", ",".join(DOCS), "--metrics", "rouge1",
+                 "--aspect-types", "enumerated", "--sampling", "active", "--estimator", "accuracy", "--design",
+                 "interval", "--round-size", "10").output
+    assert "estimator accuracy, design interval" in out
+    cid = int(out.split()[1].rstrip(":"))
+    with connect(pool_db) as db:
+        cfg = json.loads(db.conn.execute("SELECT config FROM campaigns WHERE id = ?", (cid,)).fetchone()[0])
+        assert (cfg["estimator"], cfg["design"], cfg["round_size"]) == ("accuracy", "interval", 10)
+        _grade_everything(db, cid)
+    assert "round 2 adds 10 items (estimator accuracy, design interval)" in invoke(
+        "campaign", "next-round", "--campaign", cid).output
+    assert "estimator accuracy, criterion accuracy, design interval" in invoke("campaign", "rounds", "--campaign",
+                                                                              cid).output
+
+
+@pytest.mark.slow  # AppTest runs the whole New campaign page
+def test_every_setting_of_an_active_campaign_started_on_the_web_reaches_it(pool_db):
+    """Issue 23 §7: the page's settings of an active campaign are stored as chosen, none replaced by a default."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    from webui.page import TEST_TOKEN_KEY
+
+    with connect(pool_db) as db:
+        token = auth.create_session(db, auth.authenticate(db, "res", PW))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state[TEST_TOKEN_KEY] = token
+    at.run()
+    at.switch_page("app_pages/new_campaign.py").run()
+    at.text_input(key="new_name").input("主動校準 第二輪 (web)").run()
+    at.multiselect(key="new_metrics").set_value(["rouge1"]).run()
+    at.multiselect(key="new_types").set_value(["enumerated"]).run()
+    at.number_input(key="new_k").set_value(2).run()
+    at.number_input(key="new_campaign_seed").set_value(4242).run()
+    at.number_input(key="new_width").set_value(0.2).run()
+    at.radio(key="new_sampling").set_value("active").run()
+    at.number_input(key="new_per_active").set_value(3).run()
+    at.number_input(key="new_round_size").set_value(35).run()
+    at.number_input(key="new_target").set_value(0.08).run()
+    at.number_input(key="new_budget").set_value(150).run()
+    at.number_input(key="new_explore").set_value(0.35).run()
+    at.selectbox(key="new_estimator").set_value("accuracy").run()
+    at.selectbox(key="new_design").set_value("interval").run()
+    at.button(key="create_campaign").click().run()
+    assert not at.exception and at.success
+    with connect(pool_db) as db:
+        kind, config = db.conn.execute("SELECT kind, config FROM campaigns").fetchone()
+        n = db.conn.execute("SELECT count(*) FROM campaign_items").fetchone()[0]
+        k_each = {c for (c,) in db.conn.execute("SELECT count(*) FROM assignments GROUP BY item_id")}
+    cfg = json.loads(config)
+    assert kind == "active_calibration"
+    assert {x: cfg[x] for x in ("width", "per_interval", "round_size", "target_width", "budget", "explore",
+                                "estimator", "design", "k", "seed")} == {
+        "width": 0.2, "per_interval": 3, "round_size": 35, "target_width": 0.08, "budget": 150, "explore": 0.35,
+        "estimator": "accuracy", "design": "interval", "k": 2, "seed": 4242}
+    assert n == 15 and k_each == {2}  # 3 per 0.2-wide interval, two annotators each
