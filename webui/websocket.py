@@ -22,6 +22,10 @@ sits in front of it:
   in" screen; every other message (``clear_cache``, uploads, ``stop_script`` ...) is dropped. A check that
   fails (database locked or unreadable) strips just that message; at connection time it refuses.
 
+* **Admin-only messages.** ``clear_cache`` (and Streamlit's ``debug_*`` messages) act on the whole server, not on
+  one session: a live session passes them on only when its user is an admin (checked with the same read, so a
+  role changed while the socket is open counts from the next message); anyone else's are dropped and logged.
+
 A browser whose websocket is refused (it reconnects after its session ended) shows Streamlit's connection
 error; reloading the page lands on the sign-in form (``RequireSession``, "your session ended").
 """
@@ -62,13 +66,49 @@ def origin_allowed(origin: str | None, host: str | None) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc) and parts.netloc.lower() == host.strip().lower()
 
 
+# BackMsgs that act on the whole server rather than one session: only an admin's pass
+ADMIN_ONLY = frozenset({"clear_cache", "debug_disconnect_websocket", "debug_shutdown_runtime"})
+UNCHECKED = object()  # what _session returns when the session could not be looked up
+
+
+def _session(scope):
+    """The user of the websocket's session cookie; None without a live session; ``UNCHECKED`` when it could not
+    be checked (the database is unavailable or broken: the caller refuses, an unchecked socket gets nothing)."""
+    try:
+        return _session_user(HTTPConnection(scope))
+    except Exception:
+        _LOGGER.exception("Could not check the session of a websocket")
+        return UNCHECKED
+
+
 def _live(scope) -> bool | None:
     """Whether the websocket's session cookie belongs to a live session; None when it could not be checked."""
+    user = _session(scope)
+    return None if user is UNCHECKED else user is not None
+
+
+def message_type(data: bytes) -> str | None:
+    """The kind of a ``BackMsg`` (``rerun_script``, ``clear_cache`` ...); None when it does not parse."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    msg = BackMsg()
     try:
-        return _session_user(HTTPConnection(scope)) is not None
-    except Exception:  # the database is unavailable or broken: the caller refuses (an unchecked socket gets nothing)
-        _LOGGER.exception("Could not check the session of a websocket")
+        msg.ParseFromString(data)
+    except Exception:
         return None
+    return msg.WhichOneof("type")
+
+
+def allowed(data: bytes, user) -> bool:
+    """Whether a live session's user may send this message: everything, except ``ADMIN_ONLY`` kinds for a non-admin.
+
+    >>> from medeval.accounts.auth import User
+    >>> from streamlit.proto.BackMsg_pb2 import BackMsg
+    >>> clear = BackMsg(clear_cache=True).SerializeToString()
+    >>> allowed(clear, User(1, "doc", "annotator", True)), allowed(clear, User(2, "boss", "admin", True))
+    (False, True)
+    """
+    return getattr(user, "role", None) == "admin" or message_type(data) not in ADMIN_ONLY
 
 
 def _stripped(data: bytes) -> bytes | None:
@@ -134,10 +174,14 @@ class _Rechecking:
             if message["type"] != "websocket.receive" or message.get("bytes") is None:
                 return message  # connect, disconnect, and text frames (Streamlit closes the socket on those)
             if not self.ended:
-                live = await run_in_threadpool(_live, self.scope)
-                if live:
-                    return message
-                if live is False:  # (None: not checked this time, e.g. a locked database; strip just this one)
+                user = await run_in_threadpool(_session, self.scope)
+                if user is not None and user is not UNCHECKED:
+                    if allowed(message["bytes"], user):
+                        return message
+                    _LOGGER.warning("Dropped a %s message from %s (%s): only an admin may send it",
+                                    message_type(message["bytes"]), user.username, user.role)
+                    continue
+                if user is None:  # (UNCHECKED: e.g. a locked database; strip just this one)
                     self.ended = True
                     _LOGGER.info("The session of an open websocket ended after %.0f s; its messages are stripped",
                                  time.monotonic() - self.started)
