@@ -13,7 +13,7 @@ import streamlit as st
 
 from medeval.annotation import campaigns as cp
 from medeval.calibration import cutoffs as cal
-from medeval.calibration import tuning
+from medeval.calibration import designs, tuning
 from medeval.core import settings
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
@@ -55,19 +55,31 @@ if cid is not None:
     with ui.db() as d:
         examples = cal.graded_examples(cal.campaign_rows(d, cid, consensus=consensus))
     scores, tiers = examples.get(key, (np.array([]), np.array([], dtype=int)))
-optimum = cal.calibrate(metric, atype, scores, tiers, n_boot=0) if len(scores) else None
 is_active = cid is not None and by_id[cid]["kind"] == "active_calibration"
 criterion = by_id[cid]["config"].get("criterion", "kappa") if is_active else "kappa"
+# an active campaign's own estimator suggests the cut-offs (calibration v2: smooth curves by default)
+smooth = is_active and designs.estimator_of(by_id[cid]["config"]) == "smooth"
 
 
-@st.cache_data(show_spinner="Bootstrapping the cut-offs…", max_entries=64)
-def cut_off_intervals(metric_: str, atype_: str, scores_: np.ndarray, tiers_: np.ndarray, criterion_: str) -> dict:
-    """Each cut-off's 95% bootstrap interval; cached per grades (the arrays), so moving the slider stays fast."""
-    c = cal.calibrate(metric_, atype_, scores_, tiers_, criterion=criterion_, n_boot=200, rng=0)
+@st.cache_data(show_spinner="Fitting the cut-offs…", max_entries=64)
+def cut_off_intervals(metric_: str, atype_: str, scores_: np.ndarray, tiers_: np.ndarray, criterion_: str,
+                      smooth_: bool) -> dict:
+    """The suggested cut-offs and each one's 95% interval (the smooth fit's, or a bootstrap of the search); cached
+    per grades (the arrays), so moving the slider stays fast."""
+    c = (designs.calibrate_smooth(metric_, atype_, scores_, tiers_) if smooth_ else
+         cal.calibrate(metric_, atype_, scores_, tiers_, criterion=criterion_, n_boot=200, rng=0))
     return {"cut_offs": c.cut_offs, "low": c.bootstrap.get("low_ci95"), "high": c.bootstrap.get("high_ci95")}
 
 
-bands = cut_off_intervals(metric, atype, scores, tiers, criterion) if len(scores) >= 3 else None
+if smooth:
+    optimum = cal.Calibration(metric, atype, None, "smooth", None, len(scores))
+else:
+    optimum = cal.calibrate(metric, atype, scores, tiers, n_boot=0) if len(scores) else None
+
+
+bands = cut_off_intervals(metric, atype, scores, tiers, criterion, smooth) if len(scores) >= 3 else None
+if smooth and bands and bands["cut_offs"]:
+    optimum = cal.Calibration(metric, atype, bands["cut_offs"], "smooth", None, len(scores))
 
 slider_key = f"cut_{metric}_{atype}"
 
@@ -126,7 +138,10 @@ def publish_section(mine: dict) -> None:
             with ui.db() as d:
                 v = cal.publish_set(d, changes, name=name, actor=user,
                                     provenance={"method": "tuned by hand on the tuning page", "source": source,
-                                                **({"consensus": consensus} if cid is not None else {})})
+                                                **({"consensus": consensus} if cid is not None else {}),
+                                                **({"estimator": f"{designs.method_name(by_id[cid]['config'])} "
+                                                                 "(suggested; published as tuned by hand)"}
+                                                   if is_active else {})})
                 tuning.discard_draft(d, user)
         except MedevalError as e:
             st.error(ui.md_escape(str(e)))
@@ -174,7 +189,7 @@ def tuner() -> None:
         jitter = np.random.default_rng(0).uniform(-0.12, 0.12, len(scores))
         fig.add_trace(go.Scatter(x=scores, y=tiers + jitter, mode="markers", marker=dict(size=7, opacity=0.6),
                                  name="graded examples", hovertemplate="score %{x:.3f}<extra></extra>"))
-    if bands and bands["low"]:
+    if bands and bands["low"] and bands["high"]:
         for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
             fig.add_vrect(x0=bands[which][0], x1=bands[which][1], fillcolor=colour, opacity=0.12, line_width=0,
                           layer="below")
@@ -184,10 +199,12 @@ def tuner() -> None:
                       xaxis=dict(range=[info.low, info.high], title=f"{metric} score"),
                       yaxis=dict(tickvals=[0, 1, 2], ticktext=list(th.TIERS.values()), range=[-0.5, 2.5]))
     st.plotly_chart(fig, key="tune_scatter", config={"displayModeBar": False})
-    if bands and bands["low"]:
+    if bands and bands["low"] and bands["high"]:
         (a, b), (c, d) = bands["low"], bands["high"]
-        st.caption(f"Shaded: each cut-off's 95% interval (bootstrap over the graded items, criterion {criterion}, "
-                   f"optimum {bands['cut_offs'][0]:.3f} / {bands['cut_offs'][1]:.3f}) -- low {a:.3f} to {b:.3f} "
+        how = ("smooth fit, profile likelihood" if smooth else
+               f"bootstrap over the graded items, criterion {criterion}")
+        st.caption(f"Shaded: each cut-off's 95% interval ({how}, {'fitted' if smooth else 'optimum'} "
+                   f"{bands['cut_offs'][0]:.3f} / {bands['cut_offs'][1]:.3f}) -- low {a:.3f} to {b:.3f} "
                    f"(width {b - a:.3f}), high {c:.3f} to {d:.3f} (width {d - c:.3f}).")
 
     left, right = st.columns(2)
@@ -246,13 +263,110 @@ def _draw_round(campaign_id: int) -> None:
     active_status.clear()
 
 
+def _grades_sig(d, campaign_id: int) -> tuple:
+    """Changes when a grade or an item of the campaign is added: the key of its cached figures."""
+    return tuple(d.conn.execute(
+        "SELECT count(*), max(g.id), (SELECT count(*) FROM campaign_items WHERE campaign_id = ?) FROM "
+        "grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id WHERE ci.campaign_id = ?",
+        (campaign_id, campaign_id)).fetchone())
+
+
+@st.cache_data(show_spinner="Fitting the curves…", max_entries=64)
+def round_fit(campaign_id: int, metric_: str, atype_: str, round_: int, grades_signature: tuple) -> dict:
+    """A stratum's graded items, fitted curves and cut-off intervals after a round (cached per grades)."""
+    from medeval.calibration import rounds
+
+    with ui.db() as d:
+        return rounds.fit_after_round(d, campaign_id, metric_, atype_, round_, actor=user)
+
+
+TIER_COLOURS = ("#d33a2c", "#e0a100", "#2a9d55")
+CURVES = (("P(tier ≥ Partially Correct)", "#d33a2c"), ("P(tier ≥ Basically Correct)", "#2c6fd3"))
+
+
+def curves_figure(f: dict, title: str) -> go.Figure:
+    """The graded items (at 0, ½ and 1 for CW, PC and BC), the two fitted curves, the cut-offs and their 95%
+    intervals."""
+    m_info = METRICS[f["metric"]]
+    fig = go.Figure()
+    jitter = np.random.default_rng(0).uniform(-0.04, 0.04, f["n_graded"])
+    for t, (name, colour) in enumerate(zip(th.TIERS.values(), TIER_COLOURS)):
+        sel = f["tiers"] == t
+        fig.add_trace(go.Scatter(x=f["scores"][sel].tolist(), y=(t / 2 + jitter[sel]).tolist(), mode="markers",
+                                 name=f"graded: {name}", marker=dict(size=6, opacity=0.5, color=colour),
+                                 hovertemplate="score %{x:.3f}<extra></extra>"))
+    for boundary, colour in CURVES:
+        pts = [r for r in f["curves"] if r["boundary"] == boundary]
+        fig.add_trace(go.Scatter(x=[r["score"] for r in pts], y=[r["p"] for r in pts], mode="lines", name=boundary,
+                                 line=dict(color=colour, width=2.5, dash="dot" if f["curves_fitted_for_display"]
+                                           else "solid"), hovertemplate="%{x:.3f}: %{y:.2f}<extra></extra>"))
+    for which, (_, colour) in zip(("low", "high"), CURVES):
+        ci = f[f"{which}_ci95"]
+        if ci:
+            fig.add_vrect(x0=ci[0], x1=ci[1], fillcolor=colour, opacity=0.15, line_width=0, layer="below")
+    for x, (_, colour) in zip(f["cut_offs"] or (), CURVES):
+        fig.add_vline(x=x, line_color=colour, line_dash="dash")
+    fig.update_layout(height=250, template="plotly_white", showlegend=False, margin=dict(l=40, r=10, t=32, b=36),
+                      title=dict(text=title, font=dict(size=13), x=0, xanchor="left"),
+                      xaxis=dict(range=[m_info.low, m_info.high], title=f"{f['metric']} score"),
+                      yaxis=dict(range=[-0.08, 1.08], title="P(tier ≥ k)", tickvals=[0, 0.5, 1]))
+    return fig
+
+
+def _fit_text(f: dict) -> str:
+    cut = f["cut_offs"]
+    ci = [f["low_ci95"], f["high_ci95"]]
+    if not cut:
+        return f"{f['n_graded']} graded, no cut-offs yet"
+    return f"{f['n_graded']} graded: " + ", ".join(
+        f"{x:.3f}" + (f" ({c[0]:.3f}–{c[1]:.3f})" if c else "") for x, c in zip(cut, ci))
+
+
+def curves_section(status: dict) -> None:
+    """Round by round: the fitted curves over the graded items, with the cut-offs' intervals; beside them, another
+    active campaign of the same stratum (on the demo: the paper's design, at the same budget)."""
+    from medeval.calibration import rounds
+
+    strata = [(s["metric"], s["aspect_type"]) for s in status["strata"]]
+    if not strata:
+        return
+    others = [c for c in camps if c["kind"] == "active_calibration" and c["id"] != cid]
+    own = by_id[cid]["config"]
+    differs = [c["id"] for c in others if (designs.estimator_of(c["config"]), designs.design_of(c["config"])) !=
+               (designs.estimator_of(own), designs.design_of(own))]
+    k1, k2, k3 = st.columns([1, 1, 2])
+    stratum = k1.selectbox("Stratum", strata, index=strata.index(key) if key in strata else 0, key="curves_stratum",
+                           format_func=lambda s: f"{s[0]} / {s[1]}")
+    last = int(status["round"])
+    r = k2.select_slider("After round", list(range(1, last + 1)), value=last, key="curves_round") if last > 1 else 1
+    pair = k3.selectbox("Side by side with", [0, *[c["id"] for c in others]],  # 0: nothing (ids start at 1)
+                        index=1 + [c["id"] for c in others].index(differs[0]) if differs else 0, key="curves_compare",
+                        format_func=lambda i: "nothing" if not i else f"#{i} {by_id[i]['name']}")
+    shown = [cid] + ([pair] if pair and stratum in
+                     [(m, t) for m in by_id[pair]["config"]["metrics"] for t in by_id[pair]["config"]["aspect_types"]]
+                     else [])
+    cols = st.columns(len(shown))
+    for col, c in zip(cols, shown):
+        with ui.db() as d:
+            r_c = min(r, rounds.last_round(d, c))
+            sig = _grades_sig(d, c)
+        f = round_fit(c, *stratum, r_c, sig)
+        cfg_c = by_id[c]["config"]
+        title = f"#{c}: {f['estimator']} estimator, {designs.design_of(cfg_c)} design, round {r_c}"
+        col.plotly_chart(curves_figure(f, title), key=f"tune_curves_{len(shown)}_{c}",
+                         config={"displayModeBar": False})
+        col.caption(ui.md_escape(f"{by_id[c]['name']} — {_fit_text(f)}"
+                                 + (" (curves: a smooth fit drawn for comparison; the cut-offs are the search's)"
+                                    if f["curves_fitted_for_display"] else "")))
+    st.caption("Dots: graded items at 0 (Completely Wrong), ½ (Partially Correct) and 1 (Basically Correct); red: "
+               "P(tier ≥ Partially Correct), blue: P(tier ≥ Basically Correct); dashed lines: the cut-offs, shaded: "
+               "their 95% intervals, on the items graded up to the round chosen.")
+
+
 if is_active:
     st.subheader("Active rounds", anchor=False)
     with ui.db() as d:
-        grades_sig = tuple(d.conn.execute(
-            "SELECT count(*), max(g.id), (SELECT count(*) FROM campaign_items WHERE campaign_id = ?) FROM "
-            "grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id WHERE ci.campaign_id = ?",
-            (cid, cid)).fetchone())
+        grades_sig = _grades_sig(d, cid)
     status, series = active_status(cid, grades_sig)
     target = float(status["target_width"])
     ran = list(dict.fromkeys((r["metric"], r["aspect_type"]) for r in series))  # every stratum the rounds ran
@@ -286,4 +400,6 @@ if is_active:
     msg = st.session_state.pop("round_msg", None)
     if msg:
         (st.success if msg[0] == "ok" else st.error)(ui.md_escape(msg[1]))
+    st.subheader("Fitted curves, round by round", anchor=False)
+    curves_section(status)
 

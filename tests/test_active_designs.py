@@ -248,3 +248,58 @@ def test_every_setting_of_an_active_campaign_started_on_the_web_reaches_it(pool_
         "width": 0.2, "per_interval": 3, "round_size": 35, "target_width": 0.08, "budget": 150, "explore": 0.35,
         "estimator": "accuracy", "design": "interval", "k": 2, "seed": 4242}
     assert n == 15 and k_each == {2}  # 3 per 0.2-wide interval, two annotators each
+
+
+@pytest.mark.slow  # AppTest runs the whole Tune cut-offs page
+def test_tune_cut_offs_draws_the_fitted_curves_round_by_round_beside_the_other_design(pool_db):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    from webui.page import TEST_TOKEN_KEY
+
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        paper = assignment.create_active_campaign(db, "paper design", _cfg(estimator="accuracy", design="interval",
+                                                                           per_interval=3), DOCS, actor=res)
+        v2 = assignment.create_active_campaign(db, "平滑 adaptive", _cfg(per_interval=3, seed=8), DOCS, actor=res)
+        for cid in (paper, v2):
+            _grade_everything(db, cid, noise=0.25)
+            rounds.next_round(db, cid, actor=res)
+            _grade_everything(db, cid, noise=0.25)
+        token = auth.create_session(db, auth.authenticate(db, "res", PW))
+        (_, scores, tiers), = rounds.graded_items(db, v2).values()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.session_state[TEST_TOKEN_KEY] = token
+    at.switch_page("app_pages/tuning.py").run()
+    at.selectbox(key="tune_campaign").set_value(v2).run()
+    at.selectbox(key="tune_metric").set_value("rouge1").run()
+    assert not at.exception
+    # the suggested cut-offs of a smooth campaign are its smooth fit's
+    compare = next(d.value for d in at.dataframe if "cut-offs" in d.value.columns)
+    want = designs.calibrate_smooth("rouge1", "enumerated", scores, tiers).cut_offs
+    row = compare[compare["cut-offs"] == "suggested optimum"].iloc[0]
+    assert (row["low"], row["high"]) == pytest.approx(want)
+    assert any("smooth fit, profile likelihood" in c.value for c in at.caption)
+
+    def charts():
+        out = {}
+        for c in at.get("plotly_chart"):
+            if "tune_curves" in str(c.proto.id):
+                spec = json.loads(c.proto.spec)
+                out[spec["layout"]["title"]["text"]] = spec
+        return out
+
+    assert at.selectbox(key="curves_compare").value == paper  # the other design beside it by default
+    shown = charts()
+    assert sorted(shown) == [f"#{paper}: accuracy estimator, interval design, round 2",
+                             f"#{v2}: smooth estimator, adaptive design, round 2"]
+    spec = shown[f"#{v2}: smooth estimator, adaptive design, round 2"]
+    names = [t["name"] for t in spec["data"]]
+    assert "P(tier ≥ Partially Correct)" in names and "P(tier ≥ Basically Correct)" in names
+    assert sum(len(t["x"]) for t in spec["data"] if t["name"].startswith("graded")) == 50  # a seed round of 30, a round of 20
+    assert len(spec["layout"]["shapes"]) == 4  # two shaded intervals, two cut-off lines
+    at.select_slider(key="curves_round").set_value(1).run()
+    spec = charts()[f"#{v2}: smooth estimator, adaptive design, round 1"]
+    assert sum(len(t["x"]) for t in spec["data"] if t["name"].startswith("graded")) == 30  # the seed round
+    at.selectbox(key="curves_compare").set_value(0).run()  # nothing beside it
+    assert len(charts()) == 1 and not at.exception

@@ -265,3 +265,31 @@ def width_series(db: sqlite_utils.Database, campaign_id: int, status: dict | Non
                     rows.append({"metric": s["metric"], "aspect_type": s["aspect_type"], "after_round": st["round"],
                                  "cut_off": which, "width": w, "n_graded": s["n_graded"]})
     return rows
+
+
+def fit_after_round(db: sqlite_utils.Database, campaign_id: int, metric: str, aspect_type: str, round_: int, *,
+                    actor: User | None, n_boot: int = 200) -> dict:
+    """One stratum as it stood after round ``round_``: the items graded in rounds 1..round_ (scores, consensus
+    tiers), the campaign's estimate on them (cut-offs, 95% intervals; seeded as :func:`round_status` seeds it, so the
+    last round's figures are the status's) and the two fitted curves P(tier >= k | score) of the smooth fit (fitted
+    for the drawing when the campaign's estimator is the accuracy search; ``curves_fitted_for_display`` says so)."""
+    if actor is not None:
+        require_role(actor, "researcher", "admin")
+    cfg = _config(db, campaign_id)
+    strata = [(m, t) for m in cfg["metrics"] for t in cfg["aspect_types"]]
+    if (metric, aspect_type) not in strata:
+        raise MedevalError(f"campaign {campaign_id} does not calibrate {metric} / {aspect_type}")
+    empty = (np.array([], dtype=int), np.array([]), np.array([], dtype=int))
+    _, scores, tiers = graded_items(db, campaign_id, max_round=round_).get((metric, aspect_type), empty)
+    est = _estimate(metric, scores, tiers, cfg, strata.index((metric, aspect_type)), n_boot)
+    shown = est if est.fit is not None else designs.estimate(metric, scores, tiers, {"estimator": "smooth"}, rng=0)
+    return {"round": round_, "metric": metric, "aspect_type": aspect_type, "estimator": designs.method_name(cfg),
+            "design": designs.design_of(cfg), "scores": scores, "tiers": tiers, "n_graded": len(scores),
+            "cut_offs": est.cut_offs, "low_ci95": est.ci95("low"), "high_ci95": est.ci95("high"),
+            "curves": designs.curves(metric, shown) or [], "curves_fitted_for_display": shown is not est}
+
+
+def last_round(db: sqlite_utils.Database, campaign_id: int) -> int:
+    """The last round drawn in an active campaign (1: the seed round only)."""
+    _config(db, campaign_id)
+    return _items(db, campaign_id)[1]
