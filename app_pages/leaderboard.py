@@ -1,5 +1,11 @@
 """Leaderboard (researchers): models by total score under a threshold-set version; per aspect; medical model vs
-backbone; how the ranking moves between two versions; CSV and chart export."""
+backbone; how the ranking moves between two versions; CSV and chart export.
+
+A page view writes nothing: a set that is not active is shown and compared with its tiers counted in memory
+(:func:`medeval.reports.leaderboard.live_tier_counts`), not graded into the database (issue 22 leftover). Every
+table with imported text (model names) is exported by the project's CSV writer, which neutralises formulas; the
+dataframes' own "Download as CSV" is off for the whole app (``client.disableDataExport`` in
+``.streamlit/config.toml``; issue 23 §5)."""
 
 import html
 
@@ -27,19 +33,24 @@ version = c1.selectbox("Threshold set", versions, index=versions.index(active), 
                        key="lb_version")
 metric = c2.selectbox("Metric", ["averaged", "bleu1", "rouge1", "cosine"], key="lb_metric")
 @st.cache_data(show_spinner=False, max_entries=32)
-def graded(path: str, version_: int, scores_now: int) -> int:
-    """Grade the scores ``version_`` can grade but has not (a set never made active, Table 12, has no grades of
-    its own); once per version and number of stored scores (scores are only ever added), not on every rerun."""
-    with ui.db() as d, st.spinner(f"Grading the scores under v{version_} (once)…"):
-        return lb.grade_missing(d, version_, actor=user)
+def live_counts(path: str, version_: int, scores_now: int) -> dict:
+    """A set that is not active (Table 12, never made active, has no grades of its own): its tiers counted in memory
+    from the scores, nothing written (a page view never grades); once per version and number of stored scores
+    (scores are only ever added; a version's cut-offs never change)."""
+    with ui.db() as d, st.spinner(f"Counting the tiers under v{version_} (once; nothing is stored)…"):
+        return lb.live_tier_counts(d, version_)
+
+
+def counts_of(v: int) -> dict | None:
+    """None for the active set (the report reads its stored grades), else its tiers counted in memory."""
+    return None if v == active else live_counts(settings.db_path(), v, n_scores)
 
 
 with ui.db() as d:
     n_scores = d.conn.execute("SELECT count(*) FROM scores").fetchone()[0]
 try:
-    graded(settings.db_path(), version, n_scores)
     with ui.db() as d:
-        rep = build_report(d, version)
+        rep = build_report(d, version, counts=counts_of(version))
 except MedevalError as e:
     st.error(ui.md_escape(str(e)))
     st.stop()
@@ -57,7 +68,8 @@ if version != active:
         except MedevalError as e:
             st.session_state["lb_error"] = str(e)
 
-    st.info(f"You are looking at v{version}; the engine uses v{active}.")
+    st.info(f"You are looking at v{version}; the engine uses v{active}. v{version}'s tiers here are counted from "
+            "the stored scores for this view; nothing is stored until it is made active.")
     st.button(f"Make v{version} the active set (regrades every score)", key="lb_activate", on_click=_activate)
 if err := st.session_state.pop("lb_error", None):
     st.error(ui.md_escape(err))
@@ -70,8 +82,12 @@ for _note in (rep.get("scorers") or {}).get("metrics", {}).values():  # e.g. cos
 
 board = lb.rows(rep, metric=metric, aspect=aspect)
 if not board:
-    st.info(f"Nothing is graded under threshold set v{version} for this choice yet: grade the scores under it "
-            f"(`python -m medeval grade --version {version}`) or choose another metric.")
+    if version == active:
+        st.info(f"Nothing is graded under threshold set v{version} for this choice yet: grade the scores under it "
+                f"(`python -m medeval grade --version {version}`) or choose another metric.")
+    else:
+        st.info(f"Threshold set v{version} grades none of the stored scores for this choice (the notes above say "
+                "why, where a scorer does not match): choose another metric or version.")
     st.stop()
 st.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backbone": r["backbone"] or "",
                "Completely Wrong": r["completely_wrong"], "Partially Correct": r["partially_correct"],
@@ -110,9 +126,9 @@ st.subheader("Compare with another version", anchor=False)
 others = [v for v in versions if v != version]
 if others:
     other = st.selectbox("Earlier / other version", others, format_func=labels.get, key="lb_other")
-    graded(settings.db_path(), other, n_scores)
+    known = {v: c for v in (version, other) if (c := counts_of(v)) is not None}
     with ui.db() as d:
-        cmp = lb.compare(d, version, other, metric=metric, aspect=aspect)
+        cmp = lb.compare(d, version, other, metric=metric, aspect=aspect, counts=known)
     for m, why in cmp["reasons"].items():  # per metric: why it cannot be compared, never a column of None
         st.caption(ui.md_escape(f"Not compared on {lb.LABELS[m]}: {why}."))
     if cmp["rows"]:

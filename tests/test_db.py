@@ -104,6 +104,7 @@ MIGRATION_NAMES = ["m001_core", "m002_table12", "m003_users_sessions_audit", "m0
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m016_exam_settlements"])  # issue 21: settled exam answers
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m017_judge_criterion_scores"])  # issue 21: per-criterion judge scores
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m018_table12_tokenizer"])  # issue 21: Table 12 under cjk-med-v2+t2s
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m020_scores_metric_scorer"])  # issue 23: scorers by index
 
 
 def schema_text(path) -> str:

@@ -298,6 +298,16 @@ GRADE_CHUNK = 5000
 _NO_END = 2 ** 63 - 1
 
 
+def cosine_scorers_in_order(ts: ThresholdSet, scorers) -> list[str]:
+    """The cosine ``scorers`` ``ts`` grades, in the order they are graded: one model scored with and without the
+    traditional->simplified conversion, the current setting's scores first (a response keeps its first grade)."""
+    from medeval.engine.tokenize import T2S_SUFFIX, traditional_to_simplified
+
+    on = traditional_to_simplified(None)
+    return sorted((s for s in scorers if embedding_matches(ts.embedding_model, s)),
+                  key=lambda s: (s.endswith(T2S_SUFFIX) != on, s))
+
+
 def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, upto: int | None = None) -> int:
     """Insert the grades of every score not yet graded under ``version`` (inside the caller's transaction).
 
@@ -308,15 +318,9 @@ def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, u
     ts = load(db, version)
     conn = db.conn
     upto = _NO_END if upto is None else upto
-    cosine_scorers = [s for (s,) in conn.execute(
+    cosine_scorers = cosine_scorers_in_order(ts, [s for (s,) in conn.execute(
         "SELECT DISTINCT scorer FROM scores WHERE metric = 'cosine' AND response_id > ? AND response_id <= ?",
-        (after, upto)) if embedding_matches(ts.embedding_model, s)]
-    # one model, scored with and without the traditional->simplified conversion: the current setting's scores
-    # are graded first (INSERT OR IGNORE keeps the first grade of a response)
-    from medeval.engine.tokenize import T2S_SUFFIX, traditional_to_simplified
-
-    on = traditional_to_simplified(None)
-    cosine_scorers.sort(key=lambda s: (s.endswith(T2S_SUFFIX) != on, s))
+        (after, upto))])
     before = conn.total_changes
     for (metric, atype), (low, high) in ts.cutoffs.items():
         scorers = cosine_scorers if metric == "cosine" else [ts.scorer_for(metric)]

@@ -16,6 +16,7 @@ import sqlite_utils
 from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
+from medeval.engine.cutoff_rule import reach_bound
 from medeval.engine.metrics import REPORT_METRICS
 from medeval.engine.totals import summarise
 from medeval.reports.scorer_notes import LABELS, embedding_name
@@ -75,8 +76,63 @@ def diff(old: list[dict], new: list[dict]) -> list[dict]:
 
 # ---------------------------------------------------------------- comparing two threshold-set versions
 
-def _scorers(db: sqlite_utils.Database, metric: str) -> list[str]:
-    return [s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = ? ORDER BY 1", (metric,))]
+def scorers(db: sqlite_utils.Database, metric: str) -> list[str]:
+    """The distinct scorers of ``metric``'s stored scores, sorted: one seek of the (metric, scorer) index (m020) per
+    scorer -- a handful -- instead of a scan of every score (2.3 million at the paper's scale) on each page view."""
+    out, q = [], "SELECT min(scorer) FROM scores WHERE metric = ?"
+    s = db.conn.execute(q, (metric,)).fetchone()[0]
+    while s is not None:
+        out.append(s)
+        s = db.conn.execute(q + " AND scorer > ?", (metric, s)).fetchone()[0]
+    return out
+
+
+
+def live_tier_counts(db: sqlite_utils.Database, version: int) -> dict[tuple[str, str, str], dict[int, int]]:
+    """(model, aspect, report metric) -> {tier: n} under ``version``, counted now from the stored scores and the set's
+    cut-offs, never written: what :func:`medeval.reports.tier_report.tier_counts` gives once the set has graded them.
+
+    The same rule and scorers as grading (:func:`medeval.engine.thresholds.grade_db_in_tx`: a raw score against
+    :func:`~medeval.engine.cutoff_rule.reach_bound` of each cut-off; the scorers the set grades; a response scored
+    by two matching cosine scorers counted once, by the one graded first) and the same spreading of the numeric
+    aspect's exact-match tiers over every report metric counted. So a page can show or compare a set that was never
+    made active (Table 12 in every database) without grading on a page view (issue 22 leftover).
+    """
+    ts = th.load(db, version)
+    raw: dict[tuple[str, str, str], dict[int, int]] = {}
+    for metric in sorted({m for m, _ in ts.cutoffs}):
+        found = scorers(db, metric)
+        order = th.cosine_scorers_in_order(ts, found) if metric == "cosine" else \
+            [s for s in found if s == ts.scorer_for(metric)]
+        cuts = [(t, reach_bound(lo), reach_bound(hi)) for (m, t), (lo, hi) in sorted(ts.cutoffs.items()) if m == metric]
+        values = ", ".join("(?, ?, ?)" for _ in cuts)
+        for i, scorer in enumerate(order):
+            earlier = order[:i]
+            not_before = (f" AND NOT EXISTS (SELECT 1 FROM scores s2 WHERE s2.response_id = s.response_id AND "
+                          f"s2.metric = s.metric AND s2.scorer IN ({','.join('?' * len(earlier))}))" if earlier else "")
+            q = (f"WITH cut(atype, lo, hi) AS (VALUES {values}) "
+                 "SELECT m.name, k.aspect, CASE WHEN s.score < cut.lo THEN 0 WHEN s.score < cut.hi THEN 1 ELSE 2 END, "
+                 "count(*) FROM scores s JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
+                 "JOIN cut ON cut.atype = k.aspect_type JOIN models m ON m.id = r.model_id "
+                 f"WHERE s.metric = ? AND s.scorer = ?{not_before} GROUP BY 1, 2, 3")
+            args = [x for c in cuts for x in c] + [metric, scorer, *earlier]
+            for model, aspect, tier, n in db.conn.execute(q, args):
+                d = raw.setdefault((model, aspect, metric), {})
+                d[tier] = d.get(tier, 0) + n
+    present = tuple(m for m in REPORT_METRICS if any(k[2] == m for k in raw))
+    out: dict[tuple[str, str, str], dict[int, int]] = {}
+    for (model, aspect, metric), c in raw.items():
+        for m in ((present or ("exact_match",)) if metric == "exact_match" else (metric,)):
+            d = out.setdefault((model, aspect, m), {})
+            for t, n in c.items():
+                d[t] = d.get(t, 0) + n
+    return out
+
+
+def version_counts(db: sqlite_utils.Database, version: int) -> dict[tuple[str, str, str], dict[int, int]]:
+    """The tier counts a leaderboard of ``version`` shows: the active set's stored grades (what the engine uses), any
+    other set's counted in memory (:func:`live_tier_counts`; nothing is written)."""
+    return tier_counts(db, version) if th.active(db).version == version else live_tier_counts(db, version)
 
 
 def why_not_graded(db: sqlite_utils.Database, ts: th.ThresholdSet, metric: str) -> str | None:
@@ -84,12 +140,12 @@ def why_not_graded(db: sqlite_utils.Database, ts: th.ThresholdSet, metric: str) 
 
     E.g. "v1's cosine cut-offs are for moka-ai/m3e-base; these cosine scores come from use-multilingual-v3@0.2.1".
     """
-    label, scorers = LABELS.get(metric, metric), _scorers(db, metric)
-    if not scorers:
+    label, found = LABELS.get(metric, metric), scorers(db, metric)
+    if not found:
         return f"{label} is not scored in this database"
-    if not any(ts.grades(metric, s) for s in scorers):
+    if not any(ts.grades(metric, s) for s in found):
         made_for = ts.embedding_model if metric == "cosine" else f"the tokenizer {ts.tokenizer}"
-        came = ", ".join(embedding_name(s) if metric == "cosine" else f"the tokenizer {s}" for s in scorers)
+        came = ", ".join(embedding_name(s) if metric == "cosine" else f"the tokenizer {s}" for s in found)
         return f"v{ts.version}'s {label} cut-offs are for {made_for}; these {label} scores come from {came}"
     if not any(k[0] == metric for k in ts.cutoffs):
         return f"v{ts.version} has no {label} cut-offs"
@@ -98,6 +154,8 @@ def why_not_graded(db: sqlite_utils.Database, ts: th.ThresholdSet, metric: str) 
 
 def grade_missing(db: sqlite_utils.Database, version: int, *, actor) -> int:
     """Grade under ``version`` the stored scores it can grade but has no grades for; returns the grades added.
+
+    Not for a page view: the Leaderboard counts a set that is not active in memory (:func:`version_counts`).
 
     A set that was never made active (Table 12, v1, in every database) has no grades, and one made active earlier
     lacks the scores imported since; grading is a pure function of (score, cut-offs), the same as on activation
@@ -112,22 +170,23 @@ def grade_missing(db: sqlite_utils.Database, version: int, *, actor) -> int:
     graded = dict(db.conn.execute("SELECT metric, count(*) FROM grades WHERE version = ? GROUP BY metric", (version,)))
     missing = False
     for metric in {m for m, _ in ts.cutoffs}:
-        scorers = [s for s in _scorers(db, metric) if ts.grades(metric, s)]
-        if not scorers:
+        graded_by = [s for s in scorers(db, metric) if ts.grades(metric, s)]
+        if not graded_by:
             continue
         types = sorted({t for m, t in ts.cutoffs if m == metric})
         n = db.conn.execute(
             f"SELECT count(*) FROM scores s JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = "
-            f"r.kb_id WHERE s.metric = ? AND s.scorer IN ({','.join('?' * len(scorers))}) "
-            f"AND k.aspect_type IN ({','.join('?' * len(types))})", (metric, *scorers, *types)).fetchone()[0]
+            f"r.kb_id WHERE s.metric = ? AND s.scorer IN ({','.join('?' * len(graded_by))}) "
+            f"AND k.aspect_type IN ({','.join('?' * len(types))})", (metric, *graded_by, *types)).fetchone()[0]
         missing = missing or graded.get(metric, 0) < n
     return th.grade_db(db, version)[1] if missing else 0
 
 
-def _board(db: sqlite_utils.Database, version: int, metrics: list[str], aspect: str | None) -> list[dict]:
-    """A leaderboard under ``version`` averaged over ``metrics`` only (both sides of a comparison alike)."""
+def _board(counts: dict, metrics: list[str], aspect: str | None) -> list[dict]:
+    """A leaderboard from a version's tier ``counts`` averaged over ``metrics`` only (both sides of a comparison
+    alike)."""
     by_model: dict[str, dict[str, dict[int, int]]] = {}
-    for (model, asp, metric), c in tier_counts(db, version).items():
+    for (model, asp, metric), c in counts.items():
         if metric in metrics and (aspect is None or asp == aspect):
             d = by_model.setdefault(model, {}).setdefault(metric, {})
             for t, n in c.items():
@@ -145,13 +204,14 @@ def _board(db: sqlite_utils.Database, version: int, metrics: list[str], aspect: 
 
 
 def compare(db: sqlite_utils.Database, version: int, other: int, *, metric: str = "averaged",
-            aspect: str | None = None) -> dict:
+            aspect: str | None = None, counts: dict[int, dict] | None = None) -> dict:
     """How the ranking moves from ``other`` to ``version``, over the metrics both sets grade.
 
     Returns ``{"rows": diff rows, "metrics": the metrics compared, "reasons": {metric: why it is left out}}``.
     "averaged" averages over the metrics both sets can grade, on both sides (so the totals here may differ from
-    the leaderboard's own when a metric is left out: ``reasons`` says which and why). Grade the sets first
-    (:func:`grade_missing`).
+    the leaderboard's own when a metric is left out: ``reasons`` says which and why). Each side's tiers come from
+    :func:`version_counts` (a set that is not active is counted in memory: nothing is written), or from ``counts``
+    ({version: its counts}) where the caller has them already.
     """
     if metric not in ("averaged", *REPORT_METRICS):
         raise MedevalError(f"metric {metric!r}: choose averaged, bleu1, rouge1 or cosine")
@@ -161,7 +221,12 @@ def compare(db: sqlite_utils.Database, version: int, other: int, *, metric: str 
         if metric in ("averaged", m) and (why := why_not_graded(db, old, m) or why_not_graded(db, new, m)):
             reasons[m] = why
     metrics = [m for m in REPORT_METRICS if metric in ("averaged", m) and m not in reasons]
-    rows = diff(_board(db, other, metrics, aspect), _board(db, version, metrics, aspect)) if metrics else []
+    counts = counts or {}
+
+    def side(v: int) -> list[dict]:
+        return _board(counts[v] if v in counts else version_counts(db, v), metrics, aspect)
+
+    rows = diff(side(other), side(version)) if metrics else []
     return {"rows": rows, "metrics": metrics, "reasons": reasons}
 
 

@@ -81,10 +81,14 @@ def welch(a: list[float], b: list[float]) -> dict:
     return out
 
 
-def build_report(db: sqlite_utils.Database, version: int | None = None) -> dict:
+def build_report(db: sqlite_utils.Database, version: int | None = None, *,
+                 counts: dict[tuple[str, str, str], dict[int, int]] | None = None) -> dict:
+    """The report's numbers under ``version`` (default: the active set), from its stored grades -- or from ``counts``
+    (:func:`tier_counts`' shape) where the caller counted them otherwise (the Leaderboard counts a set that is not
+    active in memory: ``medeval.reports.leaderboard.version_counts``)."""
     ts = th.load(db, version) if version is not None else th.active(db)
     models = {n: _Row(n, k, b) for n, k, b in db.conn.execute("SELECT name, kind, backbone FROM models ORDER BY name")}
-    counts = _counts(db, ts.version)
+    counts = _counts(db, ts.version) if counts is None else counts
     by_model: dict[str, dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
     by_model_aspect: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(dict)
     for (model, aspect, metric), c in counts.items():

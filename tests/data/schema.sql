@@ -20,6 +20,9 @@ CREATE INDEX grade_annotations_item ON grade_annotations(item_id, user_id, id);
 -- index responses_kb
 CREATE INDEX responses_kb ON responses(kb_id);
 
+-- index scores_metric_scorer
+CREATE INDEX scores_metric_scorer ON scores(metric, scorer);
+
 -- index sessions_user
 CREATE INDEX sessions_user ON sessions(user_id);
 
