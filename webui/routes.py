@@ -10,12 +10,15 @@ The cookie is ``SameSite=Lax``: it goes with ordinary same-site requests and top
 links (a doctor opening a bookmarked link stays signed in), but not with cross-site
 POSTs, frames, fetches or WebSockets, so another site cannot act through a doctor's
 browser. ``Secure`` is set when the request came over HTTPS (terminate TLS at a proxy
-that sets ``X-Forwarded-Proto``; uvicorn trusts it from 127.0.0.1).
+that sets ``X-Forwarded-Proto``, and name that proxy in ``MEDEVAL_TRUSTED_PROXIES``: ``webui/proxy.py``).
 
 Under load or attack: each client address has a budget of sign-in attempts (``SIGNIN_BURST``, then
-one every ``SIGNIN_REFILL_S`` seconds; a successful sign-in gives its attempt back), password
-hashing is bounded per process, and repeated failures make that address wait
-(``medeval.accounts.throttle``). Each of these answers 429 with ``Retry-After``; a database that
+one every ``SIGNIN_REFILL_S`` seconds; a successful sign-in gives its attempt back); the sign-ins run on
+``SIGNIN_WORKERS`` threads of their own with at most ``SIGNIN_QUEUE`` waiting (``throttle.SigninPool``), so
+a flood never takes the threads that serve the pages and check each websocket message, and one more is
+refused at once; password hashing is bounded per process; and repeated failures make that address wait
+(``medeval.accounts.throttle``). The client address is the connection's, or what a trusted proxy says
+(``webui/proxy.py``). Each of these answers 429 with ``Retry-After``; a database that
 cannot be written (a full disk) answers 503 with a page that says so, never a 500.
 
 Signing out is a same-site ``POST /signout`` (a GET could be triggered by any other site's link
@@ -24,6 +27,7 @@ or image); ``GET /signout`` only shows a page with a "Sign out" button, for old 
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import sqlite3
@@ -45,6 +49,9 @@ from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
 # sign-in attempts per client address: a burst, then one more every few seconds (a success gives its one back)
 SIGNIN_BURST = 10
 SIGNIN_REFILL_S = 6.0
+# sign-ins in progress per process: on threads of their own (as many as argon2 hashes may run at once), a few waiting
+SIGNIN_WORKERS = auth.HASH_GATE.slots
+SIGNIN_QUEUE = 8
 # paths that never need a session: Streamlit's own endpoints and assets, and the sign-in routes
 _OPEN_PREFIXES = ("/_stcore/", "/static/", "/media/", "/component/", "/app/static/", SIGNIN_PATH, SIGNOUT_PATH,
                   "/favicon")
@@ -184,7 +191,8 @@ def _same_origin(request: Request) -> bool:
 
 
 def _client(request: Request) -> str:
-    """The client's address (uvicorn applies X-Forwarded-For only from trusted proxies)."""
+    """The client's address: the connection's peer, or for a proxy named in MEDEVAL_TRUSTED_PROXIES the address
+    it forwards (``webui/proxy.py`` has set ``request.client`` accordingly)."""
     return request.client.host if request.client else "unknown"
 
 
@@ -196,7 +204,7 @@ def _signin(username: str, password: str, address: str) -> tuple[str, int]:
         return auth.sign_token(auth.secret_key(db), auth.create_session(db, user)), lifetime
 
 
-def _signin_submit(limiter: throttle.AddressLimiter):
+def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool):
     async def signin_submit(request: Request) -> Response:
         form = await request.form()
         username, password = str(form.get("username", "")), str(form.get("password", ""))
@@ -210,7 +218,7 @@ def _signin_submit(limiter: throttle.AddressLimiter):
             return _page(messages=[("err", text)], next_path=next_path, username=username, status=429,
                          retry_after=wait)
         try:
-            cookie, max_age = await run_in_threadpool(_signin, username, password, address)
+            cookie, max_age = await asyncio.wrap_future(pool.submit(_signin, username, password, address))
         except throttle.Busy as e:
             limiter.give_back(address)  # not this address's doing
             text = f"Too many sign-in attempts at once; wait {e.retry_after} seconds and try again."
@@ -297,12 +305,15 @@ class RequireSession:
         return await self.app(scope, receive, send)
 
 
-def routes(limiter: throttle.AddressLimiter | None = None) -> list[Route]:
-    """The sign-in and sign-out routes; each call has its own per-address budget (``limiter``)."""
+def routes(limiter: throttle.AddressLimiter | None = None, pool: throttle.SigninPool | None = None) -> list[Route]:
+    """The sign-in and sign-out routes; each call has its own per-address budget (``limiter``) and sign-in threads
+    (``pool``)."""
     if limiter is None:
         limiter = throttle.AddressLimiter(SIGNIN_BURST, SIGNIN_REFILL_S)
+    if pool is None:
+        pool = throttle.SigninPool(SIGNIN_WORKERS, SIGNIN_QUEUE)
     return [Route(SIGNIN_PATH, signin_form, methods=["GET"]),
-            Route(SIGNIN_PATH, _signin_submit(limiter), methods=["POST"]),
+            Route(SIGNIN_PATH, _signin_submit(limiter, pool), methods=["POST"]),
             Route(SIGNOUT_PATH, signout_form, methods=["GET"]),
             Route(SIGNOUT_PATH, signout, methods=["POST"])]
 

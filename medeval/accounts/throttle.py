@@ -4,6 +4,10 @@ Three guards, from the cheapest:
 
 * :class:`AddressLimiter` -- a token bucket per client address (in this process's memory): a burst of
   sign-in attempts, then one more every few seconds. The web routes ask it before anything else.
+* :class:`SigninPool` -- the web sign-ins run on a couple of threads of their own, never on the threads that
+  serve pages and check every websocket message (a flood of sign-ins once filled those, and grading waited
+  seconds behind the queue); a few more may wait for them, and beyond that a sign-in is refused at once as
+  :class:`Busy`, with the seconds the queue takes to clear.
 * :class:`HashGate` -- at most a couple of argon2 hashes at once in this process. One hash takes 64 MiB
   and a core for a moment; forty at once took the server from 385 MiB to 2 GiB. A sign-in that cannot
   get a slot in time is refused as :class:`Busy` (the page says when to try again).
@@ -26,6 +30,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
 from medeval.core.errors import MedevalError
@@ -67,6 +72,83 @@ class HashGate:
             yield
         finally:
             self._sem.release()
+
+
+def lowest_cpu_priority() -> bool:
+    """Give the calling thread (and the threads it starts, such as argon2's lanes) the lowest CPU priority.
+
+    On Linux the nice value belongs to a thread and is inherited by the threads it creates, so a sign-in's
+    argon2 hash (about 1.5 cores for 0.1-0.2 s; it runs its 4 lanes on threads of its own) takes only the CPU
+    that the page threads and the event loop leave; under load a sign-in slows down and the queue fills, which
+    refuses more with 429, instead of every grade waiting for the hashes. Elsewhere nothing changes
+    (False). Lowering one's own priority needs no privilege.
+    """
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except OSError:
+        return False
+    return True
+
+
+class SigninPool:
+    """Sign-ins on ``workers`` threads of their own; at most ``queue`` more wait; one more is :class:`Busy` at once.
+
+    ``submit`` returns a ``concurrent.futures.Future`` (await it with ``asyncio.wrap_future``); a queued one that
+    is cancelled (the client went away) never runs. The ``Retry-After`` of a refusal is the time the work in
+    hand takes at the recent pace (a moving average of the sign-ins' durations).
+    """
+
+    def __init__(self, workers: int = 2, queue: int = 8, *, typical_s: float = 0.25):
+        if workers < 1 or queue < 0:
+            raise ValueError("a sign-in pool needs at least one worker and a queue of 0 or more")
+        self.workers, self.queue = workers, queue
+        self._lock = threading.Lock()
+        self._admitted = 0  # running or waiting
+        self._mean_s = typical_s
+        self._executor: ThreadPoolExecutor | None = None  # started on first use
+
+    def retry_after(self) -> int:
+        with self._lock:
+            return whole_seconds(max(1, self._admitted) / self.workers * self._mean_s)
+
+    def submit(self, fn: Callable, *args) -> Future:
+        with self._lock:
+            if self._admitted >= self.workers + self.queue:
+                retry = whole_seconds(self._admitted / self.workers * self._mean_s)
+                raise Busy(f"too many sign-ins at once: wait {retry} seconds and try again", retry)
+            self._admitted += 1
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="medeval-signin",
+                                                    initializer=lowest_cpu_priority)
+            executor = self._executor
+        try:
+            future = executor.submit(self._timed, fn, args)
+        except BaseException:
+            self._release(None)
+            raise
+        future.add_done_callback(self._release)
+        return future
+
+    def _timed(self, fn: Callable, args: tuple):
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            with self._lock:
+                self._mean_s = 0.8 * self._mean_s + 0.2 * (time.perf_counter() - t0)
+
+    def _release(self, _future) -> None:
+        with self._lock:
+            self._admitted -= 1
+
+    def __len__(self) -> int:
+        """Sign-ins running or waiting now."""
+        return self._admitted
 
 
 class AddressLimiter:
