@@ -4,14 +4,21 @@ Run it with ``streamlit run server.py`` (what ``scripts/start.sh`` does); Stream
 the ``app`` below and serves it with uvicorn, honouring ``.streamlit/config.toml`` and
 ``--server.*`` options.
 
-Middleware, outermost first: ``RequireSession`` sends a signed-out page load to the sign-in
-form; ``WebsocketGuard`` (``webui/websocket.py``) refuses Streamlit's websocket from another
-origin or without a live session, and strips the messages of one whose session has ended.
+Middleware, outermost first: ``TrustedProxies`` (``webui/proxy.py``) believes ``X-Forwarded-For`` and
+``X-Forwarded-Proto`` only from the proxies named in ``MEDEVAL_TRUSTED_PROXIES`` (uvicorn's own handling, which
+trusts any process on 127.0.0.1, is switched off here, while uvicorn imports this module); ``RequireSession``
+sends a signed-out page load to the sign-in form; ``WebsocketGuard`` (``webui/websocket.py``) refuses
+Streamlit's websocket from another origin or without a live session, strips the messages of one whose session
+has ended, and passes ``clear_cache`` only from an admin.
 """
 
 import streamlit as st
 
+from medeval.core import settings
+from webui.proxy import disable_uvicorn_proxy_headers, proxy_middleware
 from webui.routes import middleware, routes
 from webui.websocket import websocket_middleware
 
-app = st.App("app.py", routes=routes(), middleware=middleware() + websocket_middleware())
+settings.trusted_proxies()  # a malformed MEDEVAL_TRUSTED_PROXIES stops the start with a clear message
+disable_uvicorn_proxy_headers()
+app = st.App("app.py", routes=routes(), middleware=proxy_middleware() + middleware() + websocket_middleware())

@@ -8,6 +8,8 @@
 # Settings from the environment, as scripts/start.sh: MEDEVAL_DB (default annotations.db; the demo database
 # is built when it does not exist), MEDEVAL_RUN_DIR (default ./run: generated nginx.conf, pid files, logs, the
 # self-signed certificate when no --cert/--key is given). `stop` and `status` need the same MEDEVAL_RUN_DIR.
+# The app processes get MEDEVAL_TRUSTED_PROXIES=127.0.0.1: they believe the client address and scheme that this
+# nginx forwards (it replaces X-Forwarded-For with the address it saw), and nobody else's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -162,7 +164,8 @@ done
 ok=0
 trap '[ "$ok" = 1 ] || { say "start failed: stopping what was started"; stop_all; }' EXIT
 for p in "${ports[@]}"; do
-  setsid .venv/bin/python -m streamlit run server.py --server.headless=true --server.address=127.0.0.1 \
+  # nginx (on 127.0.0.1) replaces X-Forwarded-For/-Proto with what it saw: the app processes believe it alone
+  MEDEVAL_TRUSTED_PROXIES=127.0.0.1 setsid .venv/bin/python -m streamlit run server.py --server.headless=true --server.address=127.0.0.1 \
     --server.port="$p" --browser.gatherUsageStats=false --server.fileWatcherType=none --server.runOnSave=false \
     </dev/null >"$RUN/logs/worker-$p.log" 2>&1 &
   echo $! >"$RUN/worker-$p.pid"

@@ -5,7 +5,8 @@ One module-scoped deployment: the browser tests' small database (``tests/browser
 self-signed certificate and a plain-HTTP port that redirects. Everything goes through nginx over
 HTTPS, as a browser would (the certificate is not verified: it is self-signed). Checked:
 
-1. sign-in through the proxy works and its cookie is ``Secure`` (X-Forwarded-Proto reaches uvicorn);
+1. sign-in through the proxy works and its cookie is ``Secure`` (X-Forwarded-Proto from the trusted nginx), and
+   the app charges a sign-in to the address nginx saw, not to a forged X-Forwarded-For;
 2. a session cookie keeps a client on one process, before sign-in its address does, and different
    sessions are spread over both processes (nginx's response header ``X-Medeval-Upstream``);
 3. a session made on one process is valid on the other (one database, one cookie secret);
@@ -173,9 +174,30 @@ def sign_in(dep: Deployment, username: str = USER):
 def test_signin_through_the_proxy_sets_a_secure_cookie(dep):
     value, header, upstream = sign_in(dep)
     attrs = {a.strip().lower() for a in header.split(";")[1:]}
-    assert "secure" in attrs, header  # uvicorn saw https from X-Forwarded-Proto
+    assert "secure" in attrs, header  # the app believed X-Forwarded-Proto from nginx (MEDEVAL_TRUSTED_PROXIES)
     assert "httponly" in attrs and "samesite=lax" in attrs, header
     assert upstream in {f"127.0.0.1:{dep.first + i}" for i in range(WORKERS)}, upstream
+
+
+def test_the_app_sees_the_address_nginx_saw_not_a_forged_one(dep):
+    """serve.sh names its nginx in MEDEVAL_TRUSTED_PROXIES, and nginx replaces X-Forwarded-For: a client that
+    forges the header is charged to its own address (here 127.0.0.9, a loopback address of its own)."""
+    import json
+
+    conn = http.client.HTTPSConnection("127.0.0.1", dep.port, timeout=TIMEOUT_S, context=_tls(),
+                                       source_address=("127.0.0.9", 0))
+    try:
+        conn.request("POST", "/signin", body=urlencode({"username": USER, "password": "wrong password!", "next": "/"}),
+                     headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": dep.origin,
+                              "X-Forwarded-For": "203.0.113.66"})
+        resp = conn.getresponse()
+        resp.read()
+    finally:
+        conn.close()
+    assert resp.status == 401, resp.status
+    detail = bs.query(Path(dep.env["MEDEVAL_DB"]), "SELECT detail FROM audit_log WHERE action = 'login.failed' "
+                                                   "ORDER BY id DESC LIMIT 1")[0][0]
+    assert json.loads(detail)["address"] == "127.0.0.9", detail
 
 
 # ---------------------------------------------------------------- 2-3. sticky sessions, one database

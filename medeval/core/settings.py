@@ -47,6 +47,11 @@ SETTINGS: tuple[Setting, ...] = (
             "Address the web app listens on (scripts/start.sh). Keep 127.0.0.1 behind a TLS reverse proxy; "
             "0.0.0.0 serves the whole network directly.", "--server.address"),
     Setting("MEDEVAL_PORT", "8501", "Port of the web app (scripts/start.sh).", "--server.port"),
+    Setting("MEDEVAL_TRUSTED_PROXIES", "",
+            "Addresses or networks (comma-separated, e.g. 127.0.0.1 or 10.0.8.0/24) of the reverse proxies whose "
+            "X-Forwarded-For and X-Forwarded-Proto headers the web app believes. Empty (the default): none; the "
+            "client's address is that of the connection, whatever headers it sends. scripts/serve.sh sets 127.0.0.1 "
+            "for its nginx. Name only proxies that replace these headers: the sign-in limits are per address.", None),
     Setting("MEDEVAL_IDLE_TIMEOUT", "1800",
             "Seconds without activity after which a signed-in session ends (server-side) and the user "
             "must sign in again.", None),
@@ -108,3 +113,23 @@ def idle_timeout() -> float:
 def session_lifetime() -> float:
     """MEDEVAL_SESSION_LIFETIME in seconds (a positive number)."""
     return _positive_seconds("MEDEVAL_SESSION_LIFETIME", "e.g. 43200 for 12 hours")
+
+
+def trusted_proxies() -> tuple[str, ...]:
+    """MEDEVAL_TRUSTED_PROXIES as a tuple of addresses and networks (checked: no '*', no host names)."""
+    import ipaddress
+
+    from medeval.core.errors import MedevalError
+
+    raw = get("MEDEVAL_TRUSTED_PROXIES")
+    out = []
+    for item in (part.strip() for part in raw.split(",")):
+        if not item:
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False) if "/" in item else ipaddress.ip_address(item)
+        except ValueError:
+            raise MedevalError(f"MEDEVAL_TRUSTED_PROXIES: {item!r} is not an IP address or network (e.g. 127.0.0.1 "
+                               "or 10.0.8.0/24); name each proxy, '*' and host names are not accepted") from None
+        out.append(item)
+    return tuple(out)
