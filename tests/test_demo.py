@@ -89,10 +89,10 @@ def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
                            "WHERE ci.campaign_id = ?", (s["campaign"],)).fetchone()[0] == 0
     from medeval.demo import clinicians as sc
 
-    from medeval.demo.active_demo import ACTIVE_CAMPAIGN
+    from medeval.demo.active_demo import ACTIVE_CAMPAIGN, PAPER_CAMPAIGN
 
     assert [c["name"] for c in cp.list_campaigns(db, actor=None)] == [
-        "Demo calibration round", sc.VALIDATION_CAMPAIGN, ACTIVE_CAMPAIGN, sc.CALIBRATION_CAMPAIGN]
+        "Demo calibration round", sc.VALIDATION_CAMPAIGN, PAPER_CAMPAIGN, ACTIVE_CAMPAIGN, sc.CALIBRATION_CAMPAIGN]
     # the validation sample shares no item with the campaign whose grades calibrated the active set (issue 21 §7)
     from medeval.calibration.validation import overlap
 
