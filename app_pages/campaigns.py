@@ -15,9 +15,10 @@ if not camps:
     st.info("No campaigns yet. Create one on the New campaign page (or `python -m medeval campaign create`).")
     st.stop()
 
-st.dataframe([{"id": c["id"], "name": c["name"], "kind": c["kind"], "items": c["items"], "k": c["config"].get("k"),
-               "status": c["status"], "created by": c["created_by"], "created": c["created_at"]} for c in camps],
-             hide_index=True, width="stretch", key="campaign_table")
+ui.safe_table([{"id": c["id"], "name": c["name"], "kind": c["kind"], "items": c["items"], "k": c["config"].get("k"),
+                "status": c["status"], "created by": c["created_by"], "created": c["created_at"]} for c in camps],
+              hide_index=True, width="stretch", key="campaign_table", file_name="campaigns.csv",
+              label="Campaigns (CSV)")
 
 camp = ui.campaign_choice(camps, key="campaign_pick")
 cid = camp["id"]

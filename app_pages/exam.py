@@ -123,9 +123,10 @@ for it in items:
 
 st.subheader("Decisions")
 if history:
-    st.dataframe([{"id": h.id, "model": h.model, "question": h.question, "letters": h.letters or "(no answer)",
-                   "decided by": h.decided_by, "decided at": h.decided_at, "note": h.note,
-                   "supersedes": h.supersedes} for h in history], hide_index=True, width="stretch")
+    ui.safe_table([{"id": h.id, "model": h.model, "question": h.question, "letters": h.letters or "(no answer)",
+                    "decided by": h.decided_by, "decided at": h.decided_at, "note": h.note,
+                    "supersedes": h.supersedes} for h in history], hide_index=True, width="stretch",
+                  key="exam_decisions", file_name="exam-decisions.csv", label="Decisions (CSV)")
 else:
     st.caption("No decisions yet for this exam.")
 st.caption(f"Exam {exam.exam} (the key file's SHA-256): a decision belongs to this key, the model, the question "

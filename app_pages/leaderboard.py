@@ -114,11 +114,12 @@ st.subheader("Medical model vs backbone", anchor=False)
 tests = lb.ttests(rep, metric=metric, aspect=aspect)
 if tests:
     st.caption("Welch's t-test on raw scores, medical minus backbone; * = significant at p < 0.05.")
-    st.dataframe([{"medical": t["medical"], "backbone": t["backbone"], "aspect": t["aspect"] or "—",
-                   "metric": t["metric"] or "—", "mean medical": t["mean_medical"],
-                   "mean backbone": t["mean_backbone"], "t": t["t"], "p": t["p"],
-                   "": t["mark"], "undefined": t["undefined_reason"] or ""} for t in tests],
-                 hide_index=True, width="stretch")
+    ui.safe_table([{"medical": t["medical"], "backbone": t["backbone"], "aspect": t["aspect"] or "—",
+                    "metric": t["metric"] or "—", "mean medical": t["mean_medical"],
+                    "mean backbone": t["mean_backbone"], "t": t["t"], "p": t["p"],
+                    "": t["mark"], "undefined": t["undefined_reason"] or ""} for t in tests],
+                  key="lb_ttests", file_name=f"leaderboard-v{version}-ttests.csv", label="t-tests (CSV)",
+                  hide_index=True, width="stretch")
 else:
     st.caption("No medical model with a backbone among the imported models.")
 
@@ -140,10 +141,11 @@ if others:
         names = {"rank": f"rank v{version}", "rank_before": f"rank v{other}", "rank_change": "rank change",
                  "total_score": f"total v{version}", "total_before": f"total v{other}", "total_change": "total change",
                  "level": f"level v{version}", "level_before": f"level v{other}"}
-        st.dataframe([{names.get(k, k): v for k, v in r.items()} for r in cmp["rows"]], hide_index=True,
-                     width="stretch", key="lb_compare",
-                     column_config={names[k]: st.column_config.NumberColumn(format="%.2f")
-                                    for k in ("total_score", "total_before", "total_change")})
+        ui.safe_table([{names.get(k, k): v for k, v in r.items()} for r in cmp["rows"]], hide_index=True,
+                      width="stretch", key="lb_compare", label="Comparison (CSV)",
+                      file_name=f"leaderboard-v{version}-vs-v{other}-{metric}.csv",
+                      column_config={names[k]: st.column_config.NumberColumn(format="%.2f")
+                                     for k in ("total_score", "total_before", "total_change")})
     elif cmp["metrics"]:
         st.info(f"Nothing is graded under v{other} for this choice.")
     else:

@@ -100,8 +100,9 @@ for n, sec in enumerate(r["sections"]):
 if r["flags"]:
     st.subheader(f"Flagged items ({len(r['flags'])})", anchor=False)
     st.caption("Notes the annotators left on items (their text, shown as written).")
-    st.dataframe([{"source": f["source"], "annotator": f["annotator"], "note": f["note"]} for f in r["flags"]],
-                 hide_index=True, width="stretch", key="task_flags")
+    ui.safe_table([{"source": f["source"], "annotator": f["annotator"], "note": f["note"]} for f in r["flags"]],
+                  hide_index=True, width="stretch", key="task_flags", file_name=f"task-{cid}-flags.csv",
+                  label="Flagged items (CSV)")
 
 c1, c2, c3 = st.columns(3)
 c1.download_button("Results (JSON)", json.dumps(r, ensure_ascii=False, indent=2, default=str),

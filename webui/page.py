@@ -17,6 +17,7 @@ from medeval.accounts import auth, hints
 from medeval.accounts.auth import User
 from medeval.annotation.guidelines import gate_state
 from medeval.core import settings
+from medeval.core.csvsafe import csv_text
 from medeval.store.db import pooled
 
 from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
@@ -158,6 +159,18 @@ def campaign_choice(camps: list[dict], *, key: str, param: str = "campaign") -> 
     cid = sticky_choice("Campaign", list(by_id), key=key, param=param, default=camps[-1]["id"], show_single=True,
                         format_func=lambda i: f"#{i} {by_id[i]['name']} ({by_id[i]['status']})")
     return by_id[cid]
+
+
+def safe_table(rows: list[dict], *, key: str, file_name: str, label: str = "Download this table (CSV)",
+               **dataframe_args) -> None:
+    """A table whose cells may hold imported or typed text, with the project's CSV export of it below: every cell a
+    spreadsheet would run (``=HYPERLINK(...)``, ``+``, ``-``, ``@`` ...) neutralised (:mod:`medeval.core.csvsafe`).
+    The dataframe's own "Download as CSV", which writes such cells raw, is off for the whole app
+    (``client.disableDataExport`` in ``.streamlit/config.toml``; issue 23 §5). For Grade, Annotate and Tune cut-offs
+    too: call this instead of ``st.dataframe`` where a table should be downloadable."""
+    st.dataframe(rows, key=key, **dataframe_args)
+    st.download_button(label, csv_text(rows), file_name=file_name, mime="text/csv", key=f"{key}_csv",
+                       disabled=not rows)
 
 
 def plain(label: str, text: str | None, *, key: str | None = None) -> None:
