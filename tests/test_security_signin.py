@@ -368,7 +368,10 @@ def _read_only(real_connect):
     def read_only(*a, **kw):
         with real_connect(*a, **kw) as d:
             d.conn.execute("PRAGMA query_only = 1")
-            yield d
+            try:
+                yield d
+            finally:
+                d.conn.execute("PRAGMA query_only = 0")  # a pooled connection goes back to the pool writable
 
     return read_only
 
@@ -388,6 +391,7 @@ def test_a_page_load_on_a_database_that_cannot_be_written_gives_503(app, db_path
     with connect(db_path) as db:  # the next page load must write last_seen
         db.conn.execute("UPDATE sessions SET last_seen = last_seen - 600")
     monkeypatch.setattr(web, "connect", _read_only(web.connect))
+    monkeypatch.setattr(web, "pooled", _read_only(web.pooled))  # the page-load check takes a pooled connection
     r = request(app, "GET", "/grade", cookie=value, headers=HTML)
     assert r.status == 503 and "cannot be read or written; tell the administrator" in r.body
 
