@@ -20,12 +20,14 @@ import streamlit as st
 from medeval.annotation import gold, tasks
 from medeval.annotation import guidelines as gl
 from medeval.annotation.tasks import gold as tgold
+from medeval.annotation.tasks import layout
 from medeval.core.errors import MedevalError
 from medeval.core.limits import NOTE_MAX_CHARS
 from webui import gold as ui_gold
 from webui import page as ui
 from webui import screen
-from webui.grade_screen import SETTLE_MS, test_submit_delay
+from webui.grade_screen import test_submit_delay
+from webui.screen import SETTLE_MS
 
 user = ui.require("annotator", "researcher", "admin")
 # one item on one screen (1366×768 and up): text boxes scroll inside, full option labels, a fixed status line
@@ -190,10 +192,10 @@ flagging = st.session_state.get("task_flagging", False)
 c0, c1, c2, c3 = st.columns([4, 2, 2, 3], vertical_alignment="bottom")
 c0.progress(s.done / s.total, text=(f"Revisiting a skipped item — {s.skipped} skipped" if item.revisiting
                                     else f"{label} {s.position} of {s.total}"))
-c1.button("Skip item", key=f"task_skip_{item.item_id}", shortcut="S", width="stretch", on_click=_answer,
+c1.button("Skip item", key=f"task_skip_{item.key}", shortcut="S", width="stretch", on_click=_answer,
           args=(item.ref, None, None, item.revision, "item skipped"), help="Come back to it after the others",
           disabled=flagging or reading)
-c2.button("Flagged" if item.flagged else "Flag…", key=f"task_flag_{item.item_id}", shortcut="F", width="stretch",
+c2.button("Flagged" if item.flagged else "Flag…", key=f"task_flag_{item.key}", shortcut="F", width="stretch",
           on_click=_flagging, args=(True,), disabled=flagging or reading,
           help="Report a problem with this item (a wrong reference, an unreadable answer) with a note")
 guidelines_button(c3, disabled=flagging)
@@ -225,7 +227,7 @@ def given_line(target: str) -> None:
 def ask(q) -> None:
     """The question to answer now: one button per option, its key shown and bound (not while flagging). Each label
     is shown in full (wrapped); hovering a button shows what the criterion asks and what the option means."""
-    with st.container(border=True, key=f"ask_{item.item_id}"):
+    with st.container(border=True, key=f"ask_{item.key}"):
         # rubric texts may come from a researcher's file: shown literally
         part = (f" · *Part {item.open_part} of {item.parts}"
                 + (" (the next part opens when every question here has an answer)*" if item.open_part < item.parts
@@ -236,33 +238,9 @@ def ask(q) -> None:
             # the button shows its key itself (Streamlit's shortcut badge); a score's label is its anchor
             about = f"{q.criterion}: {q.prompt}" + (f"\n\n{o.label}: {o.meaning}" if o.meaning else "")
             col.button(ui.md_escape(o.meaning if o.label == o.key and o.meaning else o.label),
-                       key=f"opt_{item.item_id}_{q.id}_{o.value}", shortcut=o.key, help=ui.md_escape(about),
+                       key=f"opt_{item.key}_{q.id}_{o.value}", shortcut=o.key, help=ui.md_escape(about),
                        width="stretch", on_click=_answer, disabled=flagging or reading,
                        args=(item.ref, q.id, o.value, item.revision, f"{q.target} · {q.criterion} → {o.label}"))
-
-
-def rows_of_blocks() -> list[list]:
-    """The open blocks in screen order, in rows: blocks that are rated side by side (the two sides of a pair, the
-    responses of a rubric item: consecutive blocks with a target, at most 3 a row), or the context before them
-    (consecutive blocks without a target: two columns). A folded block is a row of its own."""
-    rows: list[list] = []
-    for b in item.blocks:
-        last = rows[-1] if rows else None
-        if last and not b.fold and not last[0].fold and bool(b.target) == bool(last[0].target) \
-                and (not b.target or len(last) < 3):
-            last.append(b)
-        else:
-            rows.append([b])
-    # a lone context block right before a lone rated block (the judge's numbering, then its assessment): one row
-    out: list[list] = []
-    for row in rows:
-        prev = out[-1] if out else None
-        if prev and len(prev) == 1 and len(row) == 1 and not prev[0].target and not prev[0].fold and row[0].target \
-                and not row[0].fold:
-            prev.append(row[0])
-        else:
-            out.append(row)
-    return out
 
 
 def draw(b, key: str) -> None:
@@ -270,43 +248,29 @@ def draw(b, key: str) -> None:
     given_line(b.target)
 
 
-def groups_of_blocks() -> list[list] | None:
-    """The blocks as groups of one shape that each end with the block rated (AccR: a claim, the model's verdict,
-    its answer -- for the factual and the counterfactual claim), or None when the item is not made so."""
-    groups: list[list] = [[]]
-    for b in item.blocks:
-        groups[-1].append(b)
-        if b.target:
-            groups.append([])
-    groups = [g for g in groups if g]
-    if len(groups) < 2 or len(groups) > 3 or any(b.fold for b in item.blocks) or not groups[-1][-1].target:
-        return None
-    return groups if all(len(g) == len(groups[0]) >= 2 for g in groups) else None
-
-
 asked = False
-if (groups := groups_of_blocks()) is not None:  # side by side, one column a group; the question below them all
+if (groups := layout.groups(item.blocks)) is not None:  # side by side, one column a group; the question below them all
     for n, (col, group) in enumerate(zip(st.columns(len(groups)), groups)):
         with col:
             for m, b in enumerate(group):
-                draw(b, f"side_{b.target}_{item.item_id}" if b.target else f"ctx_{item.item_id}_{n}_{m}")
-for n, row in enumerate(rows_of_blocks() if groups is None else []):
+                draw(b, f"side_{b.target}_{item.key}" if b.target else f"ctx_{item.key}_{n}_{m}")
+for n, row in enumerate(layout.rows(item.blocks) if groups is None else []):
     b = row[0]
     if b.fold:
         with st.expander(ui.md_escape(b.label)):
             st.text(b.text)
         continue
     if len(row) == 1:
-        draw(b, f"{'side' if b.target else 'ctx'}_{item.item_id}_{n}")
+        draw(b, f"{'side' if b.target else 'ctx'}_{item.key}_{n}")
     elif row[-1].target and not b.target:  # a short context beside the block it is about
         for col, x, kind in zip(st.columns([1, 3]), row, ("ctx", "side")):
             with col:
-                draw(x, f"{kind}_{item.item_id}_{n}_{kind}")
+                draw(x, f"{kind}_{item.key}_{n}_{kind}")
     elif b.target:
         done = "done_" if all(x.part < item.open_part for x in row) else ""  # rated in an earlier part: smaller
         for col, b in zip(st.columns(len(row)), row):
             with col:
-                draw(b, f"side_{done}{b.target}_{item.item_id}")
+                draw(b, f"side_{done}{b.target}_{item.key}")
     else:  # the context: the first half on the left, the rest on the right
         half = (len(row) + 1) // 2
         # in a later part (the judge's) the context read in part 1 folds away: the screen is for what is rated now
@@ -317,7 +281,7 @@ for n, row in enumerate(rows_of_blocks() if groups is None else []):
             for col, (start, part) in zip(st.columns(2), ((0, row[:half]), (half, row[half:]))):
                 with col:
                     for m, b in enumerate(part, start=start):
-                        draw(b, f"ctx_{item.item_id}_{n}_{m}")
+                        draw(b, f"ctx_{item.key}_{n}_{m}")
     if pending is not None and not asked and pending.target in {x.target for x in row if x.target}:
         ask(pending)
         asked = True
@@ -327,7 +291,7 @@ if pending is not None and not asked:
 
 def _save_flag() -> None:
     """The flag form's callback: a note is required; the dialog closes once the flag is saved."""
-    note = st.session_state.get(f"task_flag_note_{item.item_id}", "")
+    note = st.session_state.get(f"task_flag_note_{item.key}", "")
     if not (note or "").strip():
         st.session_state["task_flag_error"] = "Write a short note saying what is wrong, then press Enter again."
         return
@@ -346,8 +310,8 @@ if flagging:
     # F: the note opens over the item, in view, with the focus in it; Enter saves, Esc (or Cancel) closes it
     @st.dialog("Flag this item", on_dismiss=lambda: _flagging(False))
     def _flag_dialog() -> None:
-        with st.form(key=f"task_flag_form_{item.item_id}", border=False):
-            st.text_input("What is wrong with it? (required)", key=f"task_flag_note_{item.item_id}",
+        with st.form(key=f"task_flag_form_{item.key}", border=False):
+            st.text_input("What is wrong with it? (required)", key=f"task_flag_note_{item.key}",
                           placeholder="e.g. the reference answer is outdated", max_chars=NOTE_MAX_CHARS)
             st.caption("Enter saves the flag · Esc cancels")
             b1, b2 = st.columns(2)
@@ -357,7 +321,7 @@ if flagging:
             st.error(ui.md_escape(err))
         elif not st.session_state.get("task_flagging"):  # saved or cancelled: the whole page again
             st.rerun()
-        screen.focus(f'.st-key-task_flag_note_{item.item_id} input')
+        screen.focus(f'.st-key-task_flag_note_{item.key} input')
 
     _flag_dialog()
 
@@ -370,7 +334,7 @@ if item.answers and item.changeable:  # (not in a qualification round)
             st.caption(ui.md_escape(f"{q.target} · {q.criterion}"))
             cols = st.columns(len(q.options))
             for col, o in zip(cols, q.options):
-                col.button(ui.md_escape(o.label), key=f"chg_{item.item_id}_{q.id}_{o.value}",
+                col.button(ui.md_escape(o.label), key=f"chg_{item.key}_{q.id}_{o.value}",
                            disabled=item.answers[q.id] == o.value, width="stretch", on_click=_answer,
                            args=(item.ref, q.id, o.value, item.revision,
                                  f"{q.target} · {q.criterion} → {o.label} (changed)"))

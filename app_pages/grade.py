@@ -51,8 +51,10 @@ unfinished = [c for c in mine if c["status"] == "open" and c["done"] < c["total"
 # counts, which must never move the page -- and the next key press -- to another campaign.
 cid = ui.sticky_choice("Campaign", list(by_id), key="grade_campaign", param="campaign",
                        default=(unfinished or mine)[0]["id"],
-                       format_func=lambda i: f"{by_id[i]['name']} — {by_id[i]['done']} of {by_id[i]['total']} done"
+                       format_func=lambda i: f"{by_id[i]['name']} — {by_id[i]['total']} items"
                        + (" (closed)" if by_id[i]["status"] == "closed" else ""))
+# (the label says no "N done": a grade reruns only the panel below, which says how many are done, so a count here
+# would go stale while the doctor grades)
 revisit_key = f"revisit_skipped_{cid}"
 
 with ui.db() as d:
@@ -144,6 +146,9 @@ def _continue(value: bool = True) -> None:
     st.session_state[f"qualification_done_{cid}"] = value
 
 
+st.subheader(ui.md_escape(by_id[cid]["name"]), anchor=False)  # drawn once: a key reruns only the panel below
+
+
 @st.fragment
 def screen() -> None:
     """The grading panel (status line, progress, item, keys, flag note, last answers): a key reruns only this
@@ -159,7 +164,6 @@ def screen() -> None:
     if st.session_state.get("saved_for") != cid or time.time() - st.session_state.get("saved_at", 0) > SAVED_FOR_S:
         st.session_state.pop("saved", None)  # another campaign's, or an earlier sitting's (round): never shown here
         st.session_state.pop("gold_feedback", None)
-    st.subheader(ui.md_escape(s.campaign_name), anchor=False)
     with st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
         if error := st.session_state.get("grade_error"):
             st.error(ui.md_escape(error), icon=":material/error:")
@@ -189,7 +193,7 @@ def screen() -> None:
                 if editable:
                     cols = c2.columns(3)
                     for key, tier, name, _ in cp.TIER_GUIDE:
-                        cols[tier].button(key, key=f"change_{g.item_id}_{tier}", help=f"Change to {name}",
+                        cols[tier].button(key, key=f"change_{g.key}_{tier}", help=f"Change to {name}",
                                           disabled=(g.tier == tier and not g.skipped), width="stretch",
                                           on_click=_answer, args=(g.ref, g.item_id, g.annotation_id),
                                           kwargs={"tier": tier, "what": f"{g.disease} · {g.aspect}", "changed": True})
@@ -241,13 +245,11 @@ def screen() -> None:
         st.progress((s.position - 1) / s.total, text=f"{label} {s.position} of {s.total}")
 
     st.session_state["grade_drawn_ref"] = item.ref  # the only item a grade or skip is stored for (see _answer)
+    # Few elements: every element is a message the server builds and sends on each key (issue 22 §4).
     with st.container(key="gradeitem"):
-        c1, c2 = st.columns([2, 3], vertical_alignment="top")
-        with c1:
-            ui.plain("Disease", item.disease, key="item_disease")
-        with c2:
-            st.caption("Aspect")
-            st.text(f"{item.aspect} · {item.aspect_zh}")
+        with st.container(key="item_disease"):  # disease · aspect · 中文 on one line; names shown literally
+            st.markdown(f"**{ui.md_escape(item.disease)}** · {ui.md_escape(item.aspect)} · "
+                        f"{ui.md_escape(item.aspect_zh)}")
         if item.definition:
             st.caption(ui.md_escape(item.definition))
         c1, c2 = st.columns(2)  # side by side where the width allows (stacked on a narrow screen)
@@ -258,26 +260,26 @@ def screen() -> None:
 
     flagging = st.session_state.get("flagging", False)
     locked = flagging or reading  # no grade key while the flag form or the guidelines are open
-    cols = st.columns(3)
-    for key, tier, name, meaning in cp.TIER_GUIDE:
-        cols[tier].button(name, key=f"grade_{item.item_id}_{tier}", shortcut=key, help=meaning,
-                          width="stretch", disabled=locked,
-                          on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"tier": tier, "what": what})
-    c1, c2, c3 = st.columns(3)
-    c1.button("Skip", key=f"skip_{item.item_id}", shortcut="S", disabled=locked, width="stretch",
-              on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"skipped": True, "what": what},
-              help="Come back to it after the others")
-    c2.button("Flag…", key=f"flag_{item.item_id}", shortcut="F", disabled=locked, width="stretch",
-              on_click=_open_flag, help="Report a problem with this item (with a note)")
-    guidelines_button(c3, disabled=flagging)
+    with st.container(horizontal=True, key="gradekeys"):
+        for key, tier, name, meaning in cp.TIER_GUIDE:
+            st.button(name, key=f"grade_{item.key}_{tier}", shortcut=key, help=meaning, width="stretch",
+                      disabled=locked, on_click=_answer, args=(item.ref, item.item_id, s.prior),
+                      kwargs={"tier": tier, "what": what})
+    with st.container(horizontal=True, key="gradeother") as row:
+        st.button("Skip", key=f"skip_{item.key}", shortcut="S", disabled=locked, width="stretch",
+                  on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"skipped": True, "what": what},
+                  help="Come back to it after the others")
+        st.button("Flag…", key=f"flag_{item.key}", shortcut="F", disabled=locked, width="stretch",
+                  on_click=_open_flag, help="Report a problem with this item (with a note)")
+        guidelines_button(row, disabled=flagging)
 
     if flagging:
-        with st.container(key="gradeflag"), st.form(key=f"flag_form_{item.item_id}", border=True, enter_to_submit=False):
+        with st.container(key="gradeflag"), st.form(key=f"flag_form_{item.key}", border=True, enter_to_submit=False):
             st.markdown("**Flag this item** · Enter saves, Esc cancels")
-            note = st.text_input("What is wrong with it? (required)", key=f"flag_note_{item.item_id}",
+            note = st.text_input("What is wrong with it? (required)", key=f"flag_note_{item.key}",
                                  placeholder="e.g. the reference answer is outdated", max_chars=NOTE_MAX_CHARS)
             choice_keys = ["none", 0, 1, 2]
-            grade = st.radio("Grade it as well?", choice_keys, horizontal=True, key=f"flag_tier_{item.item_id}",
+            grade = st.radio("Grade it as well?", choice_keys, horizontal=True, key=f"flag_tier_{item.key}",
                              format_func=lambda t: "No grade (skip)" if t == "none" else cp.tier_label(t))
             b1, b2 = st.columns(2)
             save = b1.form_submit_button("Save flag", type="primary", width="stretch")

@@ -74,12 +74,14 @@ import time
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import sqlite_utils  # noqa: E402
 import websockets  # noqa: E402
 from streamlit.proto.Alert_pb2 import Alert  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
@@ -87,12 +89,13 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from bench.benchlib import cpu_model as benchlib_cpu_model  # noqa: E402
 from bench.benchlib import finish, loadavg, log, table_lines
+from medeval.annotation.screen_keys import screen_key  # noqa: E402
 
 SEED = 20240611
 PASSWORD = "bench-grading-password"
 COOKIE = "medeval_session"  # webui.COOKIE_NAME
 RERUN_TIMEOUT_S = 120.0
-GRADE_KEY = re.compile(r"-grade_(\d+)_([012])$")  # widget id "$$ID-<hash>-grade_<item>_<tier>"
+GRADE_KEY = re.compile(r"-grade_(k[0-9a-f]+)_([012])$")  # widget id "$$ID-<hash>-grade_<item key>_<tier>"
 
 # concurrent phases: (think time low, high, grades per annotator); think None = back to back
 SIZES = {
@@ -296,7 +299,7 @@ class Page:
     """What one script run sent: the item on screen and its grade buttons, alerts, exceptions, timings."""
 
     status: str = ""
-    item_id: int | None = None
+    item_id: str | None = None  # the item's opaque screen key (medeval.annotation.screen_keys.screen_key)
     grade_ids: dict[int, str] = field(default_factory=dict)  # tier -> widget id
     fragment_id: str = ""  # the fragment the grade buttons are drawn in ("": the page has none)
     alerts: list[tuple[int, str]] = field(default_factory=list)
@@ -390,7 +393,7 @@ class Annotator:
                 if et == "button":
                     m = GRADE_KEY.search(el.button.id)
                     if m:
-                        page.item_id = int(m.group(1))
+                        page.item_id = m.group(1)
                         page.grade_ids[int(m.group(2))] = el.button.id
                         page.fragment_id = fm.delta.fragment_id
                 elif et == "alert":
@@ -509,13 +512,19 @@ def check_db(db_path: Path, campaign_id: int, clients: list[Annotator]) -> dict:
             "JOIN users u ON u.id = g.user_id JOIN assignments a ON a.item_id = g.item_id AND a.user_id = g.user_id "
             "WHERE a.campaign_id = ?", (campaign_id,)).fetchall()
         order: dict[str, list[int]] = {}
+        key_of: dict[tuple[str, str], int] = {}  # (user, screen key) -> item id: the page shows only the key
+        db = sqlite_utils.Database(conn)
         for c in clients:
+            uid = conn.execute("SELECT id FROM users WHERE username = ?", (c.username,)).fetchone()[0]
             order[c.username] = [i for (i,) in conn.execute(
                 "SELECT a.item_id FROM assignments a JOIN users u ON u.id = a.user_id WHERE a.campaign_id = ? "
                 "AND u.username = ? ORDER BY a.position", (campaign_id, c.username))]
+            for i in order[c.username]:
+                key_of[(c.username, screen_key(db, SimpleNamespace(id=uid), f"i:{i}"))] = i
     finally:
         conn.close()
-    sent = {c.username: [r for r in c.clicks if r["sent"]] for c in clients}
+    sent = {c.username: [dict(r, item=key_of.get((c.username, r["item"]), r["item"])) for r in c.clicks if r["sent"]]
+            for c in clients}
     clicked = {(r["user"], r["item"]): r["tier"] for recs in sent.values() for r in recs}
     stored: dict[tuple[str, int], list[int | None]] = {}
     for user, item, tier, skipped, _sup in rows:

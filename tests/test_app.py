@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from medeval.accounts import auth
 from medeval.annotation import campaigns as cp
+from medeval.annotation.screen_keys import screen_key
 from medeval.core import settings
 from medeval.store.db import connect
 from medeval.engine.importer import import_files
@@ -143,8 +144,19 @@ def _grade_page(app_db, username="doc1"):
     return at
 
 
-def _shown_item(at) -> int:
-    return int(next(b.key for b in at.button if b.key and b.key.startswith("grade_")).split("_")[1])
+def _shown_item(at) -> str:
+    """The screen key (``BlindItem.key``) of the item the grade buttons are for."""
+    return next(b.key for b in at.button if b.key and b.key.startswith("grade_")).split("_")[1]
+
+
+def _item_id(path, username: str, key: str) -> int:
+    """The item behind a screen key: the page never shows an item's id (issue 23 §3)."""
+    with connect(path) as db:
+        u = auth.get_user(db, username)
+        ids = [r[0] for r in db.conn.execute("SELECT item_id FROM assignments WHERE user_id = ?", (u.id,))]
+        found = [i for i in ids if screen_key(db, u, f"i:{i}") == key]
+    assert len(found) == 1, (key, found)
+    return found[0]
 
 
 def _progress_text(at) -> str:
@@ -166,12 +178,13 @@ def test_grading_saves_each_answer_and_shows_the_next_item(app_db):
     with connect(app_db["path"]) as db:
         rows = db.conn.execute("SELECT g.item_id, g.tier, g.skipped FROM grade_annotations g JOIN users u ON "
                                "u.id = g.user_id WHERE u.username = 'doc1' ORDER BY g.id").fetchall()
-    assert rows == [(first, 1, 0), (second, None, 1)]
+    assert rows == [(_item_id(app_db["path"], "doc1", first), 1, 0), (_item_id(app_db["path"], "doc1", second), None, 1)]
 
 
 def test_recent_answers_can_be_changed_and_history_is_kept(app_db):
     at = _grade_page(app_db)
     first = _shown_item(at)
+    item = _item_id(app_db["path"], "doc1", first)
     at.button(key=f"grade_{first}_0").click().run()
     assert not [b for b in at.button if (b.key or "").startswith("change_")]  # drawn only when asked for
     at.button(key="recent_toggle").click().run()
@@ -180,10 +193,10 @@ def test_recent_answers_can_be_changed_and_history_is_kept(app_db):
     assert any("Changed" in s.value and "Basically Correct" in s.value for s in at.success)
     with connect(app_db["path"]) as db:
         rows = db.conn.execute("SELECT id, tier, supersedes FROM grade_annotations WHERE item_id = ? ORDER BY id",
-                               (first,)).fetchall()
+                               (item,)).fetchall()
         changes = db.conn.execute("SELECT actor, target FROM audit_log WHERE action = 'annotation.change'").fetchall()
     assert [r[1] for r in rows] == [0, 2] and rows[1][2] == rows[0][0]
-    assert changes == [("doc1", str(first))]
+    assert changes == [("doc1", str(item))]
 
 
 def test_flag_needs_a_note_and_is_saved_with_it(app_db):
@@ -199,7 +212,7 @@ def test_flag_needs_a_note_and_is_saved_with_it(app_db):
     assert not at.exception
     with connect(app_db["path"]) as db:
         row = db.conn.execute("SELECT tier, skipped, flagged, note FROM grade_annotations WHERE item_id = ?",
-                              (item,)).fetchone()
+                              (_item_id(app_db["path"], "doc1", item),)).fetchone()
     assert row == (1, 0, 1, "reference 3 is outdated")
     assert _progress_text(at) == "Item 2 of 8"
 
@@ -462,8 +475,9 @@ def test_imported_names_are_shown_literally_in_messages(app_db):
 
 
 def test_grade_page_keeps_the_chosen_campaign_and_puts_it_in_the_url(app_db):
-    """Issue 12.4 on the Grade page: a grade changes the "done" count in the select box's labels; the page stays
-    on the campaign chosen (also in the URL, so a reload opens it); a foreign or invalid id falls back."""
+    """Issue 12.4 on the Grade page: the page stays on the campaign chosen while grades are given (the select box's
+    labels carry no "done" count, which a grade -- rerunning only the grading panel -- would leave stale; the panel
+    says it) (also in the URL, so a reload opens it); a foreign or invalid id falls back."""
     first = app_db["campaign"]
     with connect(app_db["path"]) as db:
         later = cp.create_random_campaign(db, "round 2", 4, ["doc1"], k=1, seed=1, actor=None)
@@ -473,7 +487,8 @@ def test_grade_page_keeps_the_chosen_campaign_and_puts_it_in_the_url(app_db):
     choose(at, "grade_campaign", "round 2")
     assert at.query_params.get("campaign") == str(later) and _progress_text(at) == "Item 1 of 4"
     at.button(key=f"grade_{_shown_item(at)}_2").click().run()
-    assert shown(at, "grade_campaign").startswith("round 2 — 1 of 4 done")
+    assert shown(at, "grade_campaign") == "round 2 — 4 items"
+    assert _progress_text(at) == "Item 2 of 4"  # the panel says how far the doctor is
     assert at.query_params.get("campaign") == str(later) and _progress_text(at) == "Item 2 of 4"
     at.button(key=f"grade_{_shown_item(at)}_1").click().run()
     with connect(app_db["path"]) as db:
@@ -496,7 +511,7 @@ def test_grade_page_stores_a_press_only_for_the_item_it_drew(app_db):
     names any other item (one never drawn) is refused and nothing is saved."""
     at = _grade_page(app_db)
     item = _shown_item(at)
-    assert at.session_state["grade_drawn_ref"] == f"i:{item}"
+    assert at.session_state["grade_drawn_ref"] == f"i:{_item_id(app_db['path'], 'doc1', item)}"
     at.session_state["grade_drawn_ref"] = "i:999999"  # as if the screen had drawn another item since
     at.button(key=f"grade_{item}_2").click().run()
     assert not at.exception and _progress_text(at) == "Item 1 of 8" and _shown_item(at) == item
@@ -505,7 +520,8 @@ def test_grade_page_stores_a_press_only_for_the_item_it_drew(app_db):
         assert db.conn.execute("SELECT count(*) FROM grade_annotations").fetchone()[0] == 0
     at.button(key=f"grade_{item}_2").click().run()  # drawn again by that rerun: now it counts
     with connect(app_db["path"]) as db:
-        assert db.conn.execute("SELECT item_id, tier FROM grade_annotations").fetchall() == [(item, 2)]
+        assert db.conn.execute("SELECT item_id, tier FROM grade_annotations").fetchall() == [
+            (_item_id(app_db["path"], "doc1", item), 2)]
 
 
 def test_grade_page_shows_no_saved_note_from_another_campaign(app_db):
@@ -520,9 +536,16 @@ def test_grade_page_shows_no_saved_note_from_another_campaign(app_db):
 
 
 def test_the_grade_screen_html_is_static():
-    """webui/grade_screen.py's st.html (the key guard's script, the screen's styles) carries no data: its only
-    arguments are the module's own constants, formatted with its own numbers."""
+    """webui/grade_screen.py's st.html (the screen's styles) and its key guard's settings carry no data: only the
+    module's own constants, formatted with its own numbers."""
     tree = ast.parse((ROOT / "webui" / "grade_screen.py").read_text())
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "st.html"]
-    assert [ast.unparse(c.args[0]) for c in calls] == ['GUARD_JS % {\'settle\': SETTLE_MS}',
-                                                       'SCREEN_CSS % {\'max\': MAX_TEXT}']
+    assert [ast.unparse(c.args[0]) for c in calls] == ['SCREEN_CSS % {\'max\': MAX_TEXT}']
+    guards = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "screen.key_guard"]
+    assert [ast.unparse(c) for c in guards] == ["screen.key_guard('grade', **GUARD)"]
+    from webui import grade_screen
+
+    def constants(v) -> bool:
+        return isinstance(v, str) or (isinstance(v, list) and all(map(constants, v))) or (
+            isinstance(v, dict) and all(map(constants, v.values())))
+    assert constants(grade_screen.GUARD)

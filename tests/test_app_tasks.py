@@ -210,7 +210,7 @@ def test_new_task_page_takes_a_rubric_of_ones_own(task_db):
 def test_flag_an_item_with_a_note(task_db):
     at = _annotate(task_db, "doc2")
     item_key = next(b.key for b in at.button if b.key and b.key.startswith("task_flag_"))
-    iid = int(item_key.rsplit("_", 1)[1])
+    iid = item_key.rsplit("_", 1)[1]  # the item's opaque screen key
     at.button(key=item_key).click().run()
     assert all(b.disabled for b in _option_buttons(at))  # no answer while the note is being written
     at.button(key=f"FormSubmitter:task_flag_form_{iid}-Save flag").click().run()

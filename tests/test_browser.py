@@ -132,10 +132,10 @@ def expect_item_shown(page: Page, app, username: str):
     s = current_item(app, username)
     assert s.item is not None
     shows(progress_text(page), f"Item {s.position} of {s.total}")
-    button(page, f"grade_{s.item.item_id}_0").wait_for()
+    button(page, f"grade_{s.item.key}_0").wait_for()
     expect(page.locator(".st-key-item_response")).to_contain_text(s.item.response)
     # a new item takes keys once it has been on screen for webui.grade_screen.SETTLE_MS (issue 22)
-    page.locator(f'body[data-grade-ready="{s.item.item_id}"]').wait_for(state="attached")
+    page.locator(f'body[data-grade-ready="{s.item.key}"]').wait_for(state="attached")
     return s
 
 
@@ -163,7 +163,7 @@ def wait_settled(page: Page, app, username: str, answered: int, timeout: float =
         except Exception as e:  # noqa: BLE001 -- a rerun replaced the element: look again
             last, stale = repr(e), 1
         if last == want and not stale and page.locator(APP_IDLE).count() == 1 and (
-                s.item is None or page.locator(f".st-key-grade_{s.item.item_id}_0").count() == 1):
+                s.item is None or page.locator(f".st-key-grade_{s.item.key}_0").count() == 1):
             return
         if time.monotonic() > deadline:
             raise AssertionError(f"the page never settled: shows {last!r}, the database says {want!r}")
@@ -336,12 +336,12 @@ def test_change_last_answer_keeps_history_and_audits(page: Page, app):
     user = "doc_change"
     sign_in(page, app, user)
     before, _ = press_grade(page, app, user, "1")
-    item = before.item.item_id
+    item, key = before.item.item_id, before.item.key
 
     page.get_by_text("Your last answers — change one").click()
-    current = button(page, f"change_{item}_0")
+    current = button(page, f"change_{key}_0")
     expect(current).to_be_disabled()  # the answer already given
-    button(page, f"change_{item}_2").click()
+    button(page, f"change_{key}_2").click()
     what = f"{before.item.disease} · {before.item.aspect}"
     shows(saved_message(page), f"Changed: {what} → Basically Correct", exact=False)
     wait_idle(page)
@@ -368,7 +368,7 @@ def test_flag_with_note_typing_does_not_trigger_shortcuts(page: Page, app):
     s = expect_item_shown(page, app, user)
     item = s.item.item_id
     page.keyboard.press("f")
-    area = page.locator(f".st-key-flag_note_{item} input")
+    area = page.locator(f".st-key-flag_note_{s.item.key} input")
     area.wait_for()
     wait_idle(page)
     area.click()

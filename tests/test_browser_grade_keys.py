@@ -126,7 +126,7 @@ def ready(page: Page, fx, username: str):
     """Wait until the item the database says is next is on screen and takes keys; return the state."""
     s = state(fx, username)
     assert s.item is not None
-    page.locator(f'body[data-grade-ready="{s.item.item_id}"]').wait_for(state="attached")
+    page.locator(f'body[data-grade-ready="{s.item.key}"]').wait_for(state="attached")
     page.locator(APP_IDLE).wait_for(state="attached")
     expect(page.locator(".st-key-item_response")).to_contain_text(s.item.response[:20])
     return s
@@ -200,12 +200,11 @@ def test_one_item_fits_one_screen_and_saved_does_not_move_it(browser, fx, fast, 
         assert len(s.item.reference) == 400 and len(s.item.response) == 400
 
         def check(item) -> float:
-            _in_view(page, page.locator(".st-key-gradeitem [data-testid='stText']").filter(
-                has_text=item.aspect).first, "aspect")
+            _in_view(page, page.locator(".st-key-item_disease").filter(has_text=item.aspect).first, "aspect")
             _in_view(page, page.locator(".st-key-item_reference"), "reference")
             _in_view(page, page.locator(".st-key-item_response"), "answer")
             for tier in range(3):
-                _in_view(page, page.locator(f".st-key-grade_{item.item_id}_{tier} button").filter(visible=True),
+                _in_view(page, page.locator(f".st-key-grade_{item.key}_{tier} button").filter(visible=True),
                          f"grade button {tier + 1}")
             # a long text scrolls in its own box, never the page
             assert page.evaluate("() => document.querySelector('.st-key-item_response').scrollHeight > "
@@ -233,7 +232,7 @@ def test_flag_note_opens_in_view_with_the_focus_enter_saves_esc_cancels(browser,
         sign_in(page, fast.url, username)
         s = ready(page, fx, username)
         page.keyboard.press("f")
-        box = page.locator(f".st-key-flag_note_{s.item.item_id} input")
+        box = page.locator(f".st-key-flag_note_{s.item.key} input")
         expect(box).to_be_focused()
         _in_view(page, box, "flag note")
         page.screenshot(path=str(fx.folder / "grade_flag_1366.png"))
@@ -247,7 +246,7 @@ def test_flag_note_opens_in_view_with_the_focus_enter_saves_esc_cancels(browser,
 
         nxt = ready(page, fx, username)
         page.keyboard.press("f")
-        box = page.locator(f".st-key-flag_note_{nxt.item.item_id} input")
+        box = page.locator(f".st-key-flag_note_{nxt.item.key} input")
         expect(box).to_be_focused()
         page.keyboard.type("never mind")
         page.keyboard.press("Escape")

@@ -138,8 +138,8 @@ def expect_item_shown(page: Page, app) -> tasks.TaskState:
     q = s.item.pending
     page.locator(f".{css_key(f'opt_{s.item.item_id}_{q.id}_{q.options[0].value}')} button").filter(
         visible=True).wait_for()
-    expect(page.locator(f".{css_key(f'ask_{s.item.item_id}')}")).to_contain_text(f"{q.target} — {q.criterion}")
-    wait_task_keys(page, s.item.item_id, q.id)  # a new question takes keys after webui.grade_screen.SETTLE_MS
+    expect(page.locator(f".{css_key(f'ask_{s.item.key}')}")).to_contain_text(f"{q.target} — {q.criterion}")
+    wait_task_keys(page, s.item.key, q.id)  # a new question takes keys after webui.grade_screen.SETTLE_MS
     wait_idle(page)
     return task_state(app)
 

@@ -133,14 +133,15 @@ def css_key(key: str) -> str:
     return "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key)
 
 
-def option_button(page: Page, item_id: int, question: str, value: str):
-    return page.locator(f".{css_key(f'opt_{item_id}_{question}_{value}')} button").filter(visible=True)
+def option_button(page: Page, key: str, question: str, value: str):
+    """The button of ``value`` for ``question`` of the item of screen key ``key`` (``ItemView.key``)."""
+    return page.locator(f".{css_key(f'opt_{key}_{question}_{value}')} button").filter(visible=True)
 
 
-def wait_task_keys(page: Page, item_id: int, question: str) -> None:
+def wait_task_keys(page: Page, key: str, question: str) -> None:
     """The question on screen takes answer keys: it has been shown for ``webui.grade_screen.SETTLE_MS`` (a key pressed
     sooner is dropped by the page's key guard, ``webui.screen.key_guard``; issue 22)."""
-    ready = re.sub(r"[^a-zA-Z0-9_-]", "-", f"{item_id}_{question}")
+    ready = re.sub(r"[^a-zA-Z0-9_-]", "-", f"{key}_{question}")
     page.locator(f'body[data-task-ready="{ready}"]').wait_for(state="attached")
 
 
@@ -157,10 +158,10 @@ def expect_state_shown(page: Page, app: TaskFixture, username: str) -> tasks.Tas
         shows(progress_text(page), f"Item {s.position} of {s.total}")
         if s.item.pending is not None:
             q = s.item.pending
-            option_button(page, s.item.item_id, q.id, q.options[0].value).wait_for()
-            ask = page.locator(f".{css_key(f'ask_{s.item.item_id}')}")
+            option_button(page, s.item.key, q.id, q.options[0].value).wait_for()
+            ask = page.locator(f".{css_key(f'ask_{s.item.key}')}")
             expect(ask).to_contain_text(f"{q.target} — {q.criterion}")
-            wait_task_keys(page, s.item.item_id, q.id)
+            wait_task_keys(page, s.item.key, q.id)
     wait_idle(page)
     return task_state(app, username)  # unchanged while the page was idle
 
@@ -210,7 +211,7 @@ def test_rubric_with_judge_by_keyboard_judge_appears_after_part_one(page: Page, 
     rationale = payload["judge"]["rationale"]
     assert "points" in rationale
     expect(page.get_by_text("Part 1 of 2", exact=False)).to_be_visible()
-    expect(page.locator(f".{css_key(f'ask_{iid}')} button").filter(visible=True)).to_have_count(5)
+    expect(page.locator(f".{css_key(f'ask_{s.item.key}')} button").filter(visible=True)).to_have_count(5)
 
     for n in range(9):  # 3 responses x 3 criteria
         text = app_text(page)
@@ -252,7 +253,7 @@ def test_preference_arrow_keys_and_tie(page: Page, tapp):
     assert "A versus B" in text
     for secret in ("alpha", "beta", "gamma"):
         assert secret not in text  # the sources are hidden
-    buttons = page.locator(f".{css_key(f'ask_{iid}')} button").filter(visible=True)
+    buttons = page.locator(f".{css_key(f'ask_{s.item.key}')} button").filter(visible=True)
     expect(buttons).to_contain_text(["A is better", "Tie", "B is better"])
     texts = buttons.all_inner_texts()
     assert "←" in texts[0] and "T" in texts[1].replace("Tie", "") and "→" in texts[2], texts  # the key badges

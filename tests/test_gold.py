@@ -3,12 +3,15 @@
 
 import io
 
+import re
+
 import pytest
 
 from medeval.accounts import auth
 from medeval.annotation import campaigns as cp
 from medeval.annotation import gold as gd
 from medeval.annotation import gold_items as gi
+from medeval.annotation.screen_keys import screen_key
 from medeval.annotation.gold_results import gold_accuracy, methods_sentence
 from medeval.core.errors import InputError, MedevalError, PermissionDenied
 from medeval.engine.importer import import_files
@@ -292,6 +295,18 @@ def test_hidden_gold_looks_like_a_real_item(gdb):
     assert type(s.item) is cp.BlindItem and s.item.response and s.item.reference  # the same fields
     gid = int(s.item.ref[2:])
     assert gd.display_id(db, aa, cid, gid) == s.item.item_id  # stable
+    # what the screen's widgets carry (issue 23 §3): the same form for gold and real items, nothing of an id in it,
+    # different for every annotator, the same on every rerun
+    real = cp.blind_item(db, aa, sorted(mine)[0])
+    assert re.fullmatch(r"k[0-9a-f]{12}", s.item.key) and re.fullmatch(r"k[0-9a-f]{12}", real.key)
+    assert s.item.key == cp.grading_state(db, aa, cid).item.key
+    assert screen_key(db, aa, s.item.ref) != screen_key(db, bb, s.item.ref)
+    shared = db.conn.execute("SELECT a.item_id FROM assignments a JOIN assignments b ON a.item_id = b.item_id "
+                             "WHERE a.user_id = ? AND b.user_id = ? LIMIT 1", (aa.id, bb.id)).fetchone()
+    if shared:
+        assert cp.blind_item(db, aa, shared[0]).key != cp.blind_item(db, bb, shared[0]).key
+    recent = cp.recent_grades(db, aa, cid)
+    assert all(re.fullmatch(r"k[0-9a-f]{12}", g.key) for g in recent) and len({g.key for g in recent}) == len(recent)
     assert gd.hidden_plan(db, aa, cid) != gd.hidden_plan(db, bb, cid)  # seeded per annotator
 
 
@@ -490,7 +505,7 @@ def test_grade_page_qualification_fail_review_retry_pass(gdb):
     for n in range(4):
         assert at.get("progress")[0].proto.text == f"Qualification item {n + 1} of 4"
         key = _grade_keys(at)[0]
-        item = int(key.split("_")[1])
+        item = key.split("_")[1]  # the item's opaque screen key
         at.button(key=f"grade_{item}_0").click().run()  # all wrong (expected: 1)
         assert not at.exception
     assert any("not passed" in e.value for e in at.error)
@@ -499,13 +514,13 @@ def test_grade_page_qualification_fail_review_retry_pass(gdb):
     assert db.conn.execute("SELECT count(*) FROM grade_annotations").fetchone()[0] == 0
     at.button(key="qualification_retry").click().run()
     for _ in range(4):
-        at.button(key=f"grade_{int(_grade_keys(at)[0].split('_')[1])}_1").click().run()
+        at.button(key=f"grade_{_grade_keys(at)[0].split('_')[1]}_1").click().run()
     assert any("Qualification passed" in s.value for s in at.success)
     at.button(key="qualification_continue").click().run()
     assert at.get("progress")[0].proto.text.startswith("Item 1 of ")
-    item = int(_grade_keys(at)[0].split("_")[1])
-    assert db.conn.execute("SELECT 1 FROM assignments WHERE item_id = ? AND user_id = ?",
-                           (item, auth.get_user(db, "aa").id)).fetchone()  # a real item now
+    item = _grade_keys(at)[0].split("_")[1]
+    aa = auth.get_user(db, "aa")
+    assert item == cp.grading_state(db, aa, cid).item.key and cp.grading_state(db, aa, cid).item.ref.startswith("i:")
 
 
 @pytest.mark.slow
@@ -518,12 +533,12 @@ def test_grade_page_hidden_gold_with_feedback(gdb):
     while not cp.grading_state(db, aa, cid).item.ref.startswith("h:"):
         at.button(key=_grade_keys(at)[0]).click().run()
     keys = sorted(b.key for b in at.button if b.key)
-    item = int(_grade_keys(at)[0].split("_")[1])
+    item = _grade_keys(at)[0].split("_")[1]
     at.button(key=f"grade_{item}_2").click().run()
     assert not at.exception
     assert any("The expected grade was" in t.value for t in at.toast)  # hidden-gold feedback is a toast (issue 22)
     assert db.conn.execute("SELECT count(*) FROM gold_answers WHERE mode = 'hidden'").fetchone()[0] == 1
-    nxt = int(_grade_keys(at)[0].split("_")[1])
+    nxt = _grade_keys(at)[0].split("_")[1]
     real_keys = sorted(k.replace(f"_{nxt}", f"_{item}") for b in at.button if (k := b.key))
     # the item's controls are named alike for gold and real items (the last answers and the sidebar's start-here
     # panel change with what was answered before, whatever the item)
@@ -531,6 +546,9 @@ def test_grade_page_hidden_gold_with_feedback(gdb):
         return [k for k in ks if not k.startswith(("change_", "recent_", "start_here_"))]
 
     assert item_keys(keys) == item_keys(real_keys)
+    for k in keys + sorted(b.key for b in at.button if b.key):
+        if k.startswith(("grade_", "skip_", "flag_", "change_")):  # an item's controls: its opaque key only
+            assert re.fullmatch(r"(grade|skip|flag|change)_k[0-9a-f]{12}(_[012])?", k), k
 
 
 @pytest.mark.slow

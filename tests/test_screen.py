@@ -32,6 +32,20 @@ def test_key_guard_uses_the_grade_pages_timing_and_browser_key_names(drawn):
     assert cfg["settle"] == grade_screen.SETTLE_MS  # one rule for Grade and Rate & compare
     assert cfg["keys"] == sorted(["ArrowLeft", "ArrowRight", "t", "T", "s", "S"])
     assert (cfg["answer"], cfg["skip"], cfg["ready"]) == ("opt_", "task_skip_", "taskReady")
+    assert cfg["note"] is None
+
+
+def test_the_grade_page_uses_the_same_guard_with_its_flag_note(drawn, monkeypatch):
+    monkeypatch.setattr(grade_screen.st, "html", lambda body, unsafe_allow_javascript=False: drawn.append(
+        (body, unsafe_allow_javascript)))
+    grade_screen.install()
+    (guard, js), (css, css_js) = drawn
+    assert js and not css_js and "<script" not in css
+    cfg = _cfg(guard)
+    assert cfg["name"] == "grade" and cfg["settle"] == screen.SETTLE_MS == grade_screen.SETTLE_MS
+    assert cfg["keys"] == ["1", "2", "3", "S", "s"] and (cfg["answer"], cfg["skip"]) == ("grade_", "skip_")
+    assert cfg["ready"] == "gradeReady"  # <body data-grade-ready="<key>">: the browser tests wait for it
+    assert cfg["note"] == {"box": "gradeflag", "save": "Save flag", "cancel": "Cancel"}
 
 
 def test_script_arguments_cannot_end_the_script_element(drawn):

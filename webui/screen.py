@@ -1,5 +1,6 @@
-"""One item on one screen (issue 22 §2): the styles and the small scripts the work pages (Rate & compare,
-Adjudicate) add so that an item and its controls fit 1366×768 without scrolling the page.
+"""One item on one screen (issue 22 §2): the styles and the small scripts the work pages (Grade, Rate & compare,
+Adjudicate) add so that an item and its controls fit 1366×768 without scrolling the page, and the one key guard
+that makes a key count only for the item on screen (issue 22 §1).
 
 Everything here is our own static markup, never data: the texts of an item are drawn by Streamlit elements
 (``st.text``, plain text). The styles are page-scoped (drawn by the page, gone when it is left); the scripts
@@ -108,15 +109,21 @@ def focus(selector: str) -> None:
     st.html(f"<script>{_FOCUS_JS % {'selector': _js(selector)}}</script>", unsafe_allow_javascript=True)
 
 
-# ---------------------------------------------------------------- a key counts only for the question on screen
+# ---------------------------------------------------------------- a key counts only for the item on screen
 
-# The Grade page's key guard (webui/grade_screen.py, issue 22 §1) for pages whose answer buttons are keyed
-# ``<prefix><screen>_<option>`` (Rate & compare: ``opt_<item>_<question>_<value>``): the same rule, timing and marker.
-# A new screen (an item's next question, the next item) takes no answer key and no click on its answer or skip
+SETTLE_MS = 500  # a new item (or question) takes keys half a second after it appears: nobody reads an answer faster
+
+# The one key guard of the work pages (issue 22 §1): Grade (``grade_<key>_<tier>``, ``skip_<key>``) and Rate &
+# compare (``opt_<key>_<question>_<value>``, ``task_skip_<key>``) -- pages whose answer buttons are keyed
+# ``<answer><screen>_<option>``. Capture listeners on window run before Streamlit's shortcut handler (hotkeys bound
+# on document), so a dropped key never reaches any button.
+# A new screen (the next item, an item's next question) takes no answer key and no click on its answer or skip
 # buttons for SETTLE_MS after it appears; a screen takes one press; a second press within SETTLE_MS is dropped (a key
-# bounce, a quick "1 then 2"). A later second press reaches the server, whose answer carries the screen's revision
-# and is refused when another answer landed first (``tasks.StaleAnswer``): nothing is saved for an unseen question.
+# bounce, a quick "1 then 2"). A later second press reaches the server, which refuses it (the item or question
+# already has its answer: ``campaigns.StaleGrade``, ``tasks.StaleAnswer``): nothing is saved for an unseen item.
 # ``<body data-<ready>="<screen>">`` says the screen on display takes keys (tests wait for it).
+# ``note`` (optional): a keyed container holding a note form (Grade's F): its text field gets the focus, in view, when
+# it opens; Enter clicks its ``save`` button and Esc its ``cancel`` button.
 _GUARD_JS = """
 (() => {
   const cfg = %(cfg)s;
@@ -126,6 +133,7 @@ _GUARD_JS = """
   const G = window.__medevalKeyGuards[cfg.name] = {keys: new Set(cfg.keys)};
   const ANSWER = new RegExp('^st-key-' + cfg.answer + '(.+)_[^_]+$');
   const seen = new Map(), pressed = new Map();
+  let note = null;
   const screens = () => {
     const ids = new Set();
     document.querySelectorAll('[class*="st-key-' + cfg.answer + '"]').forEach((el) => {
@@ -139,6 +147,11 @@ _GUARD_JS = """
     for (const id of ids) if (!seen.has(id)) { seen.set(id, now); setTimeout(refresh, cfg.settle + 30); }
     const ready = ids.length === 1 && now - seen.get(ids[0]) >= cfg.settle ? ids[0] : '';
     if ((document.body.dataset[cfg.ready] || '') !== ready) document.body.dataset[cfg.ready] = ready;
+    if (!cfg.note) return;
+    const input = document.querySelector('.st-key-' + cfg.note.box + ' input[type="text"], .st-key-' + cfg.note.box
+                                          + ' textarea');
+    if (input && input !== note) { note = input; input.scrollIntoView({block: 'center'}); input.focus(); }
+    if (!input) note = null;
   };
   const allow = (id) => {
     const now = performance.now();
@@ -149,8 +162,16 @@ _GUARD_JS = """
   };
   const drop = (e) => { e.preventDefault(); e.stopImmediatePropagation(); };
   const editing = (t) => t && t.closest && t.closest('input, textarea, select, [contenteditable="true"]');
+  const noteButton = (label) => [...document.querySelectorAll('.st-key-' + cfg.note.box + ' button')]
+    .find((b) => b.textContent.trim() === label);
   window.addEventListener('keydown', (e) => {
-    if (editing(e.target) || !G.keys.has(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (editing(e.target)) {
+      if (!cfg.note || !e.target.closest('.st-key-' + cfg.note.box) || e.isComposing) return;
+      const b = e.key === 'Enter' ? noteButton(cfg.note.save) : e.key === 'Escape' ? noteButton(cfg.note.cancel) : null;
+      if (b) { drop(e); e.target.blur(); setTimeout(() => b.click(), 0); }
+      return;
+    }
+    if (!G.keys.has(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
     refresh();
     const ids = screens();
     if (ids.length === 0) return;
@@ -175,13 +196,14 @@ _GUARD_JS = """
 _KEY_NAMES = {"left": "ArrowLeft", "right": "ArrowRight", "up": "ArrowUp", "down": "ArrowDown"}
 
 
-def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str) -> None:
+def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str,
+              note: dict[str, str] | None = None) -> None:
     """Install the key guard once per tab for a page whose answer buttons' keys start with ``answer`` (``skip``: the
     skip button's); ``keys``: the shortcuts (as ``st.button(shortcut=...)`` takes them) it watches; ``ready``: the
-    ``document.body.dataset`` name of the marker. Our own static settings, never data."""
-    from webui.grade_screen import SETTLE_MS
-
+    ``document.body.dataset`` name of the marker; ``note``: ``{"box": <container key>, "save": <label>,
+    "cancel": <label>}`` of a note form to make keyboard-first. Our own static settings, never data."""
     names = sorted({k2 for k in keys for k2 in ((_KEY_NAMES[k.lower()],) if k.lower() in _KEY_NAMES
                                                else (k.lower(), k.upper()))})
-    cfg = {"name": name, "answer": answer, "skip": skip, "keys": names, "ready": ready, "settle": SETTLE_MS}
+    cfg = {"name": name, "answer": answer, "skip": skip, "keys": names, "ready": ready, "settle": SETTLE_MS,
+           "note": note}
     st.html(f"<script>{_GUARD_JS % {'cfg': _js(cfg)}}</script>", unsafe_allow_javascript=True)

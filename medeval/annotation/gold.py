@@ -11,9 +11,10 @@ or accepted until an attempt has passed (:func:`require_qualified`, called by th
 **Hidden gold.** ``hidden_share`` of an annotator's queue is gold (``round(share * R / (1 - share))``
 items for R real items, at most the gold items they did not see in their qualification), each at most
 once, at seeded positions per annotator and campaign (:func:`hidden_due`). On screen a gold item is drawn
-exactly like a real one; its widget id is an id from the campaign's own item-id range that is not one of
-the annotator's items (:func:`display_id`), and the page refers to it by an opaque reference, so neither the
-screen nor the page's element ids reveal it. The annotator's progress counts hidden gold items with the
+exactly like a real one: the page keys every item's widgets, real or gold, by an opaque per-annotator key
+(:func:`medeval.annotation.screen_keys.screen_key`) and answers through an opaque reference, so neither the
+screen nor the page's element ids, keys or classes reveal it (its ``item_id`` on the server, :func:`display_id`,
+is never drawn). The annotator's progress counts hidden gold items with the
 real ones (total = real + planned hidden); the researcher's campaign progress counts real items only.
 
 **Kept apart.** Gold answers go to ``gold_answers`` only, never to ``grade_annotations``: agreement
@@ -300,9 +301,9 @@ def hidden_due(db: sqlite_utils.Database, user: User, campaign_id: int, backend:
 
 
 def display_id(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id: int, backend: Backend = TIER) -> int:
-    """The id a gold item's widgets carry on ``user``'s screen: from the campaign's item-id range where it can,
-    never one of the annotator's own items, distinct per gold item, seeded (so it reveals nothing and stays
-    stable: marking more gold items later does not move it)."""
+    """A gold item's ``item_id`` on the server (a ``BlindItem``'s, a ``GivenGrade``'s; never drawn: the screen keys
+    items by :func:`medeval.annotation.screen_keys.screen_key`): from the campaign's item-id range where it can,
+    never one of the annotator's own items, distinct per gold item, seeded and stable."""
     items, assigned, golds_table = backend.tables
     ids = db.conn.execute(f"SELECT min(id), max(id) FROM {items} WHERE campaign_id = ?", (campaign_id,)).fetchone()
     mine = {r[0] for r in db.conn.execute(f"SELECT item_id FROM {assigned} WHERE campaign_id = ? AND user_id = ?",

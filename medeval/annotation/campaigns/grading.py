@@ -16,6 +16,7 @@ from medeval.accounts.auth import User, audit, require_role
 from medeval.annotation import gold
 from medeval.annotation.answer_input import check_tier_answer
 from medeval.annotation import guidelines as gl
+from medeval.annotation.screen_keys import screen_key
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.engine.aspects import BY_NAME
 from medeval.store.db import transaction
@@ -44,6 +45,7 @@ class BlindItem:
     reference: str
     response: str  # untrusted text: show as plain text only
     ref: str = ""  # opaque reference for submit_answer (a real item or a gold item): never shown
+    key: str = ""  # what the screen's widgets carry (gold.screen_key): opaque, per annotator
 
 
 def _assigned(db, user: User, item_id: int) -> str:
@@ -62,17 +64,18 @@ def blind_item(db: sqlite_utils.Database, user: User, item_id: int) -> BlindItem
         "SELECT k.disease, k.aspect, k.reference, r.raw FROM campaign_items ci JOIN responses r ON r.id = ci.response_id "
         "JOIN kb_entries k ON k.id = r.kb_id WHERE ci.id = ?", (item_id,)).fetchone()
     asp = BY_NAME.get(a)
-    return BlindItem(item_id, d, a, asp.name_zh if asp else a, asp.definition if asp else "", ref, raw, f"i:{item_id}")
+    return BlindItem(item_id, d, a, asp.name_zh if asp else a, asp.definition if asp else "", ref, raw, f"i:{item_id}",
+                     screen_key(db, user, f"i:{item_id}"))
 
 
 def _gold_blind(db, user: User, campaign_id: int, gold_id: int, ref: str) -> BlindItem:
-    """A gold item drawn exactly like a real one (its id: :func:`medeval.annotation.gold.display_id`)."""
+    """A gold item drawn exactly like a real one (its widgets' key: :func:`medeval.annotation.screen_keys.screen_key`)."""
     d, a, reference, raw = db.conn.execute(
         "SELECT k.disease, k.aspect, k.reference, r.raw FROM gold_items g JOIN responses r ON r.id = g.response_id "
         "JOIN kb_entries k ON k.id = r.kb_id WHERE g.id = ?", (gold_id,)).fetchone()
     asp = BY_NAME.get(a)
     return BlindItem(gold.display_id(db, user, campaign_id, gold_id), d, a, asp.name_zh if asp else a,
-                     asp.definition if asp else "", reference, raw, ref)
+                     asp.definition if asp else "", reference, raw, ref, screen_key(db, user, ref))
 
 
 def _current(db, user_id: int, item_id: int):
@@ -179,6 +182,7 @@ class GivenGrade:
     aspect: str
     at: float
     ref: str = ""  # opaque reference for submit_answer
+    key: str = ""  # what the screen's widgets carry (gold.screen_key)
 
 
 @dataclass(frozen=True)
@@ -213,11 +217,12 @@ def recent_grades(db: sqlite_utils.Database, user: User, campaign_id: int, *, li
         "JOIN kb_entries k ON k.id = r.kb_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.id = "
         "(SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id) "
         "ORDER BY g.id DESC LIMIT ?", (campaign_id, user.id, limit)).fetchall()
-    out = [GivenGrade(r[0], r[1], r[2], bool(r[3]), bool(r[4]), r[5], r[6], r[7], r[8], f"i:{r[0]}") for r in rows]
+    out = [GivenGrade(r[0], r[1], r[2], bool(r[3]), bool(r[4]), r[5], r[6], r[7], r[8], f"i:{r[0]}",
+                      screen_key(db, user, f"i:{r[0]}")) for r in rows]
     hidden = gold.recent_hidden(db, user, campaign_id, limit)
     if hidden:  # hidden gold answers are listed (and changed) like grades: nothing tells them apart
         out += [GivenGrade(gold.display_id(db, user, campaign_id, r[0]), r[1], r[2], bool(r[3]), bool(r[4]), r[5],
-                           r[6], r[7], r[8], f"h:{r[0]}") for r in hidden]
+                           r[6], r[7], r[8], f"h:{r[0]}", screen_key(db, user, f"h:{r[0]}")) for r in hidden]
         out = sorted(out, key=lambda g: g.at, reverse=True)[:limit]
     return out
 

@@ -11,6 +11,7 @@ import sqlite_utils
 from medeval.accounts.auth import User, audit, require_role
 from medeval.annotation import gold as gd
 from medeval.annotation import guidelines as gl
+from medeval.annotation.screen_keys import screen_key
 from medeval.annotation.tasks import gold as tgold
 from medeval.annotation.tasks import state
 from medeval.annotation.tasks.campaigns import campaign
@@ -58,7 +59,8 @@ def item_view(db: sqlite_utils.Database, user: User, item_id: int) -> ItemView:
     require_role(user, *ANNOTATING_ROLES)
     payload, layout, kind, _status, _cid = _assignment(db, user, item_id)
     st = state.latest(db, user.id, [item_id]).get(item_id, state.EMPTY)
-    return state.view(get(kind), payload, layout, st, item_id=item_id, ref=f"i:{item_id}")
+    return state.view(get(kind), payload, layout, st, item_id=item_id, ref=f"i:{item_id}",
+                      key=screen_key(db, user, f"i:{item_id}", "task"))
 
 
 def my_task_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:

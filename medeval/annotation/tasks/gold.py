@@ -6,8 +6,8 @@ a task gold item has several questions, answered one by one in parts like a real
 question has an answer (or the item is skipped), and *as expected* when every question its expected answers
 name was answered as expected (a 1-5 score within the campaign's ``score_tolerance``). Each annotator sees a
 gold item in a layout of their own (response order, sides), seeded and stored with every answer, and drawn
-exactly like a real item (its widget id from :func:`medeval.annotation.gold.display_id`). Qualification answers
-cannot be changed; hidden ones can, like real answers. Answers go to ``task_gold_answers`` only.
+exactly like a real item (its widgets keyed by :func:`medeval.annotation.screen_keys.screen_key`, like a real
+item's). Qualification answers cannot be changed; hidden ones can, like real answers. Answers go to ``task_gold_answers`` only.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from medeval.annotation import gold as gd
 from medeval.annotation import gold_items as gi
 from medeval.annotation import guidelines as gl
 from medeval.annotation.answer_input import check_time
+from medeval.annotation.screen_keys import screen_key
 from medeval.annotation.tasks import gold_items as tg
 from medeval.annotation.tasks import state
 from medeval.annotation.tasks.registry import TaskType, get
@@ -135,13 +136,13 @@ TASK = TaskBackend()
 
 def gold_view(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id: int, mode: str,
               attempt: int | None) -> state.ItemView:
-    """A gold item drawn exactly like a real one (its id from :func:`medeval.annotation.gold.display_id`)."""
+    """A gold item drawn exactly like a real one (its widgets' key: :func:`medeval.annotation.screen_keys.screen_key`)."""
     t, payload, _e, _c = _kind_payload(db, gold_id)
     layout = layout_for(db, user, campaign_id, gold_id)
     st = state.fold([r[:5] for r in _rows(db, user.id, gold_id, mode, attempt)]).get(gold_id, state.EMPTY)
     ref = f"q:{gold_id}:{attempt}" if mode == "qualification" else f"h:{gold_id}"
     return state.view(t, payload, layout, st, item_id=gd.display_id(db, user, campaign_id, gold_id, TASK), ref=ref,
-                      changeable=mode == "hidden")
+                      changeable=mode == "hidden", key=screen_key(db, user, ref, "task"))
 
 
 parse_ref = gd.parse_ref  # (the references are the same for tier and task items)

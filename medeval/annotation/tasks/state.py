@@ -35,6 +35,7 @@ class ItemView:
     flagged: bool = False  # the annotator has flagged it
     ref: str = ""  # opaque reference for ``tasks.answer``/``tasks.flag`` (a real or a gold item): never shown
     changeable: bool = True  # answers may be changed (not in a qualification round)
+    key: str = ""  # what the screen's widgets carry (medeval.annotation.gold.screen_key): opaque, per annotator
 
 
 def fold(rows) -> dict[int, dict]:
@@ -84,7 +85,7 @@ def open_part(questions: list[Question], answers: dict) -> tuple[int, int]:
 
 
 def view(t: TaskType, payload: dict, layout: dict, st: dict, *, item_id: int, ref: str,
-         changeable: bool = True) -> ItemView:
+         changeable: bool = True, key: str = "") -> ItemView:
     """The view of an item from its payload, the annotator's layout and :func:`fold`'s state of it."""
     qs = t.questions(payload, layout)
     part, parts = open_part(qs, st["answers"])
@@ -92,7 +93,7 @@ def view(t: TaskType, payload: dict, layout: dict, st: dict, *, item_id: int, re
     pending = next((q for q in visible_q if q.id not in st["answers"]), None)
     blocks = tuple(b for b in t.blocks(payload, layout) if b.part <= part)
     return ItemView(item_id, blocks, visible_q, {q.id: st["answers"][q.id] for q in visible_q if q.id in st["answers"]},
-                    part, parts, pending, st["skipped"], st["rows"], st["flagged"], ref, changeable)
+                    part, parts, pending, st["skipped"], st["rows"], st["flagged"], ref, changeable, key)
 
 
 def complete(t: TaskType, payload: dict, layout: dict, answers: dict) -> bool:

@@ -1,0 +1,55 @@
+"""Where the Rate & compare screen puts an item's blocks (medeval.annotation.tasks.layout)."""
+
+from medeval.annotation.tasks import layout
+from medeval.annotation.tasks.registry import Block
+
+
+def B(label, target="", fold=False, part=1):
+    return Block(label, f"text of {label}", part=part, target=target, fold=fold)
+
+
+def labels(rows):
+    return [[b.label for b in row] for row in rows] if rows is not None else None
+
+
+def test_pair_sides_side_by_side_after_the_context_in_one_row():
+    blocks = [B("case"), B("question"), B("A", "A"), B("B", "B")]
+    assert labels(layout.rows(blocks)) == [["case", "question"], ["A", "B"]]
+
+
+def test_at_most_three_rated_blocks_a_row():
+    blocks = [B("q")] + [B(f"R{i}", f"Response {i}") for i in range(1, 6)]
+    assert labels(layout.rows(blocks)) == [["q"], ["R1", "R2", "R3"], ["R4", "R5"]]
+
+
+def test_a_folded_block_is_a_row_of_its_own():
+    blocks = [B("earlier", fold=True), B("case"), B("more"), B("A", "A")]
+    assert labels(layout.rows(blocks)) == [["earlier"], ["case", "more"], ["A"]]
+
+
+def test_a_lone_context_block_joins_the_lone_rated_block_after_it():
+    blocks = [B("numbering"), B("assessment", "Judge")]
+    assert labels(layout.rows(blocks)) == [["numbering", "assessment"]]
+    # not when the context is folded, nor when the rated block has company
+    assert labels(layout.rows([B("n", fold=True), B("a", "J")])) == [["n"], ["a"]]
+    assert labels(layout.rows([B("n"), B("a", "J"), B("b", "K")])) == [["n"], ["a", "b"]]
+
+
+def test_no_blocks():
+    assert layout.rows([]) == [] and layout.groups([]) is None
+
+
+def test_groups_of_one_shape_each_ending_with_the_rated_block():
+    accr = [B("claim 1"), B("verdict 1"), B("answer 1", "factual"),
+            B("claim 2"), B("verdict 2"), B("answer 2", "counterfactual")]
+    assert labels(layout.groups(accr)) == [["claim 1", "verdict 1", "answer 1"],
+                                           ["claim 2", "verdict 2", "answer 2"]]
+
+
+def test_not_groups_when_shapes_differ_or_the_last_block_is_not_rated():
+    assert layout.groups([B("c"), B("a", "A"), B("d"), B("e"), B("b", "B")]) is None  # 2 vs 3 blocks
+    assert layout.groups([B("c"), B("a", "A"), B("d"), B("b", "B"), B("tail")]) is None  # ends unrated
+    assert layout.groups([B("a", "A"), B("b", "B")]) is None  # groups of one block: rows instead
+    assert layout.groups([B("c", fold=True), B("a", "A"), B("d"), B("b", "B")]) is None  # a folded block
+    four = [x for i in range(4) for x in (B(f"c{i}"), B(f"a{i}", f"T{i}"))]
+    assert layout.groups(four) is None  # more than 3 columns
