@@ -328,15 +328,16 @@ def curves_section(status: dict) -> None:
     from medeval.calibration import rounds
 
     strata = [(s["metric"], s["aspect_type"]) for s in status["strata"]]
-    if not strata:
+    if key not in strata:  # the metric and type chosen at the top of the page
+        st.caption(ui.md_escape(f"This campaign does not calibrate {metric} / {atype}: choose "
+                                + " or ".join(f"{m} / {t}" for m, t in strata) + " above to see its curves."))
         return
     others = [c for c in camps if c["kind"] == "active_calibration" and c["id"] != cid]
     own = by_id[cid]["config"]
     differs = [c["id"] for c in others if (designs.estimator_of(c["config"]), designs.design_of(c["config"])) !=
                (designs.estimator_of(own), designs.design_of(own))]
-    k1, k2, k3 = st.columns([1, 1, 2])
-    stratum = k1.selectbox("Stratum", strata, index=strata.index(key) if key in strata else 0, key="curves_stratum",
-                           format_func=lambda s: f"{s[0]} / {s[1]}")
+    k2, k3 = st.columns([1, 2])
+    stratum = key
     last = int(status["round"])
     r = k2.select_slider("After round", list(range(1, last + 1)), value=last, key="curves_round") if last > 1 else 1
     pair = k3.selectbox("Side by side with", [0, *[c["id"] for c in others]],  # 0: nothing (ids start at 1)

@@ -303,3 +303,13 @@ def test_tune_cut_offs_draws_the_fitted_curves_round_by_round_beside_the_other_d
     assert sum(len(t["x"]) for t in spec["data"] if t["name"].startswith("graded")) == 30  # the seed round
     at.selectbox(key="curves_compare").set_value(0).run()  # nothing beside it
     assert len(charts()) == 1 and not at.exception
+
+
+def test_a_cut_off_or_interval_beyond_the_range_is_clipped_to_it():
+    """Few low tiers near 0: the fit's interval reaches below 0, where every cut-off grades alike -- shown as 0."""
+    g = np.random.default_rng(1)
+    scores = np.concatenate([[0.01, 0.03], g.uniform(0.05, 1, 40)])
+    tiers = np.concatenate([[0, 1], (scores[2:] >= 0.6).astype(int) + 1])
+    est = designs.estimate("rouge1", scores, tiers, {"estimator": "smooth"}, rng=0)
+    (a, b), (c, d) = est.cis
+    assert 0 <= a <= est.cut_offs[0] <= b and c <= est.cut_offs[1] <= d <= 1

@@ -183,6 +183,46 @@ def test_moving_the_upper_handle_keeps_the_lower_and_publish_shows_the_new_value
     page.close()
 
 
+def test_the_fitted_curves_of_both_designs_side_by_side_round_by_round(researcher, demo):
+    """Calibration v2 on first start: the demo's adaptive + smooth campaign and, beside it, the paper's design at the
+    same budget, each with its graded items, two fitted curves and the cut-offs' intervals; the round selector
+    goes back to the seed round."""
+    from medeval.demo.active_demo import ACTIVE_CAMPAIGN, PAPER_CAMPAIGN
+
+    (cid,), (pid,) = (bs.query(demo.db, "SELECT id FROM campaigns WHERE name = ?", (n,))[0]
+                      for n in (ACTIVE_CAMPAIGN, PAPER_CAMPAIGN))
+    page = new_page(researcher)
+    open_page(page, demo, "/tuning")
+    choose(page, "tune_campaign", f"#{cid} {ACTIVE_CAMPAIGN}")
+    choose(page, "tune_metric", "rouge1")
+    choose(page, "tune_type", "enumerated")
+    ours, paper = (page.locator(f".st-key-tune_curves_2_{c}") for c in (cid, pid))
+    ours.scroll_into_view_if_needed()
+    for chart, c, how in ((ours, cid, "smooth estimator, adaptive design"),
+                          (paper, pid, "accuracy estimator, interval design")):
+        expect(chart.locator(".gtitle")).to_have_text(f"#{c}: {how}, round 4")
+        expect(chart.locator(".scatterlayer .trace")).to_have_count(5)  # graded CW, PC, BC; two curves
+        assert chart.locator(".scatterlayer .trace path.js-line").count() >= 2  # the curves are drawn
+        assert chart.locator(".scatterlayer path.point").count() == 75  # 30 in the seed round, 3 rounds of 15
+        assert chart.locator(".shapelayer path").count() >= 2  # the cut-offs (and their shaded intervals)
+    a, b = ours.bounding_box(), paper.bounding_box()
+    assert abs(a["y"] - b["y"]) < 2 and a["x"] + a["width"] <= b["x"] + 1 and b["x"] + b["width"] <= LAPTOP["width"]
+    assert min(a["height"], b["height"]) > 200 and a["width"] > 400
+    page.screenshot(path=str(demo.shots / "tuning-curves.png"))
+    rnd = page.locator(".st-key-curves_round input[type=range]")
+    rnd.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    wait_idle(page)
+    expect(ours.locator(".gtitle", has_text="round 1")).to_have_text(f"#{cid}: smooth estimator, adaptive design, "
+                                                                     "round 1")
+    expect(ours.locator(".gtitle")).to_have_count(1)  # the chart redrawn, not a second title over the first
+    assert ours.locator(".scatterlayer path.point").count() == 30  # the seed round: 3 per interval
+    assert not page.get_by_test_id("stException").count()
+    page.screenshot(path=str(demo.shots / "tuning-curves-round1.png"))
+    page.close()
+
+
 # ---------------------------------------------------------------- Leaderboard: compare with v1 (Table 12)
 
 def choose(page: Page, key: str, option: str) -> None:

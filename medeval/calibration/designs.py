@@ -92,9 +92,15 @@ def _smooth(metric: str, scores: np.ndarray, tiers: np.ndarray, rng) -> Estimate
     cuts = fit.cutoffs()  # each None unless its boundary fitted ("ok"); crossed cut-offs are not cut-offs
     if any(c is None for c in cuts):
         return Estimate("smooth", None, (None, None), n, fit=fit)
+    # a cut-off (or an interval's end) beyond the metric's range grades as the range's end does: clipped to it
     cis = tuple(None if b.ci is None or not np.all(np.isfinite(b.ci))
-                else (float(from_unit(metric, b.ci[0])), float(from_unit(metric, b.ci[1]))) for b in (fit.low, fit.high))
-    return Estimate("smooth", (float(from_unit(metric, cuts[0])), float(from_unit(metric, cuts[1]))), cis, n, fit=fit)
+                else (_clip(metric, b.ci[0]), _clip(metric, b.ci[1])) for b in (fit.low, fit.high))
+    return Estimate("smooth", (_clip(metric, cuts[0]), _clip(metric, cuts[1])), cis, n, fit=fit)
+
+
+def _clip(metric: str, u: float) -> float:
+    lo, hi = _unit(metric)
+    return float(np.clip(from_unit(metric, u), lo, hi))
 
 
 def estimate(metric: str, scores, tiers, cfg: dict, *, rng, n_boot: int = 200) -> Estimate:
