@@ -105,17 +105,19 @@ def live_tier_counts(db: sqlite_utils.Database, version: int) -> dict[tuple[str,
         order = th.cosine_scorers_in_order(ts, found) if metric == "cosine" else \
             [s for s in found if s == ts.scorer_for(metric)]
         cuts = [(t, reach_bound(lo), reach_bound(hi)) for (m, t), (lo, hi) in sorted(ts.cutoffs.items()) if m == metric]
-        values = ", ".join("(?, ?, ?)" for _ in cuts)
+        # one pass over the metric's scores: the aspect type picks the cut-offs in a CASE (a join with a table of
+        # cut-offs made SQLite read the scores once per aspect type)
+        tier_sql = "CASE k.aspect_type " + " ".join(
+            "WHEN ? THEN (CASE WHEN s.score < ? THEN 0 WHEN s.score < ? THEN 1 ELSE 2 END)" for _ in cuts) + " END"
         for i, scorer in enumerate(order):
             earlier = order[:i]
             not_before = (f" AND NOT EXISTS (SELECT 1 FROM scores s2 WHERE s2.response_id = s.response_id AND "
                           f"s2.metric = s.metric AND s2.scorer IN ({','.join('?' * len(earlier))}))" if earlier else "")
-            q = (f"WITH cut(atype, lo, hi) AS (VALUES {values}) "
-                 "SELECT m.name, k.aspect, CASE WHEN s.score < cut.lo THEN 0 WHEN s.score < cut.hi THEN 1 ELSE 2 END, "
-                 "count(*) FROM scores s JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
-                 "JOIN cut ON cut.atype = k.aspect_type JOIN models m ON m.id = r.model_id "
-                 f"WHERE s.metric = ? AND s.scorer = ?{not_before} GROUP BY 1, 2, 3")
-            args = [x for c in cuts for x in c] + [metric, scorer, *earlier]
+            q = (f"SELECT m.name, k.aspect, {tier_sql}, count(*) FROM scores s JOIN responses r ON r.id = s.response_id "
+                 "JOIN kb_entries k ON k.id = r.kb_id JOIN models m ON m.id = r.model_id "
+                 f"WHERE s.metric = ? AND s.scorer = ? AND k.aspect_type IN ({','.join('?' * len(cuts))}){not_before} "
+                 "GROUP BY 1, 2, 3")
+            args = [x for c in cuts for x in c] + [metric, scorer, *(c[0] for c in cuts), *earlier]
             for model, aspect, tier, n in db.conn.execute(q, args):
                 d = raw.setdefault((model, aspect, metric), {})
                 d[tier] = d.get(tier, 0) + n
