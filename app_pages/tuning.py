@@ -73,8 +73,8 @@ def cut_off_intervals(metric_: str, atype_: str, scores_: np.ndarray, tiers_: np
 
 if smooth:
     optimum = cal.Calibration(metric, atype, None, "smooth", None, len(scores))
-else:
-    optimum = cal.calibrate(metric, atype, scores, tiers, n_boot=0) if len(scores) else None
+else:  # an active campaign's own criterion (accuracy by default), never the page's default kappa in its place
+    optimum = cal.calibrate(metric, atype, scores, tiers, criterion=criterion, n_boot=0) if len(scores) else None
 
 
 bands = cut_off_intervals(metric, atype, scores, tiers, criterion, smooth) if len(scores) >= 3 else None
@@ -394,6 +394,9 @@ if is_active:
                  column_config={"low width": st.column_config.NumberColumn(format="%.3f"),
                                 "high width": st.column_config.NumberColumn(format="%.3f")})
     state = "fully answered" if status["last_round_complete"] else f"{status['missing']} answers still missing"
+    if consensus != "median":  # said, not silently replaced: the rounds' rule is the campaign's
+        st.caption(f"The rounds estimate and draw on each item's lower-median tier (the campaign's rule); the "
+                   f"{consensus} consensus chosen above applies to the chart and the slider.")
     st.caption(f"Round {status['round']} ({state}). A stratum stops when both 95% intervals are at most "
                f"{target:g} wide or it holds {status['budget']} items; each round adds up to "
                f"{status['round_size']} items per stratum where the cut-offs are uncertain.")

@@ -313,3 +313,33 @@ def test_a_cut_off_or_interval_beyond_the_range_is_clipped_to_it():
     est = designs.estimate("rouge1", scores, tiers, {"estimator": "smooth"}, rng=0)
     (a, b), (c, d) = est.cis
     assert 0 <= a <= est.cut_offs[0] <= b and c <= est.cut_offs[1] <= d <= 1
+
+
+@pytest.mark.slow  # AppTest runs the whole Tune cut-offs page
+def test_the_suggested_cut_offs_of_an_accuracy_campaign_use_its_criterion_not_the_page_default(pool_db):
+    """The page's default criterion (kappa) used to stand in for an active campaign's own (accuracy)."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    from webui.page import TEST_TOKEN_KEY
+
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        cid = assignment.create_active_campaign(db, "accuracy", _cfg(estimator="accuracy", per_interval=6), DOCS,
+                                                actor=res)
+        _grade_everything(db, cid, noise=0.45)
+        token = auth.create_session(db, auth.authenticate(db, "res", PW))
+        [(scores, tiers)] = cal.graded_examples(cal.campaign_rows(db, cid)).values()
+    want = cal.calibrate("rouge1", "enumerated", scores, tiers, criterion="accuracy", n_boot=0).cut_offs
+    kappa = cal.calibrate("rouge1", "enumerated", scores, tiers, criterion="kappa", n_boot=0).cut_offs
+    assert want != kappa  # the data tell the two criteria apart, so the check below can fail
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.session_state[TEST_TOKEN_KEY] = token
+    at.switch_page("app_pages/tuning.py").run()
+    at.selectbox(key="tune_campaign").set_value(cid).run()
+    at.selectbox(key="tune_metric").set_value("rouge1").run()
+    compare = next(d.value for d in at.dataframe if "cut-offs" in d.value.columns)
+    row = compare[compare["cut-offs"] == "suggested optimum"].iloc[0]
+    assert (row["low"], row["high"]) == pytest.approx(want)
+    at.selectbox(key="tune_consensus").set_value("majority").run()
+    assert any("lower-median tier (the campaign's rule)" in c.value for c in at.caption)

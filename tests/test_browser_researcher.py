@@ -303,3 +303,38 @@ def test_each_page_keeps_its_own_width_whatever_came_before(researcher, demo):
     go(page, "Rate & compare", "Rate and compare")
     assert main_width(page) <= NARROW_MAX
     page.close()
+
+
+# ---------------------------------------------------------------- New campaign: an active campaign's settings
+
+def test_every_setting_typed_for_an_active_campaign_reaches_it(researcher, demo):
+    """Issue 23 §7: settings of a web-started active campaign were silently replaced by defaults. Typed as a user
+    types them -- the last one not even confirmed with Enter before the click on Create -- every one is stored.
+    (Last in this module: it adds a campaign to the demo.)"""
+    import json
+
+    page = new_page(researcher)
+    open_page(page, demo, "/new-campaign")
+    name = page.locator(".st-key-new_name input")
+    name.fill("主動校準 from the browser")
+    name.press("Enter")
+    wait_idle(page)
+    page.get_by_role("radio", name="active rounds (narrow the cut-offs)").check(force=True)
+    wait_idle(page)
+    choose(page, "new_estimator", "accuracy search (the paper)")
+    choose(page, "new_design", "every score interval alike (the paper)")
+    typed = {"new_per_active": "3", "new_round_size": "35", "new_target": "0.08", "new_budget": "150",
+             "new_explore": "0.35"}
+    for key, value in typed.items():
+        box = page.locator(f".st-key-{key} input")
+        box.click()
+        box.fill(value)  # no Enter: the click on the next field (or on Create) is what a user does next
+    page.locator(".st-key-create_campaign button").click()
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("“主動校準 from the browser” created")
+    (config,) = bs.query(demo.db, "SELECT config FROM campaigns WHERE name = ?", ("主動校準 from the browser",))[0]
+    cfg = json.loads(config)
+    assert {k: cfg[k] for k in ("per_interval", "round_size", "target_width", "budget", "explore", "estimator",
+                                "design")} == {"per_interval": 3, "round_size": 35, "target_width": 0.08,
+                                               "budget": 150, "explore": 0.35, "estimator": "accuracy",
+                                               "design": "interval"}
+    page.close()
