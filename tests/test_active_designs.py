@@ -343,3 +343,25 @@ def test_the_suggested_cut_offs_of_an_accuracy_campaign_use_its_criterion_not_th
     assert (row["low"], row["high"]) == pytest.approx(want)
     at.selectbox(key="tune_consensus").set_value("majority").run()
     assert any("lower-median tier (the campaign's rule)" in c.value for c in at.caption)
+
+
+def test_cli_calibrate_uses_an_active_campaigns_estimator_and_publishes_it(pool_db):
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        cid = assignment.create_active_campaign(db, "cli smooth", _cfg(per_interval=5), DOCS, actor=res)
+        _grade_everything(db, cid, noise=0.25)
+        [(scores, tiers)] = cal.graded_examples(cal.campaign_rows(db, cid)).values()
+    out = invoke("calibrate", "--campaign", cid, "--publish", "v2 from the CLI").output
+    assert "published threshold set v" in out
+    [r] = json.loads(out[out.index("["):])  # the JSON after the message on stderr
+    assert r["criterion"] == "smooth" and r["value"] is None
+    assert r["cut_offs"] == pytest.approx(list(designs.calibrate_smooth("rouge1", "enumerated", scores,
+                                                                         tiers).cut_offs))
+    assert r["bootstrap"]["interval"] == "profile likelihood" and r["bootstrap"]["low_ci95"][0] <= r["cut_offs"][0]
+    with connect(pool_db) as db:
+        p = th.active(db).provenance
+    assert p["estimator"] == "smooth" and p["source"]["campaign"] == cid and p["strata"][0]["criterion"] == "smooth"
+    [s] = json.loads(invoke("calibrate", "--campaign", cid, "--estimator", "search", "--n-boot", "0").output)
+    assert s["criterion"] == "kappa"  # asked for: the paper's search with the default criterion
+    md = invoke("calibrate", "--campaign", cid, "--format", "md").output
+    assert "| rouge1 | enumerated |" in md and "| smooth |" in md

@@ -208,3 +208,14 @@ def calibrate_rows(rows: list[dict], *, estimator: str, criterion: str = "kappa"
         rng = check_seed(rng, what="seed")
     return [calibrate_smooth(metric, atype, scores, tiers, rng=rng)
             for (metric, atype), (scores, tiers) in cal.graded_examples(rows, consensus=consensus).items()]
+
+
+def campaign_estimator(db, campaign_id: int) -> str:
+    """``smooth`` for an active campaign that records the smooth estimator, else ``search`` (what ``calibrate
+    --campaign`` uses by default)."""
+    import json
+
+    row = db.conn.execute("SELECT kind, config FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None or row[0] != "active_calibration":
+        return "search"
+    return "smooth" if estimator_of(json.loads(row[1])) == "smooth" else "search"

@@ -27,11 +27,15 @@ from medeval.store.db import connect
               show_default=True, help="an item's expert tier from its annotators' tiers: the lower median, the most "
                                       "frequent tier (ties: lower median), or the adjudicated tier where there is "
                                       "one (else median; needs --campaign); recorded with --publish")
+@click.option("--estimator", type=click.Choice(["smooth", "search"]), default=None,
+              help="smooth: a psychometric curve per cut-off, the cut-off where it crosses 0.5 (calibration v2); "
+                   "search: the exhaustive search maximising --criterion. Default: the estimator an active "
+                   "campaign records (smooth for new ones), else search; recorded with --publish")
 @click.option("--publish", "publish_name", default=None,
               help="also store the cut-offs as a new threshold-set version with this name, activate it and regrade "
                    "(atomic; strata not calibrated keep the active set's cut-offs)")
 @friendly
-def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, consensus, publish_name):
+def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, consensus, estimator, publish_name):
     """Cut-offs per (metric, aspect type) that best reproduce the clinicians' tiers.
 
     GRADED has columns metric, aspect_type, score, tier (0/1/2) and optionally item (rows of one
@@ -55,7 +59,17 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, co
             rows = campaign_rows(db, campaign_id, consensus=consensus)
         if not rows:
             raise MedevalError(f"campaign {campaign_id} has no grades yet")
-    calibrations = calibrate_rows(rows, criterion=criterion, n_boot=n_boot, rng=seed, consensus=consensus)
+    if estimator is None and campaign_id is not None:  # an active campaign's own estimator (issue 24)
+        from medeval.calibration.designs import campaign_estimator
+
+        with connect(db_path) as db:
+            estimator = campaign_estimator(db, campaign_id)
+    if estimator == "smooth":
+        from medeval.calibration.designs import calibrate_rows as by_estimator
+
+        calibrations = by_estimator(rows, estimator="smooth", rng=seed, consensus=consensus)
+    else:
+        calibrations = calibrate_rows(rows, criterion=criterion, n_boot=n_boot, rng=seed, consensus=consensus)
     results = [c.to_dict() for c in calibrations]
     if publish_name is not None:
         from medeval.calibration.cutoffs import campaign_source, publish
