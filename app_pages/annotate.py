@@ -33,7 +33,8 @@ user = ui.require("annotator", "researcher", "admin")
 # one item on one screen (1366×768 and up): text boxes scroll inside, full option labels, a fixed status line
 screen.compact(boxes={"ctx_": screen.BOX_MAX, "side_": screen.SIDE_MAX, "side_done_": "4rem"},
                wrap_buttons=("ask_",), slot="task_status")
-ui.start_here("annotate", **ui.TIPS["annotate"])
+with st.sidebar:
+    ui.start_here("annotate", **ui.TIPS["annotate"])  # in the sidebar: a first visit's item fits the screen too
 
 with ui.db() as d:
     mine = tasks.my_task_campaigns(d, user)

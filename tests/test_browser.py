@@ -302,8 +302,9 @@ def test_reload_keeps_session_and_resumes_at_next_ungraded_item(page: Page, app)
 def test_double_click_and_double_key_press_save_once_per_item(page: Page, app):
     user = "doc_double"
     sign_in(page, app, user)
-    first = expect_item_shown(page, app, user).item.item_id
-    button(page, f"grade_{first}_0").dblclick()
+    shown = expect_item_shown(page, app, user).item
+    first = shown.item_id
+    button(page, f"grade_{shown.key}_0").dblclick()
     wait_settled(page, app, user, answered=first)
 
     second = expect_item_shown(page, app, user).item.item_id

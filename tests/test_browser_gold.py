@@ -55,9 +55,10 @@ def app(tmp_path_factory):
 
 
 def structure(page: Page) -> tuple[list[str], list[str]]:
-    """The screen's test ids and element keys, with numbers replaced (an item's id is in its keys)."""
+    """The screen's test ids and element keys, an item's screen key and other numbers replaced."""
     s = page.evaluate(STRUCTURE_JS)
-    return s["ids"], sorted(re.sub(r"\d+", "N", k) for k in s["keys"])
+    # an item's screen key (k + 12 hex digits, per annotator and item) as KEY, other numbers as N
+    return s["ids"], sorted(re.sub(r"\d+", "N", re.sub(r"(?<=_)k[0-9a-f]{12}(?=_|$)", "KEY", k)) for k in s["keys"])
 
 
 def test_qualification_items_look_like_real_items_then_real_items_follow(page: Page, app):

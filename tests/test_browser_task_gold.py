@@ -136,7 +136,7 @@ def expect_item_shown(page: Page, app) -> tasks.TaskState:
     label = "Qualification item" if s.phase == "qualification" else "Item"
     shows(progress_text(page), f"{label} {s.position} of {s.total}")
     q = s.item.pending
-    page.locator(f".{css_key(f'opt_{s.item.item_id}_{q.id}_{q.options[0].value}')} button").filter(
+    page.locator(f".{css_key(f'opt_{s.item.key}_{q.id}_{q.options[0].value}')} button").filter(
         visible=True).wait_for()
     expect(page.locator(f".{css_key(f'ask_{s.item.key}')}")).to_contain_text(f"{q.target} — {q.criterion}")
     wait_task_keys(page, s.item.key, q.id)  # a new question takes keys after webui.grade_screen.SETTLE_MS
@@ -177,8 +177,9 @@ def answer_item(page: Page, app, *, as_expected: bool) -> tasks.TaskState:
 
 
 def structure(page: Page) -> tuple[list[str], list[str]]:
+    """The screen's test ids and element keys, an item's screen key (k + 12 hex digits) and other numbers replaced."""
     s = page.evaluate(STRUCTURE_JS)
-    return s["ids"], sorted(re.sub(r"\d+", "N", k) for k in s["keys"])
+    return s["ids"], sorted(re.sub(r"\d+", "N", re.sub(r"(?<=_)k[0-9a-f]{12}(?=_|$)", "KEY", k)) for k in s["keys"])
 
 
 def no_trace(page: Page) -> None:

@@ -136,13 +136,9 @@ def open_task(page: Page, app, user: str, task: str, *, signed_in: bool = False)
         wait_idle(page)
     else:
         sign_in(page, app, user, path=path)
-    page.locator('[class*="st-key-ask_"] button').first.wait_for()  # (drawn after the "start here" panel)
+    page.locator('[class*="st-key-ask_"] button').first.wait_for()
     wait_idle(page)
-    hide = page.locator(".st-key-start_here_annotate_hide button")
-    if hide.count():  # the one-time "start here" panel: hidden for good, as a doctor does on day one
-        hide.click()
-        expect(page.locator(".st-key-start_here_annotate")).to_have_count(0)
-        wait_idle(page)
+    # the one-time "start here" panel stays (a doctor's first visit): it is in the sidebar, the item still fits
     keys_ready(page)
 
 
