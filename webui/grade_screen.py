@@ -47,6 +47,7 @@ SCREEN_CSS = """<style>
 .st-key-gradestatus p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .st-key-item_reference, .st-key-item_response { max-height: %(max)s; overflow: auto; }
 .st-key-gradeitem { gap: 0.5rem; }
+.st-key-gradekeys > *, .st-key-gradeother > * { flex: 1 1 0; min-width: 0; }
 .st-key-gradeitem [data-testid="stCaptionContainer"] p { margin-bottom: 0; }
 </style>"""
 
