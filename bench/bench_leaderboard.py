@@ -6,7 +6,8 @@ and a set that is not active counted in memory instead of graded on a page view.
 Builds (once, kept at --db) a database of ``--responses`` responses of 50 models with BLEU-1, ROUGE-1, cosine and
 exact-match scores: 575,000 responses make 2.3 million scores, the paper's count. Then times, each the best of 3:
 
-* ``SELECT DISTINCT scorer FROM scores WHERE metric = ?`` without the m020 index (before) and ``lb.scorers`` with it;
+* ``SELECT DISTINCT scorer FROM scores WHERE metric = ?`` without the m020 index (before) and ``lb.scorers`` with it,
+  and the scorer counts every report shows (``scorer_notes.scorers``) without and with it;
 * creating the index on the existing database (what the m020 migration costs once);
 * ``tier_counts`` of the active set (its stored grades) and ``lb.live_tier_counts`` of Table 12 never made active
   (what a page view now computes instead of grading 2.3 M scores into the database);
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.benchlib import loadavg, log  # noqa: E402
 from medeval.engine import thresholds as th  # noqa: E402
 from medeval.reports import leaderboard as lb  # noqa: E402
+from medeval.reports import scorer_notes  # noqa: E402
 from medeval.reports.tier_report import tier_counts  # noqa: E402
 from medeval.store.db import connect  # noqa: E402
 
@@ -87,12 +89,17 @@ def main() -> None:
         t, _ = best(lambda: [c.execute("SELECT DISTINCT scorer FROM scores WHERE metric = ? ORDER BY 1", (m,)).fetchall()
                              for m in ("bleu1", "rouge1", "cosine")])
         rows.append(("DISTINCT scorer x3 metrics, no index (before)", f"{t * 1000:.0f} ms", "a scan of every score"))
+        ts2 = th.load(db, 2)
+        t, _ = best(lambda: scorer_notes.scorers(db, ts2))
+        rows.append(("scorer_notes.scorers (each report), no index", f"{t * 1000:.0f} ms", "GROUP BY metric, scorer"))
         t0 = time.perf_counter()
         c.execute("CREATE INDEX scores_metric_scorer ON scores(metric, scorer)")
         c.commit()
         rows.append(("create the m020 index (once)", f"{time.perf_counter() - t0:.1f} s", ""))
         t, _ = best(lambda: [lb.scorers(db, m) for m in ("bleu1", "rouge1", "cosine")])
         rows.append(("lb.scorers x3 metrics (after)", f"{t * 1000:.2f} ms", "index seeks"))
+        t, _ = best(lambda: scorer_notes.scorers(db, ts2))
+        rows.append(("scorer_notes.scorers, with the index", f"{t * 1000:.0f} ms", "a scan of the index"))
         t, _ = best(lambda: tier_counts(db, 2), 2)
         rows.append(("tier_counts(active v2), stored grades", f"{t:.2f} s", ""))
         t, live = best(lambda: lb.live_tier_counts(db, 1), 2)
