@@ -89,13 +89,12 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from bench.benchlib import cpu_model as benchlib_cpu_model  # noqa: E402
 from bench.benchlib import finish, loadavg, log, table_lines
-from medeval.annotation.screen_keys import screen_key  # noqa: E402
 
 SEED = 20240611
 PASSWORD = "bench-grading-password"
 COOKIE = "medeval_session"  # webui.COOKIE_NAME
 RERUN_TIMEOUT_S = 120.0
-GRADE_KEY = re.compile(r"-grade_(k[0-9a-f]+)_([012])$")  # widget id "$$ID-<hash>-grade_<item key>_<tier>"
+GRADE_KEY = re.compile(r"-grade_(k[0-9a-f]+|\d+)_([012])$")  # "$$ID-<hash>-grade_<item key>_<tier>" (an id before 23 §3)
 
 # concurrent phases: (think time low, high, grades per annotator); think None = back to back
 SIZES = {
@@ -462,7 +461,9 @@ def percentile(values: list[float], q: float) -> float:
 def summary(recs: list[dict]) -> dict:
     lat = [r["latency"] for r in recs if r["latency"] is not None]
     first = [r["first_delta"] for r in recs if r["first_delta"] is not None]
-    out = {"grades": len(recs), "timed": len(lat), "problems": sum(bool(r["problems"]) for r in recs)}
+    msgs = [r["messages"] for r in recs if r.get("messages")]
+    out = {"grades": len(recs), "timed": len(lat), "problems": sum(bool(r["problems"]) for r in recs),
+           "messages_median": statistics.median(msgs) if msgs else None}
     if lat:
         out.update(median_s=statistics.median(lat), p95_s=percentile(lat, 95), max_s=max(lat), min_s=min(lat),
                    mean_s=statistics.fmean(lat), first_delta_median_s=statistics.median(first) if first else None)
@@ -513,6 +514,11 @@ def check_db(db_path: Path, campaign_id: int, clients: list[Annotator]) -> dict:
             "WHERE a.campaign_id = ?", (campaign_id,)).fetchall()
         order: dict[str, list[int]] = {}
         key_of: dict[tuple[str, str], int] = {}  # (user, screen key) -> item id: the page shows only the key
+        try:
+            from medeval.annotation.screen_keys import screen_key
+        except ImportError:  # the code before issue 23 §3 (keys were item ids), measured for comparison
+            def screen_key(*_a):
+                return ""
         db = sqlite_utils.Database(conn)
         for c in clients:
             uid = conn.execute("SELECT id FROM users WHERE username = ?", (c.username,)).fetchone()[0]
@@ -523,8 +529,10 @@ def check_db(db_path: Path, campaign_id: int, clients: list[Annotator]) -> dict:
                 key_of[(c.username, screen_key(db, SimpleNamespace(id=uid), f"i:{i}"))] = i
     finally:
         conn.close()
-    sent = {c.username: [dict(r, item=key_of.get((c.username, r["item"]), r["item"])) for r in c.clicks if r["sent"]]
-            for c in clients}
+    def item_of(user: str, key: str) -> int | str:  # (a plain id: the pages before issue 23 §3, to compare with)
+        return int(key) if key.isdigit() else key_of.get((user, key), key)
+
+    sent = {c.username: [dict(r, item=item_of(c.username, r["item"])) for r in c.clicks if r["sent"]] for c in clients}
     clicked = {(r["user"], r["item"]): r["tier"] for recs in sent.values() for r in recs}
     stored: dict[tuple[str, int], list[int | None]] = {}
     for user, item, tier, skipped, _sup in rows:
@@ -629,6 +637,8 @@ def table(res: dict) -> list[tuple[str, str, str]]:
             continue
         rows += [
             (f"{p['name']}: median", ms(p["median_s"]),
+             f"{p['timed']} grades; first delta after {ms(p['first_delta_median_s'])} (median); "
+             f"{p['messages_median']:.0f} messages a rerun (median)" if p.get("messages_median") else
              f"{p['timed']} grades; first delta after {ms(p['first_delta_median_s'])} (median)"),
             (f"{p['name']}: p95", ms(p["p95_s"]), f"max {ms(p['max_s'])}; mean {ms(p['mean_s'])}"),
             (f"{p['name']}: throughput", f"{p['grades_per_s']:.1f} /s",
