@@ -16,7 +16,7 @@ from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
 from medeval.engine import totals
 from medeval.reports import leaderboard as lb
-from medeval.reports.tier_report import build_report
+from medeval.reports.tier_report import build_report, tier_counts
 from webui import page as ui
 
 user = ui.require("researcher", "admin")
@@ -41,9 +41,18 @@ def live_counts(path: str, version_: int, scores_now: int) -> dict:
         return lb.live_tier_counts(d, version_)
 
 
-def counts_of(v: int) -> dict | None:
-    """None for the active set (the report reads its stored grades), else its tiers counted in memory."""
-    return None if v == active else live_counts(settings.db_path(), v, n_scores)
+_counted: dict[int, dict] = {}  # this run's counts: the active set's are read once for the board and the comparison
+
+
+def counts_of(v: int) -> dict:
+    """The active set's stored grades, counted (once per run); any other set's tiers counted in memory."""
+    if v not in _counted:
+        if v == active:
+            with ui.db() as d:
+                _counted[v] = tier_counts(d, v)
+        else:
+            _counted[v] = live_counts(settings.db_path(), v, n_scores)
+    return _counted[v]
 
 
 with ui.db() as d:
@@ -127,9 +136,9 @@ st.subheader("Compare with another version", anchor=False)
 others = [v for v in versions if v != version]
 if others:
     other = st.selectbox("Earlier / other version", others, format_func=labels.get, key="lb_other")
-    known = {v: c for v in (version, other) if (c := counts_of(v)) is not None}
     with ui.db() as d:
-        cmp = lb.compare(d, version, other, metric=metric, aspect=aspect, counts=known)
+        cmp = lb.compare(d, version, other, metric=metric, aspect=aspect,
+                         counts={v: counts_of(v) for v in (version, other)})
     for m, why in cmp["reasons"].items():  # per metric: why it cannot be compared, never a column of None
         st.caption(ui.md_escape(f"Not compared on {lb.LABELS[m]}: {why}."))
     if cmp["rows"]:
