@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_signin_flood.py                       # 100 concurrent sign-ins, 5 annotators
     .venv/bin/python bench/bench_signin_flood.py --signin-flood 60 --json bench/out/signin-flood-60.json
     .venv/bin/python bench/bench_signin_flood.py --hammer              # retry at once after a 429
+    .venv/bin/python bench/bench_signin_flood.py --proxy-workers 2     # through nginx, 2 app processes
 
 The server, the database and the annotators are those of ``bench/bench_grading.py`` (its ``Server``,
 ``build_db``, ``Annotator`` and ``run_phase``): the real ``streamlit run server.py`` on 127.0.0.1, the demo
@@ -19,6 +20,10 @@ data, annotators that speak Streamlit's websocket protocol. Two phases on the sa
    X-Forwarded-For is sent: the server must see the peer address. After a 429 a flooder waits the
    ``Retry-After`` it was given (as a browser user would), or with ``--hammer`` sends the next one at once.
 
+With ``--proxy-workers N`` the server is ``scripts/serve.sh --workers N`` (nginx, TLS) and every client goes
+through nginx over HTTPS/wss; nginx forwards the address it saw (the flooder's own loopback address) in
+``X-Forwarded-For``, which the app processes believe from nginx alone (``MEDEVAL_TRUSTED_PROXIES``).
+
 Besides the grading figures (median, p95, max), it reports the flood's answers by status (401 = a hash was
 done, 429 = refused as busy, with or without ``Retry-After``), their latencies, and a real doctor signing in
 every 2 s during the flood (their own account and password): how many got in and how long it took.
@@ -31,6 +36,7 @@ import argparse
 import asyncio
 import ipaddress
 import shutil
+import ssl
 import statistics
 import sys
 import tempfile
@@ -43,24 +49,28 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.bench_grading import (PASSWORD, SEED, Annotator, Server, build_db, check_db,  # noqa: E402
-                                 machine_info, ms, percentile, run_phase, scan_log)
+from bench.bench_grading import (PASSWORD, SEED, Annotator, ProxyServer, Server, build_db,  # noqa: E402
+                                 check_db, machine_info, ms, percentile, run_phase, scan_log)
 from bench.benchlib import finish, loadavg, log, table_lines  # noqa: E402
 
 FIRST_FLOOD_ADDRESS = int(ipaddress.IPv4Address("127.10.0.1"))
 REQUEST_TIMEOUT_S = 120.0
 
 
+TLS: ssl.SSLContext | None = None  # through nginx (--proxy-workers): its self-signed certificate, not verified
+
+
 async def post_signin(port: int, source: str, username: str, password: str) -> tuple[int, str | None, float]:
     """``POST /signin`` from the loopback address ``source``: (status, Retry-After, seconds)."""
     body = urllib.parse.urlencode({"username": username, "password": password, "next": "/"}).encode()
-    head = (f"POST /signin HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\n"
+    scheme = "https" if TLS else "http"
+    head = (f"POST /signin HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {scheme}://127.0.0.1:{port}\r\n"
             f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n"
             "Connection: close\r\n\r\n").encode()
     t0 = time.perf_counter()
 
     async def exchange() -> bytes:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0), ssl=TLS)
         try:
             writer.write(head + body)
             await writer.drain()
@@ -163,10 +173,17 @@ async def run(args, tmp: Path, res: dict) -> None:
     db_path = tmp / "flood.db"
     log(f"building the database: demo data, {args.annotators} annotators")
     res["data"] = build_db(db_path, usernames + doctors, 3 + 2 * args.grades + 5, SEED)
-    server = Server(db_path, tmp / "server.log", args.server_arg)
-    res["server"] = {"port": server.port, "start_seconds": server.start_seconds}
-    log(f"server up on port {server.port} (pid {server.proc.pid})")
-    clients = [Annotator(u, server.port, SEED) for u in usernames]
+    global TLS
+    if args.proxy_workers:
+        server = ProxyServer(db_path, tmp / "run", args.proxy_workers)
+        TLS = ssl.create_default_context()
+        TLS.check_hostname, TLS.verify_mode = False, ssl.CERT_NONE  # serve.sh's self-signed certificate
+    else:
+        server = Server(db_path, tmp / "server.log", args.server_arg)
+    res["server"] = {"port": server.port, "start_seconds": server.start_seconds, "proxy_workers": args.proxy_workers}
+    log(f"server up on port {server.port}" + (f" (nginx, {args.proxy_workers} app processes)" if args.proxy_workers
+                                              else f" (pid {server.proc.pid})"))
+    clients = [Annotator(u, server.port, SEED, TLS) for u in usernames]
     think = (args.think_lo, args.think_hi)
     try:
         for c in clients:
@@ -257,12 +274,15 @@ def main(argv=None) -> int:
     ap.add_argument("--ramp", type=float, default=3.0, help="seconds the flood runs before the grading starts")
     ap.add_argument("--hammer", action="store_true", help="flooders retry at once after a 429")
     ap.add_argument("--server-arg", action="append", default=[], metavar="ARG", help="extra `streamlit run` option")
+    ap.add_argument("--proxy-workers", type=int, default=0, metavar="N",
+                    help="serve with scripts/serve.sh --workers N (nginx, HTTPS) and go through it")
     ap.add_argument("--json", metavar="PATH", help="also write every figure as JSON to PATH")
     ap.add_argument("--tmp", default="/tmp", help="folder for the temporary database and server log")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = ap.parse_args(argv)
-    if not 1 <= args.signin_flood <= 5000 or not 1 <= args.annotators <= 60 or args.grades < 1:
-        ap.error("--signin-flood must be 1-5000, --annotators 1-60, --grades at least 1")
+    if not 1 <= args.signin_flood <= 5000 or not 1 <= args.annotators <= 60 or args.grades < 1 \
+            or not 0 <= args.proxy_workers <= 32:
+        ap.error("--signin-flood must be 1-5000, --annotators 1-60, --grades at least 1, --proxy-workers 0-32")
     info = machine_info()
     res: dict = {"machine": info, "args": vars(args), "seed": SEED}
     t_start = time.perf_counter()
@@ -279,7 +299,8 @@ def main(argv=None) -> int:
         f"medeval sign-in flood benchmark -- {info['date']}",
         f"CPU: {info['cpu_count']} logical CPUs ({info['cpus_usable']} usable), {info['cpu_model']}",
         f"load average at start (1/5/15 min): {info['loadavg_start']}",
-        "server: one process, `streamlit run server.py` on 127.0.0.1; flood from fresh loopback addresses", "",
+        (f"server: `scripts/serve.sh --workers {args.proxy_workers}` (nginx, HTTPS)" if args.proxy_workers else
+         "server: one process, `streamlit run server.py` on 127.0.0.1") + "; flood from fresh loopback addresses", "",
     ]) + "\n".join(table_lines(table(res))) + f"\ntotal benchmark time: {total:.0f} s; load average at end: {loadavg()}"
     finish(res, text, total, args.json)
     return 0 if res["all_checks_pass"] else 1
