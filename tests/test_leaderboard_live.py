@@ -97,6 +97,9 @@ def test_a_never_active_set_is_shown_and_compared_without_a_write(live):
         assert lb.compare(db, 2, 1) == cmp and lb.compare(db, strict, 1, metric="rouge1") == cmp_strict
         graded = build_report(db, 1)
     assert live_rep["models"] == graded["models"] and live_rep["aspects"] == graded["aspects"]
+    # the notes on what is graded follow the counts, not the (absent) stored grades: no "run medeval grade"
+    assert live_rep["scorers"] == graded["scorers"]
+    assert live_rep["scorers"]["graded_metrics"] == ["bleu1", "rouge1"]
     assert any(m["averaged"] for m in graded["models"])  # (something to compare)
 
 
@@ -144,6 +147,9 @@ def test_the_leaderboard_page_shows_and_compares_v1_without_grading_it(live):
     at.selectbox(key="lb_version").set_value(1).run()  # v1 itself on the board
     assert not at.exception and at.dataframe
     assert any("nothing is stored until it is made active" in i.value for i in at.info)
+    warned = " ".join(w.value for w in at.warning)
+    assert "no grades stored" not in warned and "BLEU-1 not graded" not in warned
+    assert "cosine not graded" in warned  # the one true note: v1's cosine cut-offs are for another model
     with connect(path) as db:
         assert not db.conn.execute("SELECT 1 FROM grades WHERE version != 2").fetchone()
         assert db.conn.execute("SELECT count(*) FROM audit_log WHERE action NOT LIKE 'login%' AND action NOT LIKE "

@@ -48,8 +48,11 @@ def tokenizer_text(tokenizer_id: str) -> str:
     return tokenizer_id
 
 
-def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet) -> dict:
+def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet, *, graded_metrics: set[str] | None = None) -> dict:
     """Per report metric: the scorers of its stored scores (with counts), the ones ``ts`` grades, and why not.
+
+    ``graded_metrics``: the metrics with tiers where the caller counted them without stored grades (a set that is
+    not active, counted in memory by the Leaderboard); default: the metrics ``ts`` has stored grades of.
 
     Returns ``{"graded_metrics": [...], "metrics": {metric: {"scorers": [{"scorer", "n", "graded_by_set"}],
     "graded": bool, "reason": str | None}}, "cosine_models": [...], "tokenizers": [...]}``; ``cosine_models``
@@ -64,7 +67,7 @@ def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet) -> dict:
     label = f"v{ts.version}" if ts.version is not None else ts.name
     out: dict = {"metrics": {}, "graded_metrics": []}
     for m in REPORT_METRICS:
-        graded = ts.version is not None and db.conn.execute(
+        graded = (m in graded_metrics) if graded_metrics is not None else ts.version is not None and db.conn.execute(
             "SELECT 1 FROM grades WHERE version = ? AND metric = ? LIMIT 1", (ts.version, m)).fetchone() is not None
         reason = None
         if not graded:

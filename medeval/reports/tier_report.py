@@ -88,6 +88,7 @@ def build_report(db: sqlite_utils.Database, version: int | None = None, *,
     active in memory: ``medeval.reports.leaderboard.version_counts``)."""
     ts = th.load(db, version) if version is not None else th.active(db)
     models = {n: _Row(n, k, b) for n, k, b in db.conn.execute("SELECT name, kind, backbone FROM models ORDER BY name")}
+    given = counts
     counts = _counts(db, ts.version) if counts is None else counts
     by_model: dict[str, dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
     by_model_aspect: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(dict)
@@ -137,7 +138,7 @@ def build_report(db: sqlite_utils.Database, version: int | None = None, *,
         "threshold_set": {"version": ts.version, "name": ts.name, "embedding_model": ts.embedding_model,
                           "tokenizer": ts.tokenizer, "calibrated": ts.provenance.get("calibrated", True)},
         "coverage": th.coverage(db, ts.version),
-        "scorers": scorer_notes.scorers(db, ts),
+        "scorers": scorer_notes.scorers(db, ts, graded_metrics=None if given is None else {k[2] for k in given}),
         "models": model_rows,
         "aspects": aspect_rows,
         "ttests": ttests,
