@@ -187,6 +187,7 @@ def test_the_published_set_and_the_methods_paragraph_name_the_estimator(pool_db,
     p = ts.provenance
     assert p["estimator"] == ("smooth" if estimator == "smooth" else "accuracy search")
     assert ("psychometric curve" in p["method"]) == (estimator == "smooth")
+    assert p.get("estimator_version") == ("smooth-logistic-lapse-v1" if estimator == "smooth" else None)
     text = provenance_text({"provenance": p, "embedding_model": ts.embedding_model})
     assert named in text and f"campaign #{cid}" in text
 

@@ -1,5 +1,6 @@
 """The cut-off estimators and the round designs in words: what a publication's provenance and a report's methods
-say of how cut-offs were estimated (no imports: :mod:`medeval.calibration.cutoffs` and the modules above it use it)."""
+say of how cut-offs were estimated (nothing imported but the smooth fit's id: :mod:`medeval.calibration.cutoffs` and
+the modules above it use it)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,12 @@ def estimator_provenance(criteria: list[str]) -> dict:
     """What a publication records of how its cut-offs were estimated: ``estimator`` (``smooth``, or ``accuracy
     search`` / ``kappa search`` ...) and ``method`` in words, from the calibrations' criteria."""
     est = sorted({"smooth" if c == "smooth" else f"{c} search" for c in criteria})
-    return {"method": "; ".join(ESTIMATOR_TEXT["smooth"] if e == "smooth" else
-                                f"exhaustive cut-off search maximising {e[:-7]} (medeval.calibration.cutoffs)"
-                                for e in est), "estimator": ", ".join(est)}
+    out = {"method": "; ".join(ESTIMATOR_TEXT["smooth"] if e == "smooth" else
+                               f"exhaustive cut-off search maximising {e[:-7]} (medeval.calibration.cutoffs)"
+                               for e in est), "estimator": ", ".join(est)}
+    if "smooth" in est:  # the smooth fit's stable id: which model and priors gave the cut-offs
+        from medeval.calibration.smooth import METHOD
+
+        out["estimator_version"] = METHOD
+    return out
 
