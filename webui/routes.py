@@ -49,9 +49,9 @@ from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
 # sign-in attempts per client address: a burst, then one more every few seconds (a success gives its one back)
 SIGNIN_BURST = 10
 SIGNIN_REFILL_S = 6.0
-# sign-ins in progress per process: on threads of their own (as many as argon2 hashes may run at once), a few waiting
+# sign-ins in progress per process: on threads of their own (as many as argon2 hashes may run at once), some waiting
 SIGNIN_WORKERS = auth.HASH_GATE.slots
-SIGNIN_QUEUE = 8
+SIGNIN_QUEUE = 30  # a ward signing in at the same second waits a moment instead of getting 429
 # paths that never need a session: Streamlit's own endpoints and assets, and the sign-in routes
 _OPEN_PREFIXES = ("/_stcore/", "/static/", "/media/", "/component/", "/app/static/", SIGNIN_PATH, SIGNOUT_PATH,
                   "/favicon")
