@@ -31,7 +31,7 @@ from medeval.engine import thresholds as th
 
 ROUNDS = 3  # active rounds after the seed round
 ACTIVE_CAMPAIGN = "Demo active calibration (simulated clinicians)"
-PAPER_CAMPAIGN = "Demo active calibration, the paper's design (simulated clinicians)"
+PAPER_CAMPAIGN = "Demo paper's design (simulated clinicians)"
 ACTIVE_CONFIG = ActiveConfig(metrics=("bleu1", "rouge1"), aspect_types=("enumerated",), width=0.1, per_interval=3,
                              round_size=15, target_width=0.01, budget=120, explore=0.2, k=sim.K,
                              seed=DEMO_SEED, estimator="smooth", design="adaptive")
