@@ -366,3 +366,32 @@ def test_cli_calibrate_uses_an_active_campaigns_estimator_and_publishes_it(pool_
     assert s["criterion"] == "kappa"  # asked for: the paper's search with the default criterion
     md = invoke("calibrate", "--campaign", cid, "--format", "md").output
     assert "| rouge1 | enumerated |" in md and "| smooth |" in md
+
+
+@pytest.mark.slow  # AppTest runs the whole Tune cut-offs page
+@pytest.mark.parametrize("estimator", ["smooth", "accuracy"])
+def test_tune_cut_offs_on_an_active_campaign_with_nothing_graded_yet(pool_db, estimator):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    from webui.page import TEST_TOKEN_KEY
+
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        cid = assignment.create_active_campaign(db, "fresh", _cfg(estimator=estimator), DOCS, actor=res)
+        token = auth.create_session(db, auth.authenticate(db, "res", PW))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.session_state[TEST_TOKEN_KEY] = token
+    at.switch_page("app_pages/tuning.py").run()
+    at.selectbox(key="tune_campaign").set_value(cid).run()
+    at.selectbox(key="tune_metric").set_value("rouge1").run()
+    assert not at.exception
+    (chart,) = [c for c in at.get("plotly_chart") if "tune_curves" in str(c.proto.id)]
+    spec = json.loads(chart.proto.spec)
+    assert not any(t.get("x") for t in spec["data"])  # nothing graded, nothing drawn -- and no error
+    def captions():  # as shown: without md_escape's backslashes and word joiners
+        return [c.value.replace("\\", "").replace("\u2060", "") for c in at.caption]
+
+    assert any("fresh — 0 graded, no cut-offs yet" in c for c in captions())
+    at.selectbox(key="tune_metric").set_value("bleu1").run()  # a metric the campaign does not calibrate
+    assert any("does not calibrate bleu1 / enumerated" in c for c in captions()) and not at.exception
