@@ -63,7 +63,8 @@ class ActiveConfig:
 
     ``per_interval`` items per score interval in the seed round; each later round draws ``round_size`` items per
     (metric, aspect type) stratum, ``explore`` of them spread over the range; a stratum stops when both cut-offs'
-    95% intervals are at most ``target_width`` wide or it holds ``budget`` items.
+    95% intervals are at most ``target_width`` wide or it holds ``budget`` items. ``estimator`` and ``design``
+    (:data:`ACTIVE_ESTIMATORS`, :data:`ACTIVE_DESIGNS`) say how cut-offs are estimated and where rounds are drawn.
     """
 
     metrics: tuple[str, ...] = ("rouge1",)
