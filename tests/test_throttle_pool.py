@@ -6,7 +6,8 @@ every websocket message (``webui/websocket.py``). With two hashes allowed at a t
 10 s for one, 60-100 concurrent sign-ins took every thread: a grade's per-message check waited behind them
 (seconds), and the 429 came only after the 10 s wait. Now the sign-ins run on a pool of their own
 (``throttle.SigninPool``: as many threads as hashes may run, at most ``SIGNIN_QUEUE`` waiting), and one more
-is refused at once.
+is refused at once. The last ``SIGNIN_RESERVED`` places are kept for addresses that have signed in before, so
+a flood from new addresses does not keep the people who work here out.
 
 The tests hold every password check on an event, so what is in flight is known exactly (no timing is
 asserted; the figures are in bench/bench_signin_flood.py).
@@ -108,10 +109,10 @@ async def _until(predicate, what: str, timeout_s: float = 20.0) -> None:
 
 
 def test_a_flood_of_100_sign_ins_leaves_the_page_threads_free_and_the_rest_get_429_at_once(held):
-    """100 sign-ins from 100 addresses while every password check hangs: none of them holds one of the threads
-    that pages and websocket checks use; SIGNIN_WORKERS + SIGNIN_QUEUE are admitted, the rest are refused now."""
+    """100 sign-ins from 100 new addresses while every password check hangs: none of them holds one of the threads
+    that pages and websocket checks use; the pool takes them up to its reserve, the rest are refused now."""
     app = _app()
-    admitted = web.SIGNIN_WORKERS + web.SIGNIN_QUEUE
+    admitted = web.SIGNIN_WORKERS + web.SIGNIN_QUEUE - web.SIGNIN_RESERVED
 
     async def main():
         limiter = anyio.to_thread.current_default_thread_limiter()
@@ -137,6 +138,32 @@ def test_a_flood_of_100_sign_ins_leaves_the_page_threads_free_and_the_rest_get_4
     statuses = sorted(r.status for r in everything)
     assert statuses == [401] * admitted + [429] * (100 - admitted)
     assert held.calls == admitted  # a refused sign-in costs no hash
+
+
+def test_during_a_flood_an_address_that_signed_in_before_is_queued_and_a_new_one_refused(held):
+    """A doctor at their usual workstation (it signed in earlier) gets one of the reserved places and gets in
+    once the checks move; a stranger's new address gets 429 like the flood."""
+    app = _app()
+    held.gate.set()
+    assert asyncio.run(_post_signin(app, "doc1", PW, ("10.0.0.7", 1))).status == 303  # this morning
+    held.gate.clear()
+    flood_size = web.SIGNIN_WORKERS + web.SIGNIN_QUEUE  # more than the flood may take
+
+    async def main():
+        flood = [asyncio.create_task(_post_signin(app, f"bot{i}", "guess guess guess", (f"203.0.113.{i}", 1)))
+                 for i in range(flood_size)]
+        await _until(lambda: sum(t.done() for t in flood) == web.SIGNIN_RESERVED, "the flood is refused at the reserve")
+        stranger = await _post_signin(app, "doc1", PW, ("198.51.100.200", 2))  # a new address: no reserved place
+        doctor = asyncio.create_task(_post_signin(app, "doc1", PW, ("10.0.0.7", 3)))
+        await asyncio.sleep(0.2)
+        queued = not doctor.done()  # admitted, waiting its turn (a refusal would be back at once)
+        held.gate.set()
+        return stranger, queued, await doctor, await asyncio.gather(*flood)
+
+    stranger, queued, doctor, flood = asyncio.run(main())
+    assert stranger.status == 429 and stranger.header("retry-after")
+    assert queued and doctor.status == 303 and doctor.header("set-cookie")
+    assert sorted(r.status for r in flood) == [401] * (flood_size - web.SIGNIN_RESERVED) + [429] * web.SIGNIN_RESERVED
 
 
 def test_a_real_user_gets_in_once_the_flood_has_passed(held):
@@ -188,7 +215,27 @@ def test_an_exception_in_a_sign_in_reaches_the_caller_and_frees_the_place():
     assert pool.submit(lambda: 7).result(HELD_S) == 7
 
 
-@pytest.mark.parametrize("workers, queue", [(0, 8), (2, -1)])
-def test_a_pool_needs_a_worker_and_a_queue(workers, queue):
+def test_the_reserve_is_for_known_sign_ins_only():
+    pool = throttle.SigninPool(workers=1, queue=3, reserved=2)
+    gate = threading.Event()
+    held = [pool.submit(gate.wait, HELD_S), pool.submit(lambda: "new")]  # 1 running + 1 waiting: the reserve is left
+    with pytest.raises(throttle.Busy):
+        pool.submit(lambda: "another new address")
+    held += [pool.submit(lambda: "known", known=True) for _ in range(2)]  # the two reserved places
+    with pytest.raises(throttle.Busy):
+        pool.submit(lambda: "known, one too many", known=True)
+    gate.set()
+    assert [f.result(HELD_S) for f in held] == [True, "new", "known", "known"]
+
+
+def test_known_addresses_are_bounded_and_recent():
+    known = throttle.KnownAddresses(max_addresses=3)
+    for a in ("10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.1", "10.0.0.4"):
+        known.add(a)
+    assert len(known) == 3 and "10.0.0.1" in known and "10.0.0.2" not in known  # the least recent is forgotten
+
+
+@pytest.mark.parametrize("workers, queue, reserved", [(0, 8, 0), (2, -1, 0), (2, 4, 5), (2, 4, -1)])
+def test_a_pool_needs_a_worker_and_a_queue(workers, queue, reserved):
     with pytest.raises(ValueError, match="at least one worker"):
-        throttle.SigninPool(workers, queue)
+        throttle.SigninPool(workers, queue, reserved=reserved)

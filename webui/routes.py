@@ -16,7 +16,7 @@ Under load or attack: each client address has a budget of sign-in attempts (``SI
 one every ``SIGNIN_REFILL_S`` seconds; a successful sign-in gives its attempt back); the sign-ins run on
 ``SIGNIN_WORKERS`` threads of their own with at most ``SIGNIN_QUEUE`` waiting (``throttle.SigninPool``), so
 a flood never takes the threads that serve the pages and check each websocket message, and one more is
-refused at once; password hashing is bounded per process; and repeated failures make that address wait
+refused at once (``SIGNIN_RESERVED`` of the places are kept for addresses that signed in here before); password hashing is bounded per process; and repeated failures make that address wait
 (``medeval.accounts.throttle``). The client address is the connection's, or what a trusted proxy says
 (``webui/proxy.py``). Each of these answers 429 with ``Retry-After``; a database that
 cannot be written (a full disk) answers 503 with a page that says so, never a 500.
@@ -52,6 +52,7 @@ SIGNIN_REFILL_S = 6.0
 # sign-ins in progress per process: on threads of their own (as many as argon2 hashes may run at once), some waiting
 SIGNIN_WORKERS = auth.HASH_GATE.slots
 SIGNIN_QUEUE = 30  # a ward signing in at the same second waits a moment instead of getting 429
+SIGNIN_RESERVED = 10  # of those places, kept for addresses that have signed in here before (a flood cannot take them)
 # paths that never need a session: Streamlit's own endpoints and assets, and the sign-in routes
 _OPEN_PREFIXES = ("/_stcore/", "/static/", "/media/", "/component/", "/app/static/", SIGNIN_PATH, SIGNOUT_PATH,
                   "/favicon")
@@ -204,7 +205,7 @@ def _signin(username: str, password: str, address: str) -> tuple[str, int]:
         return auth.sign_token(auth.secret_key(db), auth.create_session(db, user)), lifetime
 
 
-def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool):
+def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool, known: throttle.KnownAddresses):
     async def signin_submit(request: Request) -> Response:
         form = await request.form()
         username, password = str(form.get("username", "")), str(form.get("password", ""))
@@ -218,7 +219,8 @@ def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool):
             return _page(messages=[("err", text)], next_path=next_path, username=username, status=429,
                          retry_after=wait)
         try:
-            cookie, max_age = await asyncio.wrap_future(pool.submit(_signin, username, password, address))
+            future = pool.submit(_signin, username, password, address, known=address in known)
+            cookie, max_age = await asyncio.wrap_future(future)
         except throttle.Busy as e:
             limiter.give_back(address)  # not this address's doing
             text = f"Too many sign-in attempts at once; wait {e.retry_after} seconds and try again."
@@ -233,6 +235,7 @@ def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool):
         except (MedevalError, sqlite3.Error) as e:
             return _page(messages=[("err", _unavailable("Sign-in", e))], next_path=next_path, status=503)
         limiter.give_back(address)
+        known.add(address)
         resp = RedirectResponse(next_path, status_code=303)
         resp.set_cookie(COOKIE_NAME, cookie, max_age=max_age, path="/", httponly=True, samesite="lax",
                         secure=request.url.scheme == "https")
@@ -311,9 +314,9 @@ def routes(limiter: throttle.AddressLimiter | None = None, pool: throttle.Signin
     if limiter is None:
         limiter = throttle.AddressLimiter(SIGNIN_BURST, SIGNIN_REFILL_S)
     if pool is None:
-        pool = throttle.SigninPool(SIGNIN_WORKERS, SIGNIN_QUEUE)
+        pool = throttle.SigninPool(SIGNIN_WORKERS, SIGNIN_QUEUE, reserved=SIGNIN_RESERVED)
     return [Route(SIGNIN_PATH, signin_form, methods=["GET"]),
-            Route(SIGNIN_PATH, _signin_submit(limiter, pool), methods=["POST"]),
+            Route(SIGNIN_PATH, _signin_submit(limiter, pool, throttle.KnownAddresses()), methods=["POST"]),
             Route(SIGNOUT_PATH, signout_form, methods=["GET"]),
             Route(SIGNOUT_PATH, signout, methods=["POST"])]
 

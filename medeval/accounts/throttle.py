@@ -98,15 +98,20 @@ def lowest_cpu_priority() -> bool:
 class SigninPool:
     """Sign-ins on ``workers`` threads of their own; at most ``queue`` more wait; one more is :class:`Busy` at once.
 
+    The last ``reserved`` places of the queue are kept for ``known`` sign-ins (the web routes: from an address
+    that has signed in successfully before), so a flood from new addresses cannot keep the people who work
+    here out: it fills the queue up to ``workers + queue - reserved`` and is refused beyond that.
+
     ``submit`` returns a ``concurrent.futures.Future`` (await it with ``asyncio.wrap_future``); a queued one that
     is cancelled (the client went away) never runs. The ``Retry-After`` of a refusal is the time the work in
     hand takes at the recent pace (a moving average of the sign-ins' durations).
     """
 
-    def __init__(self, workers: int = 2, queue: int = 8, *, typical_s: float = 0.25):
-        if workers < 1 or queue < 0:
-            raise ValueError("a sign-in pool needs at least one worker and a queue of 0 or more")
-        self.workers, self.queue = workers, queue
+    def __init__(self, workers: int = 2, queue: int = 8, *, reserved: int = 0, typical_s: float = 0.25):
+        if workers < 1 or queue < 0 or not 0 <= reserved <= queue:
+            raise ValueError("a sign-in pool needs at least one worker, a queue of 0 or more and at most the queue "
+                             "reserved")
+        self.workers, self.queue, self.reserved = workers, queue, reserved
         self._lock = threading.Lock()
         self._admitted = 0  # running or waiting
         self._mean_s = typical_s
@@ -116,9 +121,9 @@ class SigninPool:
         with self._lock:
             return whole_seconds(max(1, self._admitted) / self.workers * self._mean_s)
 
-    def submit(self, fn: Callable, *args) -> Future:
+    def submit(self, fn: Callable, *args, known: bool = False) -> Future:
         with self._lock:
-            if self._admitted >= self.workers + self.queue:
+            if self._admitted >= self.workers + self.queue - (0 if known else self.reserved):
                 retry = whole_seconds(self._admitted / self.workers * self._mean_s)
                 raise Busy(f"too many sign-ins at once: wait {retry} seconds and try again", retry)
             self._admitted += 1
@@ -149,6 +154,29 @@ class SigninPool:
     def __len__(self) -> int:
         """Sign-ins running or waiting now."""
         return self._admitted
+
+
+class KnownAddresses:
+    """Client addresses that have signed in successfully in this process (the most recent ``max_addresses``)."""
+
+    def __init__(self, max_addresses: int = 10_000):
+        self.max_addresses = max_addresses
+        self._lock = threading.Lock()
+        self._seen: OrderedDict[str, None] = OrderedDict()
+
+    def add(self, address: str) -> None:
+        with self._lock:
+            self._seen[address] = None
+            self._seen.move_to_end(address)
+            while len(self._seen) > self.max_addresses:
+                self._seen.popitem(last=False)
+
+    def __contains__(self, address: str) -> bool:
+        with self._lock:
+            return address in self._seen
+
+    def __len__(self) -> int:
+        return len(self._seen)
 
 
 class AddressLimiter:
