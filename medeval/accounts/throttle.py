@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import calendar
 import math
+import os
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -83,9 +85,6 @@ def lowest_cpu_priority() -> bool:
     refuses more with 429, instead of every grade waiting for the hashes. Elsewhere nothing changes
     (False). Lowering one's own priority needs no privilege.
     """
-    import os
-    import sys
-
     if not sys.platform.startswith("linux"):
         return False
     try:
@@ -116,10 +115,6 @@ class SigninPool:
         self._admitted = 0  # running or waiting
         self._mean_s = typical_s
         self._executor: ThreadPoolExecutor | None = None  # started on first use
-
-    def retry_after(self) -> int:
-        with self._lock:
-            return whole_seconds(max(1, self._admitted) / self.workers * self._mean_s)
 
     def submit(self, fn: Callable, *args, known: bool = False) -> Future:
         with self._lock:
