@@ -16,7 +16,8 @@ Under load or attack: each client address has a budget of sign-in attempts (``SI
 one every ``SIGNIN_REFILL_S`` seconds; a successful sign-in gives its attempt back); the sign-ins run on
 ``SIGNIN_WORKERS`` threads of their own with at most ``SIGNIN_QUEUE`` waiting (``throttle.SigninPool``), so
 a flood never takes the threads that serve the pages and check each websocket message, and one more is
-refused at once (``SIGNIN_RESERVED`` of the places are kept for addresses that signed in here before); password hashing is bounded per process; and repeated failures make that address wait
+refused at once (``SIGNIN_RESERVED`` of the places are kept for addresses that signed in here before);
+password hashing is bounded per process; and repeated failures make that address wait
 (``medeval.accounts.throttle``). The client address is the connection's, or what a trusted proxy says
 (``webui/proxy.py``). Each of these answers 429 with ``Retry-After``; a database that
 cannot be written (a full disk) answers 503 with a page that says so, never a 500.
