@@ -182,11 +182,12 @@ def screen() -> None:
         if not s.recent:
             return
         shown = st.session_state.get("recent_open", False)  # drawn only when asked for: a key redraws less
+        st.button("Your last answers — change one", key="recent_toggle", type="tertiary",
+                  icon=":material/expand_less:" if shown else ":material/expand_more:", on_click=_toggle_recent)
+        if not shown:
+            return
         with st.container(border=True, key="gradelast"):
-            st.button("Your last answers — change one", key="recent_toggle", type="tertiary",
-                      icon=":material/expand_less:" if shown else ":material/expand_more:",
-                      on_click=_toggle_recent)
-            for g in s.recent if shown else ():
+            for g in s.recent:
                 c1, c2 = st.columns([3, 2], vertical_alignment="center")
                 c1.text(f"{g.disease} · {g.aspect}")
                 c1.caption(cp.tier_label(g.tier, g.skipped) + (" · flagged" if g.flagged else ""))
@@ -247,9 +248,8 @@ def screen() -> None:
     st.session_state["grade_drawn_ref"] = item.ref  # the only item a grade or skip is stored for (see _answer)
     # Few elements: every element is a message the server builds and sends on each key (issue 22 §4).
     with st.container(key="gradeitem"):
-        with st.container(key="item_disease"):  # disease · aspect · 中文 on one line; names shown literally
-            st.markdown(f"**{ui.md_escape(item.disease)}** · {ui.md_escape(item.aspect)} · "
-                        f"{ui.md_escape(item.aspect_zh)}")
+        # disease · aspect · 中文 on one line (names shown literally), the aspect's definition below it in small print
+        st.markdown(f"**{ui.md_escape(item.disease)}** · {ui.md_escape(item.aspect)} · {ui.md_escape(item.aspect_zh)}")
         if item.definition:
             st.caption(ui.md_escape(item.definition))
         c1, c2 = st.columns(2)  # side by side where the width allows (stacked on a narrow screen)
@@ -265,7 +265,8 @@ def screen() -> None:
             st.button(name, key=f"grade_{item.key}_{tier}", shortcut=key, help=meaning, width="stretch",
                       disabled=locked, on_click=_answer, args=(item.ref, item.item_id, s.prior),
                       kwargs={"tier": tier, "what": what})
-    with st.container(horizontal=True, key="gradeother") as row:
+    row = st.container(horizontal=True, key="gradeother")
+    with row:
         st.button("Skip", key=f"skip_{item.key}", shortcut="S", disabled=locked, width="stretch",
                   on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"skipped": True, "what": what},
                   help="Come back to it after the others")

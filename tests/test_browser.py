@@ -291,7 +291,7 @@ def test_reload_keeps_session_and_resumes_at_next_ungraded_item(page: Page, app)
     s = expect_item_shown(page, app, user)
     with connect(app.db, migrate=False) as d:
         assert s.item.item_id == cp.next_item(d, auth.get_user(d, user), app.campaigns[user])
-    expect(page.locator(".st-key-item_disease")).to_contain_text(s.item.disease)
+    expect(page.locator(".st-key-gradeitem")).to_contain_text(s.item.disease)
     expect(page.get_by_text(f"2 of {s.total} done so far")).to_be_visible()  # a fresh session: no "Saved" left
     expect(page.get_by_text("Signed in as doc_resume · annotator")).to_be_visible()
     assert len(bs.annotations(app.db, user)) == 2

@@ -200,7 +200,8 @@ def test_one_item_fits_one_screen_and_saved_does_not_move_it(browser, fx, fast, 
         assert len(s.item.reference) == 400 and len(s.item.response) == 400
 
         def check(item) -> float:
-            _in_view(page, page.locator(".st-key-item_disease").filter(has_text=item.aspect).first, "aspect")
+            _in_view(page, page.locator(".st-key-gradeitem [data-testid='stMarkdown']").filter(has_text=item.aspect).first,
+                     "aspect")
             _in_view(page, page.locator(".st-key-item_reference"), "reference")
             _in_view(page, page.locator(".st-key-item_response"), "answer")
             for tier in range(3):
