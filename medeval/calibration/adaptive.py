@@ -4,12 +4,14 @@ QUEST+ and Psi choose each next stimulus where the expected posterior uncertaint
 smallest. Here, per boundary k (P(tier >= k | score), see :mod:`medeval.calibration.smooth`):
 
 1. a **grid posterior** over (cut-off, log width) from the graded items (uniform prior over the pool's
-   score range and over widths 0.005 .. 0.3; a fixed 4% lapse so a careless grade cannot pin it);
+   score range and over widths 0.005 .. 0.3; a fixed 4% lapse so a careless grade cannot pin it), on a grid
+   that zooms in on the cut-off as it narrows;
 2. a **round of m items picked greedily**: each candidate score's Fisher information about
-   (cut-off, log width) is averaged over posterior draws; the pick is the score that most lowers the
-   expected posterior variance of the two cut-offs together (Var(low) + Var(high), each the (cut-off,
-   cut-off) element of the inverse of the posterior precision plus the round's information so far, so a
-   round spreads itself instead of piling on one score);
+   (cut-off, log width) is computed at each posterior draw; the pick is the score that most lowers the
+   expected posterior variance of the two cut-offs together (Var(low) + Var(high); per draw the (cut-off,
+   cut-off) element of the inverse of prior + graded + this round's information, averaged over draws -- a
+   Bayesian c-optimal design, so a round spreads over both sides of every plausible cut-off instead of
+   piling on the likeliest one);
 3. a share (``random_share``) of the round drawn **uniformly over the score range** (the nearest ungraded
    item to a uniform score), so a badly wrong starting posterior is corrected.
 
@@ -28,6 +30,7 @@ from medeval.core.errors import MedevalError
 DESIGN = "adaptive-psi-v1"
 DESIGN_LAPSE = 0.04
 N_C, N_W = 121, 14
+W_MIN, W_MAX = 0.015, 0.3  # the curve's width (logistic scale, score units) the design considers
 N_BINS = 200  # candidate scores: the pool is binned so the cost does not grow with its size
 N_DRAWS = 128
 
@@ -36,18 +39,34 @@ def _rng(rng) -> np.random.Generator:
     return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
 
 
+def _loglik(scores, y, cs, lws):
+    z = (scores[None, None, :] - cs[:, None, None]) / np.exp(lws)[None, :, None]
+    p = DESIGN_LAPSE / 2 + (1 - DESIGN_LAPSE) * expit(z)
+    return (y * np.log(p) + (1 - y) * np.log1p(-p)).sum(axis=2)
+
+
 def posterior(scores, tiers, k: int, lo: float, hi: float):
-    """Grid posterior over (cut-off, log width) of boundary k: (c grid, log-width grid, weights [N_C, N_W])."""
+    """Grid posterior over (cut-off, log width) of boundary k: (c grid, log-width grid, weights [N_C, N_W]).
+
+    A coarse grid over the whole range first, then a grid as fine again over where the coarse one holds all
+    but 1e-6 of the mass (the cut-off's posterior soon gets narrower than a coarse cell).
+    """
     span = max(hi - lo, 1e-3)
     cs = np.linspace(lo - 0.02 * span, hi + 0.02 * span, N_C)
-    lws = np.linspace(np.log(0.005), np.log(0.3), N_W)
-    logp = np.zeros((N_C, N_W))
-    if len(scores):
-        y = (tiers >= k).astype(float)
-        z = (scores[None, None, :] - cs[:, None, None]) / np.exp(lws)[None, :, None]
-        p = DESIGN_LAPSE / 2 + (1 - DESIGN_LAPSE) * expit(z)
-        logp = (y * np.log(p) + (1 - y) * np.log1p(-p)).sum(axis=2)
+    lws = np.linspace(np.log(W_MIN), np.log(W_MAX), N_W)
+    if not len(scores):
+        return cs, lws, np.full((N_C, N_W), 1.0 / (N_C * N_W))
+    y = (tiers >= k).astype(float)
+    logp = _loglik(scores, y, cs, lws)
     w = np.exp(logp - logp.max())
+    mass = w.sum(axis=1) / w.sum()
+    keep = np.flatnonzero(mass > 1e-6 / N_C)
+    step = cs[1] - cs[0]
+    c_lo, c_hi = cs[keep[0]] - step, cs[keep[-1]] + step
+    if c_hi - c_lo < (cs[-1] - cs[0]) / 2:
+        cs = np.linspace(c_lo, c_hi, N_C)
+        logp = _loglik(scores, y, cs, lws)
+        w = np.exp(logp - logp.max())
     return cs, lws, w / w.sum()
 
 
@@ -63,7 +82,13 @@ def _info(x: np.ndarray, c: np.ndarray, lw: np.ndarray):
 
 
 class _Boundary:
-    """One boundary's posterior draws and the round's information so far (a 2x2 matrix per draw)."""
+    """One boundary's posterior draws and, per draw, the information about (cut-off, log width) so far.
+
+    Each draw's information matrix starts from the prior's precision plus what the graded items tell at that
+    draw's parameters; the round's picks add to it. The expected posterior variance of the cut-off is the
+    average over draws of the (c, c) element of its inverse (a Bayesian c-optimal design), which rewards
+    scores on both sides of each plausible cut-off, not just the most likely one.
+    """
 
     def __init__(self, scores, tiers, k, lo, hi, g):
         cs, lws, w = posterior(scores, tiers, k, lo, hi)
@@ -72,21 +97,17 @@ class _Boundary:
         # jitter within the grid cell so the draws are not stuck on grid points
         self.c = cs[ci] + g.uniform(-0.5, 0.5, N_DRAWS) * (cs[1] - cs[0])
         self.lw = lws[li] + g.uniform(-0.5, 0.5, N_DRAWS) * (lws[1] - lws[0])
-        var_c = max(float(np.var(self.c)), 1e-8)
-        var_l = max(float(np.var(self.lw)), 1e-6)
-        cov = float(np.cov(self.c, self.lw)[0, 1])
-        det = var_c * var_l - cov * cov
-        if det <= 1e-14:
-            cov, det = 0.0, var_c * var_l
-        # the posterior precision, as the prior of the round (the same for every draw)
-        self.a, self.b, self.d = var_l / det, -cov / det, var_c / det
-        self.acc = np.zeros((3, N_DRAWS))
+        span = max(hi - lo, 1e-3)
+        prior = np.array([12.0 / span ** 2, 0.0, 12.0 / (np.log(W_MAX / W_MIN)) ** 2])
+        self.acc = np.repeat(prior[:, None], N_DRAWS, axis=1)
+        if len(scores):
+            self.acc += np.stack([x.sum(axis=1) for x in _info(scores, self.c, self.lw)])
 
     def expected_var(self, icc, icl, ill):
-        """E over draws of Var(c) with the round so far plus each candidate: [candidates]."""
-        a = self.a + self.acc[0][:, None] + icc
-        b = self.b + self.acc[1][:, None] + icl
-        d = self.d + self.acc[2][:, None] + ill
+        """E over draws of Var(c) with the information so far plus each candidate's: [candidates]."""
+        a = self.acc[0][:, None] + icc
+        b = self.acc[1][:, None] + icl
+        d = self.acc[2][:, None] + ill
         return (d / (a * d - b * b)).mean(axis=0)
 
     def add(self, icc, icl, ill):

@@ -4,18 +4,22 @@ For each boundary k (k = 1: CW|PC, k = 2: PC|BC) the graded items say whether th
 Psychophysics fits such yes/no data with a psychometric function that allows for lapses (a careless
 grade far from the threshold); here, per boundary,
 
-    P(tier >= k | score) = lapse / 2 + (1 - lapse) * logistic((score - cutoff - offset_j) / width)
+    P(tier >= k | score) = lapse / 2 + (1 - lapse) * logistic((score - cutoff - offset_j) / width_side)
 
 with ``cutoff`` the score where the curve crosses 0.5 (the lapse is symmetric, so the crossing is
-``cutoff`` whatever the lapse), ``width`` > 0 (the curve only rises with the score), ``lapse`` in
-[0, 0.3], and, when the grades come from several clinicians, one offset per clinician (shrunk towards 0,
-so ``cutoff`` is the average clinician's). The fit maximises the likelihood with weak priors on the width
-and the lapse (which keep a small or perfectly separated sample finite); the 95% interval is the
-profile-likelihood one (every other parameter re-fitted at each trial cut-off; chi-square with 1 df).
+``cutoff`` whatever the lapse); ``width_side`` > 0 (the curve only rises with the score) is the width below
+the cut-off or the one above it -- a split logistic, ``width * exp(-/+ skew / 2)``, so a curve that rises
+slowly on one side and fast on the other (a linear ramp with a kink, uneven slopes) does not drag the
+crossing; ``lapse`` in [0, 0.3]; and, when the grades come from several clinicians, one offset per clinician
+(shrunk towards 0, so ``cutoff`` is the average clinician's). The fit maximises the likelihood with weak
+priors on the width, the skew (N(0, 1): symmetric unless the grades say otherwise) and the lapse (which keep
+a small or perfectly separated sample finite); the 95% interval is the profile-likelihood one (every other
+parameter re-fitted at each trial cut-off; chi-square with 1 df).
 
 The two boundaries are fitted independently. When the fitted low cut-off lies above the high one the
 pair is reported as ``crossed`` -- never swapped -- so the caller sees that the middle tier is narrower
-than these grades resolve.
+than these grades resolve (two cut-offs within ``SAME_TOL`` of each other are one crossing: the optimiser
+stops at that precision; both get their midpoint and the reason says so).
 
 Pure functions on arrays: no database, no Streamlit. ``smooth_cutoffs`` is the short form (raises
 ``MedevalError`` when the grades do not determine both cut-offs), ``fit_cutoffs`` the full one.
@@ -36,11 +40,13 @@ BOUNDARIES = ("CW|PC", "PC|BC")
 MIN_ITEMS = 5  # graded items (or grades) below which a boundary is not fitted
 GRID_POINTS = 101
 LAPSE_MAX = 0.3
-# weak priors: log width ~ N(log 0.05, 1.5^2); lapse ~ Beta(1, 20); clinician offsets ~ N(0, 0.1^2)
+# weak priors: log width ~ N(log 0.05, 1.5^2); lapse ~ Beta(1, 20); skew ~ N(0, 1); clinician offsets ~ N(0, 0.1^2)
 _LOGW_MU, _LOGW_SD = np.log(0.05), 1.5
 _LAPSE_B = 19.0
 _OFFSET_SD = 0.1
+_SKEW_SD = 0.3
 _CHI2_95 = 3.841458820694124
+SAME_TOL = 1e-4  # two fitted cut-offs this close are one crossing (the optimiser's precision)
 
 
 @dataclass(frozen=True)
@@ -100,31 +106,42 @@ def check_inputs(scores, tiers, clinicians=None):
 
 
 def _unpack(theta, n_cl):
-    c, logw, lapse = theta[0], theta[1], theta[2]
-    off = theta[3:] if n_cl > 1 else np.zeros(max(n_cl, 1))
-    return c, logw, lapse, off
+    c, logw, lapse, skew = theta[0], theta[1], theta[2], theta[3]
+    off = theta[4:] if n_cl > 1 else np.zeros(max(n_cl, 1))
+    return c, logw, lapse, skew, off
 
 
 def _nll(theta, s, y, codes, n_cl):
     """Negative log posterior (likelihood x weak priors) and its gradient."""
-    c, logw, lapse, off = _unpack(theta, n_cl)
-    w = np.exp(logw)
+    c, logw, lapse, skew, off = _unpack(theta, n_cl)
     shift = off[codes] if n_cl > 1 else 0.0
-    z = (s - c - shift) / w
+    d = s - c - shift
+    left = d < 0
+    w = np.exp(logw + np.where(left, -skew / 2, skew / 2))  # the width below and above the cut-off
+    z = d / w
     f = expit(z)
     p = np.clip(lapse / 2 + (1 - lapse) * f, 1e-12, 1 - 1e-12)
     ll = np.sum(y * np.log(p) + (1 - y) * np.log1p(-p))
     g = (p - y) / (p * (1 - p))  # d(-ll)/dp
     dz = g * (1 - lapse) * f * (1 - f)
     grad = np.empty_like(theta)
-    grad[0] = -np.sum(dz) / w
+    grad[0] = -np.sum(dz / w)
     grad[1] = -np.sum(dz * z) + (logw - _LOGW_MU) / _LOGW_SD ** 2
     grad[2] = np.sum(g * (0.5 - f)) + _LAPSE_B / (1 - lapse)
-    value = -ll + 0.5 * ((logw - _LOGW_MU) / _LOGW_SD) ** 2 - _LAPSE_B * np.log1p(-lapse)
+    grad[3] = np.sum(dz * z * np.where(left, 0.5, -0.5)) + skew / _SKEW_SD ** 2
+    value = (-ll + 0.5 * ((logw - _LOGW_MU) / _LOGW_SD) ** 2 - _LAPSE_B * np.log1p(-lapse)
+             + 0.5 * (skew / _SKEW_SD) ** 2)
     if n_cl > 1:
-        grad[3:] = -np.bincount(codes, weights=dz, minlength=n_cl) / w + off / _OFFSET_SD ** 2
+        grad[4:] = -np.bincount(codes, weights=dz / w, minlength=n_cl) + off / _OFFSET_SD ** 2
         value += 0.5 * np.sum((off / _OFFSET_SD) ** 2)
     return value, grad
+
+
+def curve_at(x, c, logw, lapse, skew):
+    """The fitted P(tier >= k | score) at scores ``x`` (the average clinician)."""
+    d = np.asarray(x, dtype=float) - c
+    w = np.exp(logw + np.where(d < 0, -skew / 2, skew / 2))
+    return lapse / 2 + (1 - lapse) * expit(d / w)
 
 
 def _split_start(s, y) -> float:
@@ -144,13 +161,13 @@ def _split_start(s, y) -> float:
 
 def _fit(s, y, codes, n_cl, lo, hi, *, fixed_c=None, start=None):
     span = max(hi - lo, 1e-3)
-    bounds = [(lo - span, hi + span), (np.log(1e-4), np.log(2.0)), (0.0, LAPSE_MAX)]
+    bounds = [(lo - span, hi + span), (np.log(1e-4), np.log(2.0)), (0.0, LAPSE_MAX), (-3.0, 3.0)]
     bounds += [(-0.5, 0.5)] * (n_cl if n_cl > 1 else 0)
     if fixed_c is not None:
         bounds[0] = (fixed_c, fixed_c)
     if start is None:
         c0 = _split_start(s, y) if fixed_c is None else fixed_c
-        starts = [np.array([c0, np.log(w0), 0.02] + [0.0] * (n_cl if n_cl > 1 else 0)) for w0 in (0.02, 0.1)]
+        starts = [np.array([c0, np.log(w0), 0.02, 0.0] + [0.0] * (n_cl if n_cl > 1 else 0)) for w0 in (0.02, 0.1)]
     else:
         starts = [np.array(start, dtype=float)]
         if fixed_c is not None:
@@ -218,7 +235,7 @@ def fit_boundary(scores, tiers, k: int, *, clinicians=None, ci: bool = True, lo=
     c, logw, lapse = float(mle.x[0]), float(mle.x[1]), float(mle.x[2])
     w = float(np.exp(logw))
     g = np.asarray(grid)
-    curve = tuple(float(v) for v in lapse / 2 + (1 - lapse) * expit((g - c) / w))
+    curve = tuple(float(v) for v in curve_at(g, c, logw, lapse, float(mle.x[3])))
     if not lo <= c <= hi:
         return BoundaryFit(name, None, None, "no-crossing", n, grid, curve,
                            f"the fitted curve crosses 0.5 at {c:.3f}, outside the graded scores "
@@ -234,6 +251,13 @@ def fit_cutoffs(scores, tiers, *, clinicians=None, ci: bool = True, rng=0) -> Sm
     s, t, codes = check_inputs(scores, tiers, clinicians)
     fits = [fit_boundary(s, t, k, clinicians=codes, ci=ci) for k in (1, 2)]
     low, high = fits
+    if low.status == high.status == "ok" and 0 < low.cutoff - high.cutoff <= SAME_TOL:
+        # the same crossing, up to the optimiser's precision (both boundaries fitted to nearly the same grades):
+        # one cut-off, no partially correct tier -- said in the reason, not swapped
+        mid = (low.cutoff + high.cutoff) / 2
+        why = (f"both curves cross 0.5 at {mid:.4f} (within {SAME_TOL:g}, the fit's precision): no score range "
+               "is graded partially correct")
+        low, high = _with(low, cutoff=mid, reason=why), _with(high, cutoff=mid, reason=why)
     if low.status == high.status == "ok" and low.cutoff > high.cutoff:
         why = (f"the fitted CW|PC cut-off {low.cutoff:.3f} lies above the PC|BC one {high.cutoff:.3f}: "
                "these grades do not resolve the partially correct tier; grade more items between them")
