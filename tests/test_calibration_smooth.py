@@ -62,14 +62,14 @@ def test_recovers_known_cutoffs(model, dist):
 def test_interval_covers_the_truth_about_95_percent_of_the_time():
     p1, p2, _ = MODELS["logistic"]
     covered = 0
-    runs = 40
+    runs = 25  # 50 intervals: at a true 95% coverage, fewer than 80% covered happens about once in 30,000 runs
     for seed in range(runs):
         g = np.random.default_rng(seed)
-        scores = g.uniform(0, 1, 300)
+        scores = g.uniform(0, 1, 200)
         fit = fit_cutoffs(scores, _draw(p1, p2, scores, g))
         covered += fit.low.ci[0] <= 0.32 <= fit.low.ci[1]
         covered += fit.high.ci[0] <= 0.68 <= fit.high.ci[1]
-    assert covered / (2 * runs) >= 0.85
+    assert covered / (2 * runs) >= 0.8
 
 
 def test_the_curve_is_drawn_on_a_grid_and_crosses_half_at_the_cutoff():
