@@ -223,3 +223,13 @@ def test_estimators_by_name():
         ESTIMATORS["accuracy"]([0.1, 0.5, 0.9], [1, 1, 1])
     with pytest.raises(MedevalError, match="at least 3"):
         ESTIMATORS["accuracy"]([0.1, 0.5], [0, 2])
+
+
+def test_a_cutoff_at_the_edge_of_the_graded_scores_gets_a_wide_interval_not_a_narrow_one():
+    # one item reaches tier 1, the highest graded: the cut-off lies near the top and is not bounded from above
+    s = np.linspace(0.1, 0.9, 40)
+    t = np.zeros(40, dtype=int)
+    t[-1] = 1
+    low = fit_cutoffs(s, t).low
+    assert low.status == "ok" and s[-2] < low.cutoff < s[-1]
+    assert low.ci[0] < low.cutoff and low.ci[1] > s.max()

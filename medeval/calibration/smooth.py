@@ -55,7 +55,9 @@ class BoundaryFit:
 
     boundary: str
     cutoff: float | None  # where the fitted P(tier >= k | score) crosses 0.5; None when it does not (see status)
-    ci: tuple[float, float] | None  # 95% profile-likelihood interval
+    # 95% profile-likelihood interval; an end the grades do not bound is put one score range beyond the graded
+    # scores (so the interval is wide, never falsely narrow); None when not asked for or not fitted
+    ci: tuple[float, float] | None
     status: str  # "ok", "too-few", "one-sided", "no-crossing", "crossed"
     n: int
     grid: tuple[float, ...]  # score grid over [lo, hi] of the graded scores
