@@ -14,11 +14,13 @@ has ended, and passes ``clear_cache`` only from an admin.
 
 import streamlit as st
 
+from medeval.accounts import auth
 from medeval.core import settings
 from webui.proxy import disable_uvicorn_proxy_headers, proxy_middleware
 from webui.routes import middleware, routes
 from webui.websocket import websocket_middleware
 
 settings.trusted_proxies()  # a malformed MEDEVAL_TRUSTED_PROXIES stops the start with a clear message
+auth.use_production_hashing()  # the web app never hashes with MEDEVAL_PASSWORD_HASH_PROFILE=test-only
 disable_uvicorn_proxy_headers()
 app = st.App("app.py", routes=routes(), middleware=proxy_middleware() + middleware() + websocket_middleware())

@@ -10,6 +10,9 @@ PYTHON = sys.executable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# argon2 with the smallest parameters for the users the tests create (about 96 ms a hash otherwise; the web app,
+# which the browser tests start, always hashes with production: medeval.accounts.auth.use_production_hashing)
+os.environ.setdefault("MEDEVAL_PASSWORD_HASH_PROFILE", "test-only")
 
 
 @pytest.fixture

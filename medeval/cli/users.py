@@ -7,11 +7,18 @@ import json
 import click
 
 from medeval.cli.base import db_option, emit, friendly, read_password
+from medeval.core import settings
 from medeval.store.db import connect
 
 # the roles a user can have: medeval.accounts.auth.ROLES (spelled out so `--help` needs no argon2 import; a test
 # checks that the two agree). adjudicator: a senior clinician who settles disagreements (the Adjudicate page)
 ROLE_CHOICES = ("annotator", "researcher", "admin", "adjudicator")
+
+
+def _test_only_hash_warning() -> None:
+    if settings.password_hash_profile() == "test-only":
+        click.echo("warning: MEDEVAL_PASSWORD_HASH_PROFILE=test-only: the password was hashed with test-only argon2 "
+                   "parameters (the web app re-hashes it at its next sign-in); unset it for real accounts", err=True)
 
 
 @click.group("users")
@@ -33,6 +40,7 @@ def users_add(db_path, username, role):
     with connect(db_path) as db:
         u = auth.add_user(db, username, password, role)
     click.echo(f"added {u.username} ({u.role})")
+    _test_only_hash_warning()
 
 
 
@@ -78,6 +86,7 @@ def users_reset_password(db_path, username):
     with connect(db_path) as db:
         auth.reset_password(db, username, password)
     click.echo(f"password of {username} reset; their sessions are ended")
+    _test_only_hash_warning()
 
 
 

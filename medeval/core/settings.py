@@ -61,6 +61,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MEDEVAL_SECRET_KEY", "",
             "Key that signs the session cookie. Empty (the default): one is generated on first start and kept "
             "in the database, so sign-ins survive restarts.", None),
+    Setting("MEDEVAL_PASSWORD_HASH_PROFILE", "production",
+            "argon2id parameters of new password hashes. production (the default): argon2-cffi's RFC 9106 "
+            "low-memory profile (64 MiB, 3 passes, about 0.1 s a hash). test-only: the smallest parameters "
+            "(8 KiB, 1 pass), for test suites that create hundreds of users -- never for real accounts: the web app "
+            "always hashes with production (and re-hashes a weaker hash at its next sign-in), and `medeval` says "
+            "on stderr that it is on.", None),
     Setting("MEDEVAL_DEMO", "0",
             "Set to 1 when the app runs on the generated demo database (the app marks itself as demo).", None),
     Setting("MEDEVAL_LEVEL_BANDS", "3.5,3.0,2.0",
@@ -113,6 +119,20 @@ def idle_timeout() -> float:
 def session_lifetime() -> float:
     """MEDEVAL_SESSION_LIFETIME in seconds (a positive number)."""
     return _positive_seconds("MEDEVAL_SESSION_LIFETIME", "e.g. 43200 for 12 hours")
+
+
+PASSWORD_HASH_PROFILES = ("production", "test-only")
+
+
+def password_hash_profile() -> str:
+    """MEDEVAL_PASSWORD_HASH_PROFILE (checked: production or test-only)."""
+    from medeval.core.errors import MedevalError
+
+    raw = get("MEDEVAL_PASSWORD_HASH_PROFILE").strip() or "production"
+    if raw not in PASSWORD_HASH_PROFILES:
+        raise MedevalError(f"MEDEVAL_PASSWORD_HASH_PROFILE must be one of {', '.join(PASSWORD_HASH_PROFILES)}, "
+                           f"not {raw!r}")
+    return raw
 
 
 def trusted_proxies() -> tuple[str, ...]:
