@@ -605,16 +605,26 @@ async def run(cfg: dict, server_args: list[str], tmp: Path, res: dict, proxy_wor
                                           None if lo is None else (lo, hi), server))
         res["server"].update(cpu_seconds_total=server.cpu_seconds(), rss_mib_end=server.rss_mib())
     finally:
-        for c in clients:
-            try:
-                await c.close()
-            except Exception:
-                pass
-        server.stop()
+        await close_all(clients, server)
     res["signin"] = {"n": len(signin), "median_s": statistics.median(signin), "max_s": max(signin)}
     res["first_page_load"] = {"n": len(loads), "median_s": statistics.median(loads), "max_s": max(loads),
                               "note": "the other annotators connect all at once"}
     res["phases"] = phases
+    check_run(res, clients, server, db_path)
+
+
+async def close_all(clients: list[Annotator], server) -> None:
+    """Close every annotator's websocket (whatever state it is in), then stop the server."""
+    for c in clients:
+        try:
+            await c.close()
+        except Exception:
+            pass
+    server.stop()
+
+
+def check_run(res: dict, clients: list[Annotator], server, db_path: Path) -> None:
+    """The checks of a run into ``res``: the clients' problems, the database against the clicks, the server log."""
     problems = [p for c in clients for r in c.clicks for p in r["problems"]]
     res["client_problems"] = {"count": len(problems), "examples": sorted(set(problems))[:10]}
     res["db_check"] = check_db(db_path, res["data"]["campaign_id"], clients)

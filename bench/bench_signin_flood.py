@@ -51,7 +51,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.bench_grading import (PASSWORD, SEED, Annotator, ProxyServer, Server, build_db,  # noqa: E402
-                                 check_db, machine_info, ms, percentile, run_phase, scan_log)
+                                 check_run, close_all, machine_info, ms, percentile, run_phase)
 from bench.benchlib import finish, loadavg, log, table_lines  # noqa: E402
 
 FIRST_FLOOD_ADDRESS = int(ipaddress.IPv4Address("127.10.0.1"))
@@ -220,18 +220,8 @@ async def run(args, tmp: Path, res: dict) -> None:
         res["doctor_signins"] = await doctor_task
         res["server"]["rss_mib_end"] = server.rss_mib()
     finally:
-        for c in clients:
-            try:
-                await c.close()
-            except Exception:
-                pass
-        server.stop()
-    problems = [p for c in clients for r in c.clicks for p in r["problems"]]
-    res["client_problems"] = {"count": len(problems), "examples": sorted(set(problems))[:10]}
-    res["db_check"] = check_db(db_path, res["data"]["campaign_id"], clients)
-    res["server_log"] = scan_log(server.logs())
-    for line in res["server_log"]["first_error_lines"]:
-        log(f"server log: {line}")
+        await close_all(clients, server)
+    check_run(res, clients, server, db_path)
 
 
 def table(res: dict) -> list[tuple[str, str, str]]:
