@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from medeval.accounts import auth
+from medeval.accounts import auth, passwords
 from medeval.cli import main
 from medeval.core import settings
 from medeval.core.errors import MedevalError
@@ -38,7 +38,7 @@ def test_test_only_and_production_parameters(db, monkeypatch):
 def test_the_web_app_hashes_with_production_whatever_the_setting(db, monkeypatch):
     auth.add_user(db, "doc", PW, "annotator")  # made by a test suite: test-only parameters
     assert params(hash_of(db, "doc")) == "m=8,t=1,p=1"
-    monkeypatch.setattr(auth, "_production_only", True)  # what server.py's auth.use_production_hashing() sets
+    monkeypatch.setattr(passwords, "_production_only", True)  # what server.py's auth.use_production_hashing() sets
     assert settings.password_hash_profile() == "test-only"
     auth.add_user(db, "new", PW, "annotator")
     assert params(hash_of(db, "new")) == "m=65536,t=3,p=4"

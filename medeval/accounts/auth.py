@@ -29,11 +29,11 @@ import time
 from dataclasses import dataclass
 
 import sqlite_utils
-from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from medeval.accounts import throttle
 from medeval.accounts.cookies import secret_key, sign_token, unsign_token  # noqa: F401 (re-exported)
+from medeval.accounts.passwords import ProfileHasher, use_production_hashing  # noqa: F401 (re-exported)
 from medeval.core import settings
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.store.db import transaction
@@ -50,54 +50,13 @@ LOCKOUT_FAILURES, LOCKOUT_ADDRESSES, LOCKOUT_WINDOW_S = (throttle.LOCKOUT_FAILUR
 Busy = throttle.Busy  # too many sign-ins at once (a MedevalError with retry_after)
 SEEN_GRANULARITY_S = 30  # last_seen is written at most this often (a write per rerun would be wasted)
 _USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{2,64}$")
-# argon2id parameters per MEDEVAL_PASSWORD_HASH_PROFILE (medeval.core.settings): argon2-cffi's defaults (RFC 9106
-# low-memory: 64 MiB, 3 passes) or, for test suites only, the smallest ones. A hash carries its parameters, so
-# either verifies anywhere; a weaker one is re-hashed at its next sign-in under production (check_needs_rehash).
-_PROFILES = {"production": {}, "test-only": {"time_cost": 1, "memory_cost": 8, "parallelism": 1}}
-_production_only = False  # the web app's: set by use_production_hashing(), never unset
-
-
-class _ProfileHasher:
-    """The PasswordHasher of the profile in force (read at each use, like every setting)."""
-
-    def __init__(self) -> None:
-        self._by_profile: dict[str, PasswordHasher] = {}
-
-    def profile(self) -> str:
-        return "production" if _production_only else settings.password_hash_profile()
-
-    def _current(self) -> PasswordHasher:
-        name = self.profile()
-        if name not in self._by_profile:
-            self._by_profile[name] = PasswordHasher(**_PROFILES[name])
-        return self._by_profile[name]
-
-    def hash(self, password: str) -> str:
-        return self._current().hash(password)
-
-    def verify(self, stored: str, password: str) -> bool:
-        return self._current().verify(stored, password)
-
-    def check_needs_rehash(self, stored: str) -> bool:
-        return self._current().check_needs_rehash(stored)
-
-
-_hasher = _ProfileHasher()
-
-
-def use_production_hashing() -> None:
-    """Hash every password of this process with the production parameters, whatever the settings say (the web
-    app calls it at start: a test-only profile must never reach real accounts)."""
-    global _production_only
-    _production_only = True
-
-
+_hasher = ProfileHasher()  # (tests swap it for a cheap or a counting one)
 HASH_GATE = throttle.HashGate(slots=2, wait_s=10.0)  # 64 MiB per argon2 hash: at most two at once per process
 
 
 def _dummy_hash() -> str:
     """The dummy hash of the hasher and profile in force (see :func:`_dummy_hash_of`)."""
-    return _dummy_hash_of(_hasher.profile() if isinstance(_hasher, _ProfileHasher) else f"hasher {id(_hasher)}")
+    return _dummy_hash_of(_hasher.profile() if isinstance(_hasher, ProfileHasher) else f"hasher {id(_hasher)}")
 
 
 @functools.lru_cache(maxsize=4)
