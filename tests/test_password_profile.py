@@ -21,8 +21,17 @@ def hash_of(db, username: str) -> str:
     return db.conn.execute("SELECT password_hash FROM users WHERE username = ?", (username,)).fetchone()[0]
 
 
-def test_the_test_suite_runs_on_the_test_only_profile():
-    assert settings.password_hash_profile() == "test-only"  # tests/conftest.py sets it
+def test_the_test_suite_sets_the_test_only_profile_unless_told_otherwise():
+    from tests.conftest import ROOT
+
+    assert 'os.environ.setdefault("MEDEVAL_PASSWORD_HASH_PROFILE", "test-only")' in (
+        ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def test_only(monkeypatch):
+    """The tests below start from the suite's profile, whatever the environment says."""
+    monkeypatch.setenv("MEDEVAL_PASSWORD_HASH_PROFILE", "test-only")
 
 
 def test_test_only_and_production_parameters(db, monkeypatch):
