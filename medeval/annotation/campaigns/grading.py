@@ -16,7 +16,7 @@ from medeval.accounts.auth import User, audit, require_role
 from medeval.annotation import gold
 from medeval.annotation.answer_input import check_tier_answer
 from medeval.annotation import guidelines as gl
-from medeval.annotation.screen_keys import screen_key
+from medeval.annotation.screen_keys import keyer, screen_key
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.engine.aspects import BY_NAME
 from medeval.store.db import transaction
@@ -217,12 +217,13 @@ def recent_grades(db: sqlite_utils.Database, user: User, campaign_id: int, *, li
         "JOIN kb_entries k ON k.id = r.kb_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.id = "
         "(SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id) "
         "ORDER BY g.id DESC LIMIT ?", (campaign_id, user.id, limit)).fetchall()
+    key = keyer(db, user)
     out = [GivenGrade(r[0], r[1], r[2], bool(r[3]), bool(r[4]), r[5], r[6], r[7], r[8], f"i:{r[0]}",
-                      screen_key(db, user, f"i:{r[0]}")) for r in rows]
+                      key(f"i:{r[0]}")) for r in rows]
     hidden = gold.recent_hidden(db, user, campaign_id, limit)
     if hidden:  # hidden gold answers are listed (and changed) like grades: nothing tells them apart
         out += [GivenGrade(gold.display_id(db, user, campaign_id, r[0]), r[1], r[2], bool(r[3]), bool(r[4]), r[5],
-                           r[6], r[7], r[8], f"h:{r[0]}", screen_key(db, user, f"h:{r[0]}")) for r in hidden]
+                           r[6], r[7], r[8], f"h:{r[0]}", key(f"h:{r[0]}")) for r in hidden]
         out = sorted(out, key=lambda g: g.at, reverse=True)[:limit]
     return out
 
