@@ -182,8 +182,10 @@ def test_keys_work_after_a_click_on_any_control(app, page):
     _pick_item(page, it[7])  # a click in the select box, then an option
     page.keyboard.press("1")
     _chosen(page, "Completely Wrong")
+    wait_idle(page)  # that key's rerun has ended: the click below reaches the buttons it drew
     page.locator(f".st-key-adj_pick_{it[7]}_1 button").filter(visible=True).click()  # a tier button, clicked
     _chosen(page, "Partially Correct")
+    wait_idle(page)
     page.keyboard.press("3")
     _chosen(page, "Basically Correct")
     page.get_by_text("Show annotator names").click()  # the toggle in the sidebar
