@@ -43,6 +43,11 @@ SETTINGS: tuple[Setting, ...] = (
             "tokenising (BLEU-1, ROUGE-1) and before embedding (cosine), so 高血壓 and 高血压 match; the lexical "
             "scorer id says so (cjk-med-v2+t2s). 0: texts are scored as written (scorer id cjk-med-v2).",
             "--traditional-to-simplified/--keep-traditional"),
+    Setting("MEDEVAL_PLUGINS", "",
+            "Metric plugins: comma-separated importable module names (e.g. mylab.dice,mylab.bertscore), each calling "
+            "medeval.register_metric on import; loaded once when `medeval` or the web app starts, beside the installed "
+            "`medeval.metrics` entry points. Empty (the default): the built-in metrics only. See docs/metrics.md.",
+            None),
     Setting("MEDEVAL_ADDRESS", "127.0.0.1",
             "Address the web app listens on (scripts/start.sh). Keep 127.0.0.1 behind a TLS reverse proxy; "
             "0.0.0.0 serves the whole network directly.", "--server.address"),
