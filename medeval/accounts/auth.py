@@ -4,8 +4,8 @@
   stored or logged anywhere.
 * Roles: ``annotator`` (clinician), ``researcher``, ``admin``, ``adjudicator`` (a senior clinician who
   settles the annotators' disagreements: ``medeval.annotation.adjudication``). Functions that
-  manage users take the acting user and refuse unless it is an admin; ``actor=None``
-  means the local command line (whoever can run it on the server owns the database).
+  manage users take the acting user and refuse unless it is an admin (``medeval.accounts.policy``: every
+  permission is declared there; the command line acts as its local actor, ``policy.local_actor()``).
 * Sessions: a random token goes into the browser's signed, HttpOnly cookie;
   only its SHA-256 is stored. A session ends on logout, on idle timeout, at the
   end of its lifetime (``MEDEVAL_SESSION_LIFETIME``, however active it is), when
@@ -26,21 +26,21 @@ import json
 import re
 import secrets
 import time
-from dataclasses import dataclass
 
 import sqlite_utils
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from medeval.accounts import throttle
+from medeval.accounts import policy, throttle
 from medeval.accounts.cookies import secret_key, sign_token, unsign_token  # noqa: F401 (re-exported)
 from medeval.accounts.passwords import ProfileHasher, use_production_hashing  # noqa: F401 (re-exported)
+from medeval.accounts.policy import User  # noqa: F401 (re-exported: a user, or the command line's local actor)
 from medeval.core import settings
-from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.errors import MedevalError, PermissionDenied  # noqa: F401 (re-exported)
 from medeval.store.db import transaction
 
-ROLES = ("annotator", "researcher", "admin", "adjudicator")
+ROLES = policy.ROLES
 # who may read the adjudication queue and record a final tier (researchers and admins adjudicate too)
-ADJUDICATING_ROLES = ("adjudicator", "researcher", "admin")
+ADJUDICATING_ROLES = policy.ADJUDICATING
 MIN_PASSWORD_LENGTH = 10
 DEFAULT_IDLE_TIMEOUT_S = 30 * 60
 # the lock-out's limits (see medeval.accounts.throttle)
@@ -97,18 +97,6 @@ def _verify(stored: str | None, password: str) -> bool:
             return False
 
 
-@dataclass(frozen=True)
-class User:
-    id: int
-    username: str
-    role: str
-    active: bool
-
-    @property
-    def is_admin(self) -> bool:
-        return self.role == "admin"
-
-
 def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -143,17 +131,14 @@ def _actor_name(actor: User | None) -> str:
 
 
 def require_role(user: User | None, *roles: str) -> User:
-    """The user, if signed in, active and in one of ``roles``; otherwise PermissionDenied."""
-    if user is None or not user.active:
-        raise PermissionDenied("sign in first")
-    if roles and user.role not in roles:
-        raise PermissionDenied(f"this needs the role {' or '.join(roles)}; you are {user.role}")
-    return user
+    """The user, if signed in, active and in one of ``roles``; otherwise PermissionDenied.
+
+    The library checks actions through :func:`medeval.accounts.policy.authorize`; this is its role check alone."""
+    return policy.require_roles(user, *roles)
 
 
 def _require_admin(actor: User | None) -> None:
-    if actor is not None:
-        require_role(actor, "admin")
+    policy.authorize(actor, "users.manage")
 
 
 def _check_username(username: str) -> str:

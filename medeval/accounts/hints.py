@@ -13,7 +13,8 @@ import time
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, require_role
+from medeval.accounts.auth import User
+from medeval.accounts.policy import authorize
 from medeval.core.errors import MedevalError
 from medeval.store.db import transaction
 
@@ -32,7 +33,7 @@ def check_hint(hint: str) -> str:
 
 def is_dismissed(db: sqlite_utils.Database, user: User, hint: str) -> bool:
     """Whether ``user`` has hidden the tip ``hint``."""
-    require_role(user)
+    authorize(user, "hints.own")
     row = db.conn.execute("SELECT 1 FROM user_hints WHERE user_id = ? AND hint = ?",
                           (user.id, check_hint(hint))).fetchone()
     return row is not None
@@ -40,7 +41,7 @@ def is_dismissed(db: sqlite_utils.Database, user: User, hint: str) -> bool:
 
 def dismiss(db: sqlite_utils.Database, user: User, hint: str) -> None:
     """Hide the tip ``hint`` for ``user`` (again: no change)."""
-    require_role(user)
+    authorize(user, "hints.own")
     hint = check_hint(hint)
     with transaction(db):
         db.conn.execute("INSERT OR IGNORE INTO user_hints (user_id, hint, dismissed_at) VALUES (?, ?, ?)",
@@ -49,6 +50,6 @@ def dismiss(db: sqlite_utils.Database, user: User, hint: str) -> None:
 
 def restore(db: sqlite_utils.Database, user: User) -> int:
     """Show every tip to ``user`` again. Returns how many hidden tips came back."""
-    require_role(user)
+    authorize(user, "hints.own")
     with transaction(db):
         return db.conn.execute("DELETE FROM user_hints WHERE user_id = ?", (user.id,)).rowcount

@@ -32,7 +32,8 @@ from collections import Counter, defaultdict
 
 import sqlite_utils
 
-from medeval.accounts.auth import ADJUDICATING_ROLES, User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import Graded, authorize
 from medeval.annotation.campaigns.status import list_campaigns, require_grading, review_item
 from medeval.core.errors import MedevalError
 from medeval.core.limits import check_note
@@ -102,8 +103,7 @@ def current_adjudications(db: sqlite_utils.Database, campaign_id: int) -> dict[i
 
 def campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
     """The tier-grading campaigns an adjudicator can choose from (the role is checked here)."""
-    if actor is not None:
-        require_role(actor, *ADJUDICATING_ROLES)
+    authorize(actor, "adjudication.read")
     return list_campaigns(db, actor=None)
 
 
@@ -122,8 +122,7 @@ def queue(db: sqlite_utils.Database, campaign_id: int, *, min_distance: int = 2,
     Items assigned to ``actor`` (they are one of its graders) are left out, unless ``include_own``; each row's
     ``yours`` says whether it is one (so a page can say how many it did not offer).
     """
-    if actor is not None:
-        require_role(actor, *ADJUDICATING_ROLES)
+    authorize(actor, "adjudication.read")
     if min_distance not in DISTANCES or isinstance(min_distance, bool):
         raise MedevalError(f"the minimum distance is 1 (any disagreement) or 2 (Completely Wrong vs Basically "
                            f"Correct), not {min_distance!r}")
@@ -153,7 +152,7 @@ def adjudicate(db: sqlite_utils.Database, actor: User, item_id: int, tier: int, 
     Append-only: an item adjudicated before gets a new row that supersedes the previous one. The same tier
     and reason as the item's current adjudication by the same person add nothing (a double click).
     """
-    require_role(actor, *ADJUDICATING_ROLES)
+    authorize(actor, "adjudicate")
     if isinstance(tier, bool) or tier not in (0, 1, 2):
         raise MedevalError("the final tier is 0 (Completely Wrong), 1 (Partially Correct) or 2 (Basically Correct)")
     reason = check_note(reason, what="the reason")
@@ -165,11 +164,8 @@ def adjudicate(db: sqlite_utils.Database, actor: User, item_id: int, tier: int, 
         if row is None:
             raise MedevalError(f"no campaign item {item_id}")
         require_grading(row[1], row[0])
-        if db.conn.execute("SELECT 1 FROM assignments WHERE item_id = ? AND user_id = ?",
-                           (item_id, actor.id)).fetchone():
-            raise MedevalError(f"{actor.username!r} is one of item {item_id}'s graders (it is assigned to them), so "
-                               "cannot adjudicate it: an adjudication must not weigh the adjudicator's own tier. "
-                               "Another adjudicator, researcher or admin must settle it; nothing was saved")
+        authorize(actor, "adjudicate", Graded(item_id, frozenset(u for (u,) in db.conn.execute(
+            "SELECT user_id FROM assignments WHERE item_id = ?", (item_id,)))))  # not one of its graders
         prev = db.conn.execute("SELECT id, tier, reason, user_id FROM adjudications WHERE item_id = ? "
                                "ORDER BY id DESC LIMIT 1", (item_id,)).fetchone()
         if prev and (prev[1], prev[2], prev[3]) == (tier, reason, actor.id):

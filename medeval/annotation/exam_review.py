@@ -9,7 +9,8 @@ and the response read (its hash), so a new answers file with another response to
 decision. :func:`score` gives both ``accuracy_settled`` (settled letters applied, the unsettled counted wrong)
 and ``accuracy_ambiguous_wrong`` (every ambiguous answer wrong), and CMB's regex reading beside them.
 
-Roles: every function with ``actor`` needs a researcher or admin (``actor=None`` is the local command line).
+Roles: every function with ``actor`` needs a researcher or admin (``policy.authorize(actor, "exam.review")``; the
+command line passes its local actor, ``None`` is an in-process trusted caller).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from pathlib import Path
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.core.errors import InputError, MedevalError
 from medeval.core.limits import check_note
 from medeval.stats.exam import (DEFAULT_LETTERS, ExamResult, Question, key_fingerprint, read_answers, read_key,
@@ -75,10 +77,8 @@ class ReviewItem:
 
 
 def _who(actor: User | None) -> str:
-    if actor is not None:
-        require_role(actor, *REVIEW_ROLES)
-        return actor.username
-    return "cli"
+    authorize(actor, "exam.review")
+    return actor.username if actor is not None else "cli"  # None: an in-process trusted caller
 
 
 def load(answers_path: str | Path, key_path: str | Path) -> Exam:

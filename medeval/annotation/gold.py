@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.annotation import gold_items as gi
 from medeval.annotation.answer_input import check_tier_answer
 from medeval.core.errors import MedevalError, PermissionDenied
@@ -186,7 +187,7 @@ def start_attempt(db: sqlite_utils.Database, user: User, campaign_id: int, backe
 
     Refused when no qualification is needed, an attempt is in progress or passed, or no retry is left.
     """
-    require_role(user, *ANNOTATING_ROLES)
+    authorize(user, "grade")
     status = gi.require_gold_campaign(db, campaign_id, backend.family)
     if not db.conn.execute(f"SELECT 1 FROM {backend.tables[1]} WHERE campaign_id = ? AND user_id = ?",
                            (campaign_id, user.id)).fetchone():
@@ -218,7 +219,7 @@ def start_attempt(db: sqlite_utils.Database, user: User, campaign_id: int, backe
 def review(db: sqlite_utils.Database, user: User, campaign_id: int, attempt: int | None = None) -> list[dict]:
     """The items of one of ``user``'s completed attempts (default: the latest) with their answer, the expected
     tier and the guideline's reason -- shown after the attempt, to learn from before a retry."""
-    require_role(user, *ANNOTATING_ROLES)
+    authorize(user, "grade")
     att = {a: ids for a, ids, _p in _attempts(db, user.id, campaign_id)}
     if not att:
         return []
@@ -365,7 +366,7 @@ def submit_gold(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id
     answer given on a screen that has changed since (:class:`StaleGoldAnswer`). Feedback ("the expected grade was
     ... : reason") comes back for a first hidden answer when the campaign enables it.
     """
-    require_role(user, *ANNOTATING_ROLES)
+    authorize(user, "grade")
     note, at = check_tier_answer(tier, skipped=skipped, client_token=client_token, note=note, at=at)
     token = f"{mode}:{gold_id}:{attempt or 0}|{client_token}"
     with transaction(db):

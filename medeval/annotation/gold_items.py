@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.core.errors import InputError, MedevalError
 from medeval.core.limits import NOTE_MAX_CHARS, check_number, check_text
 from medeval.store.db import transaction
@@ -138,8 +139,7 @@ def set_settings(db: sqlite_utils.Database, campaign_id: int, values: dict, *, a
     ``values`` may name only some settings: the others keep their current values. A required qualification
     needs at least ``qualification_items`` gold items marked first.
     """
-    if actor is not None:
-        require_role(actor, *EDITING_ROLES)
+    authorize(actor, "gold.manage")
     require_gold_campaign(db, campaign_id, "any")
     with transaction(db):
         new = check_settings({**get_settings(db, campaign_id), **values})
@@ -184,8 +184,7 @@ def gold_item(db: sqlite_utils.Database, gold_id: int) -> GoldItem:
 def list_gold(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None,
               include_retired: bool = True) -> list[GoldItem]:
     """The campaign's gold items, oldest first (researchers and admins)."""
-    if actor is not None:
-        require_role(actor, *EDITING_ROLES)
+    authorize(actor, "gold.manage")
     require_gold_campaign(db, campaign_id)
     rows = [GoldItem(*r[:10], bool(r[10])) for r in db.conn.execute(_GOLD_SQL + "WHERE g.campaign_id = ? "
                                                                      "ORDER BY g.id", (campaign_id,))]
@@ -196,8 +195,7 @@ def find_responses(db: sqlite_utils.Database, campaign_id: int, *, disease: str 
                    model: str = "", limit: int = 50, actor: User | None) -> list[dict]:
     """Scored responses matching the (partial, case-insensitive) disease, aspect and model, that may become gold
     (not a real item of the campaign, not gold already)."""
-    if actor is not None:
-        require_role(actor, *EDITING_ROLES)
+    authorize(actor, "gold.manage")
     require_gold_campaign(db, campaign_id)
     rows = db.conn.execute(
         "SELECT r.id, k.disease, k.aspect, m.name, r.raw FROM responses r JOIN kb_entries k ON k.id = r.kb_id "
@@ -251,8 +249,7 @@ def _check_reason(reason, **where) -> str:
 def mark_gold(db: sqlite_utils.Database, campaign_id: int, response_id: int, expected_tier, reason: str, *,
               actor: User | None) -> int:
     """Mark a scored response as a gold item of the campaign with its expected tier and reason; returns its id."""
-    if actor is not None:
-        require_role(actor, *EDITING_ROLES)
+    authorize(actor, "gold.manage")
     require_gold_campaign(db, campaign_id)
     tier = parse_tier(expected_tier)
     if tier is None:
@@ -275,8 +272,7 @@ def unmark_gold(db: sqlite_utils.Database, campaign_id: int, gold_id: int, *, ac
                 family: str = "tier") -> None:
     """Retire a gold item: no longer handed out; its answers stay in the history, out of the accuracy figures.
     ``family``: "task" for a task campaign's gold item (:func:`medeval.annotation.tasks.gold_items.retire_task_gold`)."""
-    if actor is not None:
-        require_role(actor, *EDITING_ROLES)
+    authorize(actor, "gold.manage")
     require_gold_campaign(db, campaign_id, family)
     items, retired = ("gold_items", "gold_retired") if family == "tier" else ("task_gold_items", "task_gold_retired")
     with transaction(db):
@@ -302,8 +298,7 @@ def import_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, actor:
     from medeval.core.tables import require_columns
     from medeval.engine.aspects import resolve_aspect
 
-    if actor is not None:
-        require_role(actor, *EDITING_ROLES)
+    authorize(actor, "gold.manage")
     require_gold_campaign(db, campaign_id)
     file = str(path)
     header, rows = read_table_limited(path)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, require_role
+from medeval.accounts.auth import User
+from medeval.accounts.policy import authorize
 from medeval.annotation import gold as gd
 from medeval.annotation import gold_items as gi
 from medeval.core.errors import MedevalError
@@ -29,8 +30,7 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
     "blocks": [{"block", "first", "last", "answers", "correct", "accuracy", "until"}], "latest_accuracy",
     "flagged"}]}``. Researchers and admins only.
     """
-    if actor is not None:
-        require_role(actor, *gi.EDITING_ROLES)
+    authorize(actor, "gold.manage")
     gi.require_gold_campaign(db, campaign_id, backend.family)
     if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= 100:
         raise MedevalError("the block size (hidden gold answers per point over time) must be a whole number 1..100")

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.core.errors import InputError, MedevalError
 from medeval.core.limits import (
     NAME_MAX_CHARS,
@@ -232,8 +233,7 @@ def set_guidelines(db: sqlite_utils.Database, campaign_id: int, text: str, *, ex
     version holds adds nothing and returns that version (so annotators are not asked to read it again).
     ``file``: where ``examples`` came from, for the messages. Bad input stores nothing.
     """
-    if actor is not None:
-        require_role(actor, *EDITING_ROLES)
+    authorize(actor, "campaign.manage")
     kind, _ = _campaign(db, campaign_id)
     text = check_text(text, what="the guidelines text", max_chars=TEXT_MAX_CHARS)
     defs = _check_definitions(definitions if definitions is not None else default_definitions(db, campaign_id))
@@ -282,7 +282,7 @@ def require_acknowledged(db: sqlite_utils.Database, user: User, campaign_id: int
 
 def acknowledge(db: sqlite_utils.Database, user: User, campaign_id: int, version: int) -> None:
     """Record that ``user`` has read version ``version`` (idempotent; audited once)."""
-    require_role(user, *ANNOTATING_ROLES)
+    authorize(user, "grade")
     _campaign(db, campaign_id)
     with transaction(db):
         version = check_version(db, campaign_id, version)

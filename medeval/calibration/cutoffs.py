@@ -343,11 +343,11 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
     half-way, the new version and its grades are removed again, and the old version stays active with
     every grade consistent with it. Audited as ``thresholds.publish``.
     """
-    from medeval.accounts.auth import audit, require_role
+    from medeval.accounts.auth import audit
+    from medeval.accounts.policy import authorize
     from medeval.store.db import transaction
 
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "thresholds.publish")
     if not changes:
         raise MedevalError("nothing to publish: no cut-offs given")
     if not (name or "").strip():

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import sqlite_utils
 
-from medeval.accounts.auth import User, require_role
+from medeval.accounts.auth import User
+from medeval.accounts.policy import authorize
 from medeval.calibration.cutoffs import CRITERIA, _criteria_grid
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
@@ -205,7 +206,7 @@ def settle_handles(before: tuple[float, float], after: tuple[float, float], *, l
 
 def draft(db: sqlite_utils.Database, user: User) -> dict[tuple[str, str], tuple[float, float]]:
     """The researcher's own draft: the active set's cut-offs, overridden by what they moved."""
-    require_role(user, "researcher", "admin")
+    authorize(user, "thresholds.tune")
     cut = dict(th.active(db).cutoffs)
     for m, t, lo, hi in db.conn.execute("SELECT metric, aspect_type, low, high FROM threshold_drafts "
                                         "WHERE user_id = ?", (user.id,)):
@@ -215,7 +216,7 @@ def draft(db: sqlite_utils.Database, user: User) -> dict[tuple[str, str], tuple[
 
 def save_draft(db: sqlite_utils.Database, user: User, metric: str, aspect_type: str, low: float, high: float) -> None:
     """Keep one stratum of the researcher's draft (survives a reload; invisible to everyone else)."""
-    require_role(user, "researcher", "admin")
+    authorize(user, "thresholds.tune")
     if (metric, aspect_type) not in th.TABLE12.cutoffs:
         raise MedevalError(f"no cut-offs for {metric} / {aspect_type}")
     if not low <= high:
@@ -226,6 +227,6 @@ def save_draft(db: sqlite_utils.Database, user: User, metric: str, aspect_type: 
 
 
 def discard_draft(db: sqlite_utils.Database, user: User) -> None:
-    require_role(user, "researcher", "admin")
+    authorize(user, "thresholds.tune")
     with transaction(db):
         db.conn.execute("DELETE FROM threshold_drafts WHERE user_id = ?", (user.id,))

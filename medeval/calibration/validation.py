@@ -28,7 +28,8 @@ from collections import defaultdict
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, require_role
+from medeval.accounts.auth import User
+from medeval.accounts.policy import authorize
 from medeval.annotation import adjudication as adj
 from medeval.annotation.campaigns.sampling import validation_overlap
 from medeval.engine import thresholds as th
@@ -84,8 +85,7 @@ def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: i
     declarative items only; ``exact_match``: numeric items; ``average``: the mean of the three metric tiers
     (an item counts only when all three are graded). See the module docstring.
     """
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "reports.read")
     adj.check_method(consensus)
     ts = th.load(db, version) if version is not None else th.active(db)
     consensus = consensus_tiers(db, campaign_id, consensus)

@@ -240,10 +240,10 @@ def activate(db: sqlite_utils.Database, version: int, *, regrade: bool = True, a
     meanwhile and flips ``active``. ``actor``: the signed-in user (researchers and admins only);
     ``None`` is the command line. Audited.
     """
-    from medeval.accounts.auth import audit, require_role
+    from medeval.accounts.auth import audit
+    from medeval.accounts.policy import authorize
 
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "thresholds.publish")
     load(db, version)  # raises for an unknown version
     n, last = grade_in_chunks(db, version) if regrade else (0, 0)
     with transaction(db):

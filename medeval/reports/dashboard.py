@@ -25,7 +25,8 @@ from itertools import combinations
 import numpy as np
 import sqlite_utils
 
-from medeval.accounts.auth import User, require_role
+from medeval.accounts.auth import User
+from medeval.accounts.policy import authorize
 from medeval.annotation import adjudication as adj
 from medeval.annotation.gold_results import gold_accuracy, methods_sentence
 from medeval.annotation.campaigns import require_grading
@@ -271,8 +272,7 @@ def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: Us
     """
     n_boot, seed = check_bootstrap(n_boot, seed)  # before any work: a bad value is a one-line error
     adj.check_method(consensus)
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "reports.read")
     row = db.conn.execute("SELECT name, kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")

@@ -164,10 +164,9 @@ def grade_missing(db: sqlite_utils.Database, version: int, *, actor) -> int:
     (:func:`medeval.engine.thresholds.grade_db`), so grading them now changes nothing else. ``actor``: the signed-in
     user (researchers and admins only); ``None`` is the command line.
     """
-    from medeval.accounts.auth import require_role
+    from medeval.accounts.policy import authorize
 
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "thresholds.publish")
     ts = th.load(db, version)
     graded = dict(db.conn.execute("SELECT metric, count(*) FROM grades WHERE version = ? GROUP BY metric", (version,)))
     missing = False

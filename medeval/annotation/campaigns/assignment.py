@@ -8,7 +8,8 @@ import time
 import numpy as np
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.annotation.campaigns.sampling import (
     ActiveConfig,
     BucketConfig,
@@ -35,8 +36,7 @@ def annotator_choices(db: sqlite_utils.Database, *, actor: User | None) -> list[
 
     Adjudicators are not among them: they settle the panel's disagreements and do not grade.
     """
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.create")
     return [{"username": u, "role": r} for u, r in db.conn.execute(
         "SELECT username, role FROM users WHERE active = 1 AND role != 'adjudicator' "
         "ORDER BY role != 'annotator', username")]
@@ -114,8 +114,7 @@ def _store_campaign(db, name: str, kind: str, config: dict, report: list, chosen
 def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConfig, annotators: list[str], *,
                            actor: User | None) -> int:
     """Sample per score interval, assign each item to exactly k annotators, store in one transaction."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.create")
     name = check_unique_name(db, check_name(name, what="campaign name"))
     check_bucket_config(cfg)
     users = _active_users(db, annotators, cfg.k)
@@ -139,8 +138,7 @@ def create_random_campaign(db: sqlite_utils.Database, name: str, n: int, annotat
     (e.g. the items a calibration campaign is about to draw). The campaign records the validated version, the
     calibration campaigns, whether overlap was allowed and how many responses were excluded.
     """
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.create")
     name = check_unique_name(db, check_name(name, what="campaign name"))
     n = check_number(n, what="--n (responses drawn)", low=1, high=COUNT_MAX, integer=True)
     seed = check_seed(seed, what="--seed")
@@ -178,8 +176,7 @@ def create_active_campaign(db: sqlite_utils.Database, name: str, cfg: ActiveConf
 
     Later rounds are drawn by :func:`medeval.calibration.rounds.next_round` and appended with :func:`add_items`.
     """
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.create")
     name = check_unique_name(db, check_name(name, what="campaign name"))
     check_active_config(cfg)
     users = _active_users(db, annotators, cfg.k)
@@ -201,8 +198,7 @@ def add_items(db: sqlite_utils.Database, campaign_id: int, chosen: dict[int, lis
     One short transaction; ``extra(db)``, if given, runs inside it (e.g. recording the round). Returns the new
     item ids. A response already in the campaign is refused: an item is graded once per campaign.
     """
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.manage")
     if not chosen:
         raise MedevalError("no items to add")
     rounds = {s.get("round") for strata in chosen.values() for s in strata}

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.annotation import gold
 from medeval.annotation.answer_input import check_tier_answer
 from medeval.annotation import guidelines as gl
@@ -58,7 +59,7 @@ def _assigned(db, user: User, item_id: int) -> str:
 
 
 def blind_item(db: sqlite_utils.Database, user: User, item_id: int) -> BlindItem:
-    require_role(user, "annotator", "researcher", "admin")
+    authorize(user, "grade")
     _assigned(db, user, item_id)
     d, a, ref, raw = db.conn.execute(
         "SELECT k.disease, k.aspect, k.reference, r.raw FROM campaign_items ci JOIN responses r ON r.id = ci.response_id "
@@ -91,7 +92,7 @@ def next_item(db: sqlite_utils.Database, user: User, campaign_id: int, *, skippe
     acknowledged the campaign's current guidelines, and (:class:`medeval.annotation.gold.QualificationPending`)
     while a required qualification is not passed. Real items only: :func:`grading_state` interleaves hidden gold.
     """
-    require_role(user, "annotator", "researcher", "admin")
+    authorize(user, "grade")
     gl.require_acknowledged(db, user, campaign_id)
     gold.require_qualified(db, user, campaign_id)
     if skipped:
@@ -139,7 +140,7 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
     guidelines that was on screen (recorded with the grade; must exist). Refused while the annotator has not
     acknowledged the current guidelines (:class:`medeval.annotation.guidelines.GuidelinesPending`).
     """
-    require_role(user, "annotator", "researcher", "admin")
+    authorize(user, "grade")
     note, at = check_tier_answer(tier, skipped=skipped, client_token=client_token, note=note, at=at)
     with transaction(db):
         status = _assigned(db, user, item_id)
@@ -209,7 +210,7 @@ class GradingState:
 
 def recent_grades(db: sqlite_utils.Database, user: User, campaign_id: int, *, limit: int = 5) -> list[GivenGrade]:
     """The annotator's latest answer on each of their ``limit`` most recently answered items, newest first."""
-    require_role(user, "annotator", "researcher", "admin")
+    authorize(user, "grade")
     rows = db.conn.execute(
         "SELECT g.item_id, g.id, g.tier, g.skipped, g.flagged, g.note, k.disease, k.aspect, g.created_at "
         "FROM grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND a.user_id = g.user_id "
@@ -237,7 +238,7 @@ def _counts(db, user: User, campaign_id: int) -> tuple[int, int]:
 
 def my_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
     """Campaigns with work assigned to ``user`` (open ones first), with their own progress."""
-    require_role(user, "annotator", "researcher", "admin")
+    authorize(user, "grade")
     out = []
     for cid, name, status in db.conn.execute(
             "SELECT c.id, c.name, c.status FROM campaigns c WHERE EXISTS (SELECT 1 FROM assignments a WHERE "
@@ -256,7 +257,7 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
     item is the next real one or a hidden gold item due at this point of the queue (never when revisiting
     skipped items); ``done``/``total`` count hidden gold items with the real ones.
     """
-    require_role(user, "annotator", "researcher", "admin")
+    authorize(user, "grade")
     row = db.conn.execute("SELECT name, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")

@@ -6,7 +6,8 @@ import json
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
 from medeval.store.db import transaction
@@ -14,8 +15,7 @@ from medeval.store.db import transaction
 
 def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str, *, actor: User | None) -> None:
     """Close a campaign (no more grades or changes) or open it again; audited."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.manage")
     if status not in ("open", "closed"):
         raise MedevalError(f"a campaign is 'open' or 'closed', not {status!r}")
     with transaction(db):
@@ -31,8 +31,7 @@ def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str
 
 def review_item(db: sqlite_utils.Database, item_id: int, *, actor: User | None) -> dict:
     """An item with its model, answer and flag notes -- researcher data (never shown to annotators)."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.read")
     row = db.conn.execute(
         "SELECT ci.campaign_id, k.disease, k.aspect, k.reference, r.raw, m.name FROM campaign_items ci "
         "JOIN responses r ON r.id = ci.response_id JOIN kb_entries k ON k.id = r.kb_id "
@@ -47,8 +46,7 @@ def review_item(db: sqlite_utils.Database, item_id: int, *, actor: User | None) 
 
 def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
     """The latest grade of every (item, annotator) of a campaign -- researcher data."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.read")
     q = ("SELECT ci.id, ci.response_id, u.username, g.tier, g.skipped, g.flagged, g.guideline_version "
          "FROM grade_annotations g "
          "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? "
@@ -88,8 +86,7 @@ def require_grading(kind: str, campaign_id: int) -> None:
 
 def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
     """The tier-grading campaigns (task campaigns: ``medeval.annotation.tasks.task_campaigns``)."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.read")
     out = []
     marks = ",".join("?" * len(GRADING_KINDS))
     for cid, name, kind, cfg, by, at, status in db.conn.execute(
@@ -103,8 +100,7 @@ def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dic
 
 def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
     """Progress per annotator (done / assigned, skipped, flagged) and per bucket (items with all k grades)."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.read")
     row = db.conn.execute("SELECT config, report, kind FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.annotation.cases.formats import read_cases, read_responses
 from medeval.annotation.cases.judgements import read_judgements
 from medeval.core.errors import InputError, MedevalError
@@ -57,8 +58,7 @@ def import_cases(db: sqlite_utils.Database, dataset: str, *, cases: str | Path |
     "questions_present", "responses_added", "responses_present", "judgements_added",
     "judgements_present"}``. With ``actor``, needs the researcher or admin role and is audited.
     """
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "cases.import")
     name = _dataset_name(dataset)
     if not (cases or responses or judgements):
         raise MedevalError("nothing to import: give cases, responses and/or judgements")
@@ -232,8 +232,7 @@ def import_fact_claims(db: sqlite_utils.Database, dataset: str, path: str | Path
     """
     from medeval.stats.factcheck import read_factcheck
 
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "cases.import")
     name = _dataset_name(dataset)
     by_model = read_factcheck(path)
     s = {"dataset": name, "models": sorted(m or DEFAULT_FACT_MODEL for m in by_model), "items_added": 0,

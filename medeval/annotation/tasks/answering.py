@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.annotation import gold as gd
 from medeval.annotation import guidelines as gl
 from medeval.annotation.screen_keys import screen_key
@@ -56,7 +57,7 @@ def _assignment(db, user: User, item_id: int) -> tuple[dict, dict, str, str, int
 
 def item_view(db: sqlite_utils.Database, user: User, item_id: int) -> ItemView:
     """The blind view of one assigned item: what the open parts show, and the annotator's own answers."""
-    require_role(user, *ANNOTATING_ROLES)
+    authorize(user, "task.answer")
     payload, layout, kind, _status, _cid = _assignment(db, user, item_id)
     st = state.latest(db, user.id, [item_id]).get(item_id, state.EMPTY)
     return state.view(get(kind), payload, layout, st, item_id=item_id, ref=f"i:{item_id}",
@@ -66,7 +67,7 @@ def item_view(db: sqlite_utils.Database, user: User, item_id: int) -> ItemView:
 def my_task_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
     """Task campaigns with work assigned to ``user`` (open ones first), with their own progress (their hidden
     gold items counted with the real ones, as on their screen)."""
-    require_role(user, *ANNOTATING_ROLES)
+    authorize(user, "task.answer")
     out = []
     for cid, name, kind, status in db.conn.execute(
             "SELECT c.id, c.name, c.kind, c.status FROM campaigns c WHERE EXISTS (SELECT 1 FROM task_assignments a "
@@ -91,7 +92,7 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
     (:class:`medeval.annotation.guidelines.GuidelinesPending`) while the annotator has not acknowledged the
     campaign's current guidelines.
     """
-    require_role(user, *ANNOTATING_ROLES)
+    authorize(user, "task.answer")
     c = campaign(db, campaign_id)
     gl.require_acknowledged(db, user, campaign_id)
     p = state.progress(db, user.id, campaign_id)
@@ -145,7 +146,7 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
     the version of the campaign's guidelines on screen (recorded; must exist). Refused while the annotator
     has not acknowledged the current guidelines (:class:`medeval.annotation.guidelines.GuidelinesPending`).
     """
-    require_role(user, *ANNOTATING_ROLES)
+    authorize(user, "task.answer")
     with transaction(db):
         payload, layout, kind, status, cid = _assignment(db, user, item_id)
         guideline_version = gl.check_version(db, cid, guideline_version)
@@ -188,7 +189,7 @@ def flag_item(db: sqlite_utils.Database, user: User, item_id: int, note: str, *,
     A flag does not answer anything and does not move the annotator on; researchers read the notes with
     :func:`flags`. The note is untrusted text like everything else the annotator writes.
     """
-    require_role(user, *ANNOTATING_ROLES)
+    authorize(user, "task.answer")
     note = check_note(note, what="the flag note").strip()
     if not note:
         raise MedevalError("write a short note saying what is wrong with this item")

@@ -8,7 +8,8 @@ import time
 import numpy as np
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.annotation.campaigns.assignment import _active_users, balanced_plan, check_unique_name
 from medeval.annotation.tasks.registry import get, is_task_kind
 from medeval.core.errors import MedevalError
@@ -23,8 +24,7 @@ def _users(db, annotators: list[str], k: int) -> list[tuple[int, str]]:
 
 def preview(db: sqlite_utils.Database, task: str, config: dict, *, seed: int = 0, actor: User | None) -> dict:
     """What a campaign would hold, without storing anything: item count and the first items' sources."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.create")
     t = get(task)
     seed = check_seed(seed, what="--seed")
     cfg = t.check_config(db, config)
@@ -35,8 +35,7 @@ def preview(db: sqlite_utils.Database, task: str, config: dict, *, seed: int = 0
 def create_campaign(db: sqlite_utils.Database, task: str, name: str, annotators: list[str], *, k: int,
                     seed: int = 0, config: dict | None = None, actor: User | None) -> int:
     """Build the items of a task campaign, assign each to exactly ``k`` annotators and store it all at once."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.create")
     t = get(task)
     if not (name or "").strip():
         raise MedevalError("give the campaign a name")
@@ -90,8 +89,7 @@ def campaign(db: sqlite_utils.Database, campaign_id: int) -> dict:
 
 def task_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
     """Every task campaign with its type, item count and status (researcher data)."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.read")
     out = []
     for cid, name, kind, status in db.conn.execute("SELECT id, name, kind, status FROM campaigns ORDER BY id"):
         if is_task_kind(kind):

@@ -17,7 +17,8 @@ import json
 import numpy as np
 import sqlite_utils
 
-from medeval.accounts.auth import User, require_role
+from medeval.accounts.auth import User
+from medeval.accounts.policy import authorize
 from medeval.annotation import gold as gd
 from medeval.annotation import gold_items as gi
 from medeval.annotation import guidelines as gl
@@ -171,7 +172,7 @@ def submit_gold_answer(db: sqlite_utils.Database, user: User, campaign_id: int, 
     a qualification answer cannot be changed. ``feedback`` (the expected answers and the reason) comes back
     when a hidden gold item is done for the first time and the campaign enables it.
     """
-    require_role(user, *state.ANNOTATING_ROLES)
+    authorize(user, "task.answer")
     if mode not in ("qualification", "hidden"):
         raise MedevalError(f"unknown gold mode {str(mode)[:20]!r}")
     if not client_token:
@@ -239,7 +240,7 @@ def submit_gold_answer(db: sqlite_utils.Database, user: User, campaign_id: int, 
 def review(db: sqlite_utils.Database, user: User, campaign_id: int, attempt: int | None = None) -> list[dict]:
     """One row per expected answer of the items of ``user``'s latest (or given) completed attempt: the item,
     the question, their answer, the expected one, whether it matches, the reason -- shown after a failed attempt."""
-    require_role(user, *state.ANNOTATING_ROLES)
+    authorize(user, "task.answer")
     att = {a: ids for a, ids, _p in gd._attempts(db, user.id, campaign_id)}
     if not att:
         return []

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit, require_role
+from medeval.accounts.auth import User, audit
+from medeval.accounts.policy import authorize
 from medeval.annotation import gold_items as gi
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import Block, ItemSpec, Question, TaskType, get
@@ -105,8 +106,7 @@ def candidates(db: sqlite_utils.Database, campaign_id: int, *, contains: str = "
                actor: User | None) -> list[ItemSpec]:
     """Items that may become gold items of the campaign (from its data, not a real item, not gold already),
     whose source contains ``contains`` (case-insensitive), at most ``limit``."""
-    if actor is not None:
-        require_role(actor, *gi.EDITING_ROLES)
+    authorize(actor, "gold.manage")
     c, t = task_type(db, campaign_id)
     contains = check_text(contains or "", what="the search text", max_chars=NAME_MAX_CHARS, allow_newlines=False)
     real, gold = _taken(db, campaign_id)
@@ -143,8 +143,7 @@ def _insert(db, campaign_id: int, spec: ItemSpec, expected: dict, reason: str, w
 def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, expected: dict, reason: str, *,
                    actor: User | None) -> int:
     """Mark the item ``source`` of the campaign's data as a gold item with its expected answers; returns its id."""
-    if actor is not None:
-        require_role(actor, *gi.EDITING_ROLES)
+    authorize(actor, "gold.manage")
     c, t = task_type(db, campaign_id)
     source = check_text(source, what="the item's source", max_chars=NAME_MAX_CHARS * 4, allow_newlines=False)
     reason = gi._check_reason(reason)
@@ -185,8 +184,7 @@ def task_gold_item(db: sqlite_utils.Database, gold_id: int) -> TaskGoldItem:
 def list_task_gold(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None,
                    include_retired: bool = True) -> list[TaskGoldItem]:
     """The campaign's task gold items, oldest first (researchers and admins)."""
-    if actor is not None:
-        require_role(actor, *gi.EDITING_ROLES)
+    authorize(actor, "gold.manage")
     task_type(db, campaign_id)
     rows = [_item(r) for r in db.conn.execute(_SQL + "WHERE campaign_id = ? ORDER BY id", (campaign_id,))]
     return [g for g in rows if include_retired or not g.retired]
@@ -204,8 +202,7 @@ def import_task_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, a
     from medeval.core.limits import read_table_limited
     from medeval.core.tables import require_columns
 
-    if actor is not None:
-        require_role(actor, *gi.EDITING_ROLES)
+    authorize(actor, "gold.manage")
     c, t = task_type(db, campaign_id)
     file = str(path)
     header, rows = read_table_limited(path)

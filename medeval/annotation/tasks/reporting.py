@@ -7,7 +7,8 @@ from datetime import datetime, timezone
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, require_role
+from medeval.accounts.auth import User
+from medeval.accounts.policy import authorize
 from medeval.annotation.tasks.state import FLAG
 from medeval.annotation.tasks.state import complete as _complete
 from medeval.annotation.tasks.state import latest as _latest
@@ -18,8 +19,7 @@ from medeval.core import csvsafe
 
 def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None = None) -> list[AnswerRow]:
     """The latest answer of every (item, annotator, question) of a campaign, in the order given (researcher data)."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.read")
     rows = db.conn.execute(
         "SELECT t.item_id, u.username, t.question, t.value, t.created_at, t.guideline_version FROM task_answers t "
         "JOIN task_items ti "
@@ -48,8 +48,7 @@ def answers_csv(rows: list[AnswerRow]) -> str:
 
 def flags(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
     """Every flag of a campaign with its item's source and the note (researcher data), oldest first."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.read")
     return [{"item": r[0], "source": r[1], "annotator": r[2], "note": r[3], "at": r[4]} for r in db.conn.execute(
         "SELECT t.item_id, ti.source, u.username, t.value, t.created_at FROM task_answers t JOIN task_items ti ON "
         "ti.id = t.item_id JOIN users u ON u.id = t.user_id WHERE ti.campaign_id = ? AND t.question = ? "
@@ -58,8 +57,7 @@ def flags(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) ->
 
 def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
     """Per annotator: items assigned, complete, skipped; items complete by all k annotators."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.read")
     c = campaign(db, campaign_id)
     t = get(c["kind"])
     rows = db.conn.execute(
@@ -90,8 +88,7 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
 
 def results(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
     """The task type's results for a campaign (researcher data): progress and its sections."""
-    if actor is not None:
-        require_role(actor, "researcher", "admin")
+    authorize(actor, "campaign.read")
     c = campaign(db, campaign_id)
     t = get(c["kind"])
     items = {iid: json.loads(p) for iid, p in db.conn.execute(
