@@ -11,6 +11,7 @@ import streamlit as st
 from medeval.core import settings
 from medeval.core.errors import MedevalError
 from medeval.store.db import connect
+from medeval.store.migrate import applied_count
 from webui import page as ui
 
 
@@ -18,7 +19,7 @@ from webui import page as ui
 def init_db(path: str) -> int:
     """Run migrations once per process (not on every rerun: that causes 'database is locked')."""
     with connect(path) as db:
-        return db.conn.execute("SELECT count(*) FROM _migrations").fetchone()[0]
+        return applied_count(db)
 
 
 PAGE = {"page_title": "medeval", "page_icon": "🩺"}

@@ -56,7 +56,7 @@ def counts_of(v: int) -> dict:
 
 
 with ui.db() as d:
-    n_scores = d.conn.execute("SELECT count(*) FROM scores").fetchone()[0]
+    n_scores = lb.score_count(d)
 try:
     with ui.db() as d:
         rep = build_report(d, version, counts=counts_of(version))

@@ -265,10 +265,7 @@ def _draw_round(campaign_id: int) -> None:
 
 def _grades_sig(d, campaign_id: int) -> tuple:
     """Changes when a grade or an item of the campaign is added: the key of its cached figures."""
-    return tuple(d.conn.execute(
-        "SELECT count(*), max(g.id), (SELECT count(*) FROM campaign_items WHERE campaign_id = ?) FROM "
-        "grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id WHERE ci.campaign_id = ?",
-        (campaign_id, campaign_id)).fetchone())
+    return cp.grades_signature(d, campaign_id)
 
 
 @st.cache_data(show_spinner="Fitting the curves…", max_entries=64)

@@ -64,7 +64,7 @@ def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per
                                 explore, criterion or smp.ACTIVE_DEFAULT_CRITERION, k, seed, estimator, design)
         with connect(db_path) as db:
             cid = assignment.create_active_campaign(db, name, acfg, people, actor=None)
-            n = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+            n = cp.item_count(db, cid)
         click.echo(f"campaign {cid}: seed round of {n} items, {k} annotators each (estimator {estimator}, design "
                    f"{design}); when it is graded, "
                    f"`medeval campaign next-round --campaign {cid}` draws the next round")

@@ -9,6 +9,7 @@ import click
 from medeval.cli.base import db_option, emit, friendly, warn_ungraded
 from medeval.core import settings
 from medeval.store.db import connect
+from medeval.store.migrate import applied_count
 
 
 @click.command("init")
@@ -17,7 +18,7 @@ from medeval.store.db import connect
 def init_cmd(db_path):
     """Create the database (or bring its schema up to date)."""
     with connect(db_path) as db:
-        n = db.conn.execute("SELECT count(*) FROM _migrations").fetchone()[0]
+        n = applied_count(db)
     click.echo(f"{db_path}: schema up to date ({n} migrations)")
 
 

@@ -101,7 +101,7 @@ def create_cmd(db_path, task, name, annotators, k, seed, sets, criteria):
     with connect(db_path) as db:
         cid = tasks.create_campaign(db, task, name, annotators.split(","), k=k, seed=seed, config=config,
                                     actor=None)
-        n = db.conn.execute("SELECT count(*) FROM task_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+        n = tasks.item_count(db, cid)
     click.echo(f"campaign {cid}: {n} items, {k} annotators each")
 
 

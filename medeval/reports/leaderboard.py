@@ -88,6 +88,11 @@ def scorers(db: sqlite_utils.Database, metric: str) -> list[str]:
 
 
 
+def score_count(db: sqlite_utils.Database) -> int:
+    """How many scores are stored: scores are only ever added, so it keys :func:`live_tier_counts`' cache."""
+    return db.conn.execute("SELECT count(*) FROM scores").fetchone()[0]
+
+
 def live_tier_counts(db: sqlite_utils.Database, version: int) -> dict[tuple[str, str, str], dict[int, int]]:
     """(model, aspect, report metric) -> {tier: n} under ``version``, counted now from the stored scores and the set's
     cut-offs, never written: what :func:`medeval.reports.tier_report.tier_counts` gives once the set has graded them.

@@ -52,6 +52,13 @@ def migrations() -> list[tuple[str, Migration]]:
     return _found
 
 
+def applied_count(db: sqlite_utils.Database) -> int:
+    """How many migrations the database has had (``_migrations``'s rows; 0 before the first)."""
+    if not db.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='_migrations'").fetchone():
+        return 0
+    return db.conn.execute("SELECT count(*) FROM _migrations").fetchone()[0]
+
+
 def migrate_db(db: sqlite_utils.Database) -> list[str]:
     """Apply pending migrations, all in one ``BEGIN IMMEDIATE`` transaction. Returns the names applied."""
     conn = db.conn

@@ -13,6 +13,20 @@ from medeval.core.errors import MedevalError
 from medeval.store.db import transaction
 
 
+def item_count(db: sqlite_utils.Database, campaign_id: int) -> int:
+    """How many items the campaign holds (0 for an unknown campaign)."""
+    return db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
+
+
+def grades_signature(db: sqlite_utils.Database, campaign_id: int) -> tuple[int, int | None, int]:
+    """``(grades, newest grade id, items)`` of a campaign: changes when a grade or an item is added (grades are
+    append-only), so it keys a cache of figures computed from the campaign's grades."""
+    return tuple(db.conn.execute(
+        "SELECT count(*), max(g.id), (SELECT count(*) FROM campaign_items WHERE campaign_id = ?) FROM "
+        "grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id WHERE ci.campaign_id = ?",
+        (campaign_id, campaign_id)).fetchone())
+
+
 def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str, *, actor: User | None) -> None:
     """Close a campaign (no more grades or changes) or open it again; audited."""
     authorize(actor, "campaign.manage")
@@ -92,7 +106,7 @@ def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dic
     for cid, name, kind, cfg, by, at, status in db.conn.execute(
             "SELECT id, name, kind, config, created_by, created_at, status FROM campaigns "
             f"WHERE kind IN ({marks}) ORDER BY id", GRADING_KINDS):
-        n = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+        n = item_count(db, cid)
         out.append({"id": cid, "name": name, "kind": kind, "items": n, "created_by": by, "created_at": at,
                     "status": status, "config": json.loads(cfg)})
     return out
@@ -131,7 +145,7 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
                                          "items": 0, "complete": 0})
             b["items"] += 1
             b["complete"] += int(graded.get(iid, 0) >= cfg["k"])
-    n_items = db.conn.execute("SELECT count(*) FROM campaign_items WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
+    n_items = item_count(db, campaign_id)
     return {"campaign": campaign_id, "k": cfg["k"], "annotators": annotators, "items": n_items,
             "items_complete": sum(1 for n in graded.values() if n >= cfg["k"]),
             "buckets": sorted(buckets.values(), key=lambda b: (b["metric"], b["aspect_type"], b["interval"])),

@@ -46,7 +46,7 @@ from medeval.annotation.tasks.answering import (
     task_state,
 )
 from medeval.annotation.guidelines import GuidelinesPending, acknowledge, needs_acknowledgement
-from medeval.annotation.tasks.campaigns import campaign, create_campaign, preview, task_campaigns
+from medeval.annotation.tasks.campaigns import campaign, create_campaign, item_count, preview, task_campaigns
 from medeval.annotation.tasks.registry import (
     REGISTRY,
     AnswerRow,
@@ -92,6 +92,7 @@ __all__ = [
     "preview",
     "create_campaign",
     "campaign",
+    "item_count",
     "task_campaigns",
     "ItemView",
     "TaskState",

@@ -87,13 +87,18 @@ def campaign(db: sqlite_utils.Database, campaign_id: int) -> dict:
             "created_by": row[5], "created_at": row[6]}
 
 
+def item_count(db: sqlite_utils.Database, campaign_id: int) -> int:
+    """How many items the task campaign holds (0 for an unknown campaign)."""
+    return db.conn.execute("SELECT count(*) FROM task_items WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
+
+
 def task_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
     """Every task campaign with its type, item count and status (researcher data)."""
     authorize(actor, "campaign.read")
     out = []
     for cid, name, kind, status in db.conn.execute("SELECT id, name, kind, status FROM campaigns ORDER BY id"):
         if is_task_kind(kind):
-            n = db.conn.execute("SELECT count(*) FROM task_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
+            n = item_count(db, cid)
             out.append({"id": cid, "name": name, "kind": kind, "task": get(kind).title, "items": n,
                         "status": status})
     return out
