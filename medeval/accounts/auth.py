@@ -42,7 +42,6 @@ ROLES = policy.ROLES
 # who may read the adjudication queue and record a final tier (researchers and admins adjudicate too)
 ADJUDICATING_ROLES = policy.ADJUDICATING
 MIN_PASSWORD_LENGTH = 10
-DEFAULT_IDLE_TIMEOUT_S = 30 * 60
 # the lock-out's limits (see medeval.accounts.throttle)
 BACKOFF_AFTER, BACKOFF_BASE_S = throttle.BACKOFF_AFTER, throttle.BACKOFF_BASE_S
 LOCKOUT_FAILURES, LOCKOUT_ADDRESSES, LOCKOUT_WINDOW_S = (throttle.LOCKOUT_FAILURES, throttle.LOCKOUT_ADDRESSES,
@@ -343,17 +342,19 @@ def create_session(db: sqlite_utils.Database, user: User) -> str:
     return token
 
 
-def session_user(db: sqlite_utils.Database, token: str | None, *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
+def session_user(db: sqlite_utils.Database, token: str | None, *, idle_timeout: float | None = None,
                  lifetime: float | None = None, now: float | None = None) -> User | None:
     """The signed-in user of a session token, or None (unknown, ended, idle too long, too old, user disabled).
 
-    A live session's idle clock restarts; an idle one, or one older than ``lifetime`` seconds
-    (default: ``MEDEVAL_SESSION_LIFETIME``) however active, is ended server-side.
+    A live session's idle clock restarts; an idle one (``idle_timeout`` seconds, default:
+    ``MEDEVAL_IDLE_TIMEOUT``), or one older than ``lifetime`` seconds (default: ``MEDEVAL_SESSION_LIFETIME``)
+    however active, is ended server-side.
     """
     if not token:
         return None
     now = time.time() if now is None else now
     lifetime = settings.session_lifetime() if lifetime is None else lifetime
+    idle_timeout = settings.idle_timeout() if idle_timeout is None else idle_timeout
     th = _token_hash(token)
     row = db.conn.execute(
         "SELECT s.last_seen, s.ended_at, u.id, u.username, u.role, u.active, s.created_at FROM sessions s "

@@ -11,12 +11,30 @@ import click
 from medeval.core import settings
 from medeval.core.errors import MedevalError
 
-DB_HELP = f"SQLite database file [env MEDEVAL_DB; default {settings.get('MEDEVAL_DB')}]"
+_CLICK_TYPES = {"int": click.INT, "float": click.FLOAT}
+
+
+def setting_option(name: str, *param_decls: str, raw: bool = False, **attrs):
+    """A ``click.option`` built from the setting's declaration (``medeval.core.settings``): its option name, its
+    environment variable (option > environment > default), its default, its type and its help, which ends
+    ``[env var: VARIABLE; default: D]``. ``param_decls`` adds a parameter name (``"t2s"``); ``raw=True`` hands
+    the command the text as given, for a setting the library checks with a message of its own (``--workers``,
+    whose range depends on the CPU count); choices are always passed as text, for the library's own message."""
+    s = settings.setting(name)
+    if not s.option:
+        raise ValueError(f"setting {name} has no CLI option")
+    flag = s.type == "bool"
+    default = s.parse(s.default) if flag else s.default
+    kwargs = dict(envvar=name, default=default, show_envvar=True, help=settings.plain(s.help),
+                  show_default=s.shown_default or True)
+    if not flag and not raw and s.type in _CLICK_TYPES:
+        kwargs["type"] = _CLICK_TYPES[s.type]
+    kwargs.update(attrs)
+    return click.option(s.option, *param_decls, **kwargs)
 
 
 def db_option(f):
-    return click.option("--db", "db_path", envvar="MEDEVAL_DB", default=lambda: settings.db_path(),
-                        show_default="annotations.db", help=DB_HELP)(f)
+    return setting_option("MEDEVAL_DB", "db_path")(f)
 
 
 def emit(text: str, out: str | None) -> None:

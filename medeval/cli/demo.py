@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 
 import click
 
-from medeval.cli.base import db_option, friendly
+from medeval.cli.base import db_option, friendly, setting_option
 from medeval.store.db import connect
 
 
 @click.command("demo")
 @db_option
-@click.option("--embedding-model", envvar="MEDEVAL_EMBEDDING_MODEL", default=None, help="embedding model for cosine")
-@click.option("--device", envvar="MEDEVAL_EMBEDDING_DEVICE", default=None,
-              help="cpu, cuda, mps or auto for sentence-transformers models (use-multilingual runs on the CPU) "
-                   "[env MEDEVAL_EMBEDDING_DEVICE]")
+@setting_option("MEDEVAL_EMBEDDING_MODEL")
+@setting_option("MEDEVAL_EMBEDDING_DEVICE")
 @click.option("--keep-files", type=click.Path(file_okay=False), default=None,
               help="also keep the generated demo files (kb.csv, models.csv, responses.jsonl) in this folder")
 @friendly
@@ -29,18 +26,10 @@ def demo_cmd(db_path, embedding_model, device, keep_files):
     from medeval.engine.embeddings import resolve_device
 
     device = resolve_device(device)  # checked before the database is opened
-    previous = os.environ.get("MEDEVAL_EMBEDDING_DEVICE")
-    os.environ["MEDEVAL_EMBEDDING_DEVICE"] = device  # build_demo scores with the setting's device
-    try:
-        with connect(db_path) as db, tempfile.TemporaryDirectory() as tmp:
-            bar = tqdm(unit="resp", file=sys.stderr, desc="scoring demo")
-            s = build_demo(db, keep_files or tmp, embedding_model=embedding_model, progress=bar.update)
-            bar.close()
-    finally:
-        if previous is None:
-            os.environ.pop("MEDEVAL_EMBEDDING_DEVICE", None)
-        else:
-            os.environ["MEDEVAL_EMBEDDING_DEVICE"] = previous
+    with connect(db_path) as db, tempfile.TemporaryDirectory() as tmp:
+        bar = tqdm(unit="resp", file=sys.stderr, desc="scoring demo")
+        s = build_demo(db, keep_files or tmp, embedding_model=embedding_model, device=device, progress=bar.update)
+        bar.close()
     for line in s["import"]:
         click.echo(line)
     click.echo(f"{s['scores_added']} scores; Table 12 threshold set v{s['threshold_version']} "

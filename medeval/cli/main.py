@@ -20,13 +20,14 @@ from medeval.cli import (
     judge,
     leaderboard,
     scoring,
+    settings_cmd,
     task_campaigns,
     thresholds,
     users,
 )
 
 GROUPS = (scoring, thresholds, demo, calibrate, agreement, users, campaigns, cases, judge, files, task_campaigns,
-          leaderboard, guidelines, gold)
+          leaderboard, guidelines, gold, settings_cmd)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 140, "terminal_width": 140})

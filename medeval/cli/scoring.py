@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from medeval.cli.base import db_option, emit, friendly, warn_ungraded
+from medeval.cli.base import db_option, emit, friendly, setting_option, warn_ungraded
 from medeval.core import settings
 from medeval.store.db import connect
 from medeval.store.migrate import applied_count
@@ -46,19 +46,11 @@ def import_cmd(db_path, kb, responses, models):
 @db_option
 @click.option("--metrics", default="bleu1,rouge1,cosine,exact_match", show_default=True,
               help="comma-separated metrics to compute")
-@click.option("--embedding-model", envvar="MEDEVAL_EMBEDDING_MODEL", default=None,
-              help="use-multilingual (default), minilm, or a local sentence-transformers directory [env MEDEVAL_EMBEDDING_MODEL]")
-@click.option("--batch-size", envvar="MEDEVAL_BATCH_SIZE", type=int, default=None,
-              help="responses per committed chunk [env MEDEVAL_BATCH_SIZE; default 2000]")
-@click.option("--device", envvar="MEDEVAL_EMBEDDING_DEVICE", default=None,
-              help="cpu, cuda, mps or auto for sentence-transformers models; use-multilingual always runs on the "
-                   "CPU [env MEDEVAL_EMBEDDING_DEVICE; default auto: cuda if available, else cpu]")
-@click.option("--workers", envvar="MEDEVAL_EMBEDDING_WORKERS", default=None,
-              help="CPU processes encoding embeddings when more than 5,000 responses are visible "
-                   "[env MEDEVAL_EMBEDDING_WORKERS; default 1; at most 2 x CPU count]")
-@click.option("--traditional-to-simplified/--keep-traditional", "t2s", envvar="MEDEVAL_TRADITIONAL_TO_SIMPLIFIED",
-              default=None, help="convert traditional Chinese to simplified with OpenCC before tokenising and "
-                                 "embedding [env MEDEVAL_TRADITIONAL_TO_SIMPLIFIED; default on]")
+@setting_option("MEDEVAL_EMBEDDING_MODEL")
+@setting_option("MEDEVAL_BATCH_SIZE")
+@setting_option("MEDEVAL_EMBEDDING_DEVICE")
+@setting_option("MEDEVAL_EMBEDDING_WORKERS", raw=True)  # embeddings.resolve_workers checks it (range per CPU count)
+@setting_option("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED", "t2s")
 @click.option("--no-progress", is_flag=True, help="no progress bar")
 @click.option("--grade/--no-grade", default=True, show_default=True, help="grade new scores under the active threshold set")
 @friendly

@@ -131,7 +131,7 @@ def _parse_bool(s: Setting, raw: str) -> bool:
 
 
 def _parse_choice(s: Setting, raw: str) -> str:
-    key = raw.strip().lower()
+    key = raw.strip()  # exact: TEST-ONLY is not test-only (a typo is refused, never guessed)
     if key not in s.choices:
         raise MedevalError(f"{s.name} must be one of {', '.join(s.choices)}, not {raw!r}")
     return key
@@ -288,16 +288,6 @@ def password_hash_profile() -> str:
 def trusted_proxies() -> tuple[str, ...]:
     """MEDEVAL_TRUSTED_PROXIES as a tuple of addresses and networks (checked: no '*', no host names)."""
     return value("MEDEVAL_TRUSTED_PROXIES")
-
-
-def secret_key() -> str:
-    """MEDEVAL_SECRET_KEY ("" when not set: the database keeps a generated one)."""
-    return value("MEDEVAL_SECRET_KEY")
-
-
-def demo() -> bool:
-    """MEDEVAL_DEMO: is the app running on the demo database?"""
-    return value("MEDEVAL_DEMO")
 
 
 def plain(text: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from medeval.accounts.policy import demo_actor
 from medeval.demo.clinicians import add_simulated_clinicians
 from medeval.demo.generate import DEMO_SEED, write_demo_files
 from medeval.demo.tasks import add_demo_tasks
@@ -36,13 +37,13 @@ def add_demo_accounts_and_campaign(db) -> int:
 
     for username, password, role in DEMO_ACCOUNTS:
         if not db.conn.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
-            auth.add_user(db, username, password, role)
+            auth.add_user(db, username, password, role, actor=actor)
     row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (DEMO_CAMPAIGN,)).fetchone()
     if row:
         return row[0]
     doctors = [u for u, _, r in DEMO_ACCOUNTS if r == "annotator"]
     cfg = cp.BucketConfig(metrics=("bleu1", "rouge1", "cosine"), per_interval=1, k=3, seed=DEMO_SEED)
-    return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=None)
+    return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=actor)
 
 
 def add_demo_guidelines(db) -> dict:
@@ -66,17 +67,18 @@ def add_demo_guidelines(db) -> dict:
     for name, text, examples in wanted:
         row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (name,)).fetchone()
         if row:
-            out[row[0]] = gl.set_guidelines(db, row[0], text, examples=examples, actor=None)
+            out[row[0]] = gl.set_guidelines(db, row[0], text, examples=examples, actor=actor)
     return out
 
 
-def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, progress=None,
-               accounts: bool = True) -> dict:
+def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, device: str | None = None,
+               progress=None, accounts: bool = True) -> dict:
     """Import, score and grade the demo data into ``db``; returns a summary.
 
     The cosine cut-offs of Table 12 were calibrated for M3E; the demo adopts them,
     marked provisional, for the configured embedding model so every metric is graded
-    (``threshold_version``). With ``accounts`` (the default) it also adds the demo accounts and the
+    (``threshold_version``; ``embedding_model`` and ``device`` are passed to
+    :func:`medeval.engine.scoring.score_db`, default: their settings). With ``accounts`` (the default) it also adds the demo accounts and the
     demo campaign, the demo task campaigns with simulated answers
     (:func:`medeval.demo.tasks.add_demo_tasks`) and the simulated clinicians with their two graded
     campaigns and the threshold set calibrated on them, which becomes the active set
@@ -91,7 +93,7 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
 
     paths = write_demo_files(folder)
     summary = import_files(db, kb=paths["kb"], models=paths["models"], responses=paths["responses"])
-    s = score_db(db, embedding_model=embedding_model, progress=progress)
+    s = score_db(db, embedding_model=embedding_model, device=device, progress=progress)
     sets = [t for t in th.list_sets(db) if t.embedding_model == s.embedding_model]
     adopted = [t for t in sets if t.provenance.get("adopted_from_version") == 1]
     if adopted or sets:  # the demo's adopted set, or Table 12 itself when the model is the paper's
@@ -99,7 +101,7 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, pr
     else:
         version = th.adopt(db, 1, s.embedding_model, created_by="medeval demo")
     current = next((t for t in sets if t.active), None)  # e.g. the set calibrated on the simulated clinicians
-    th.activate(db, current.version if current else version)
+    th.activate(db, current.version if current else version, actor=actor)
     campaign = add_demo_accounts_and_campaign(db) if accounts else None
     demo_tasks = None
     if accounts:  # the task campaigns (cases, judges, fact-check reasons) with doctor2/3's simulated answers
