@@ -57,7 +57,8 @@ def test_an_unknown_name_is_a_programming_error_with_close_names():
 @pytest.mark.parametrize("raw", ["30 min", "-5", "0", "1e400", "yes", "nan", "inf"])
 def test_seconds_refuse_what_is_not_a_positive_finite_number(monkeypatch, raw):
     message = refused("MEDEVAL_IDLE_TIMEOUT", raw, monkeypatch)
-    assert message == f"MEDEVAL_IDLE_TIMEOUT must be a positive number of seconds (e.g. 1800 for 30 minutes), not {raw!r}"
+    assert message == ("MEDEVAL_IDLE_TIMEOUT must be a positive number of seconds (e.g. 1800 for 30 minutes), "
+                       f"not {raw!r}")
 
 
 def test_seconds_parse(monkeypatch):

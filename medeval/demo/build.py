@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medeval.accounts.policy import demo_actor
 from medeval.demo.clinicians import add_simulated_clinicians
 from medeval.demo.generate import DEMO_SEED, write_demo_files
 from medeval.demo.tasks import add_demo_tasks
@@ -37,13 +36,13 @@ def add_demo_accounts_and_campaign(db) -> int:
 
     for username, password, role in DEMO_ACCOUNTS:
         if not db.conn.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
-            auth.add_user(db, username, password, role, actor=actor)
+            auth.add_user(db, username, password, role)
     row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (DEMO_CAMPAIGN,)).fetchone()
     if row:
         return row[0]
     doctors = [u for u, _, r in DEMO_ACCOUNTS if r == "annotator"]
     cfg = cp.BucketConfig(metrics=("bleu1", "rouge1", "cosine"), per_interval=1, k=3, seed=DEMO_SEED)
-    return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=actor)
+    return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=None)
 
 
 def add_demo_guidelines(db) -> dict:
@@ -67,7 +66,7 @@ def add_demo_guidelines(db) -> dict:
     for name, text, examples in wanted:
         row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (name,)).fetchone()
         if row:
-            out[row[0]] = gl.set_guidelines(db, row[0], text, examples=examples, actor=actor)
+            out[row[0]] = gl.set_guidelines(db, row[0], text, examples=examples, actor=None)
     return out
 
 
@@ -78,8 +77,8 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, de
     The cosine cut-offs of Table 12 were calibrated for M3E; the demo adopts them,
     marked provisional, for the configured embedding model so every metric is graded
     (``threshold_version``; ``embedding_model`` and ``device`` are passed to
-    :func:`medeval.engine.scoring.score_db`, default: their settings). With ``accounts`` (the default) it also adds the demo accounts and the
-    demo campaign, the demo task campaigns with simulated answers
+    :func:`medeval.engine.scoring.score_db`, default: their settings). With ``accounts`` (the default) it
+    also adds the demo accounts and the demo campaign, the demo task campaigns with simulated answers
     (:func:`medeval.demo.tasks.add_demo_tasks`) and the simulated clinicians with their two graded
     campaigns and the threshold set calibrated on them, which becomes the active set
     (:func:`medeval.demo.clinicians.add_simulated_clinicians`, summary ``clinicians``), and the guidelines
@@ -101,7 +100,7 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, de
     else:
         version = th.adopt(db, 1, s.embedding_model, created_by="medeval demo")
     current = next((t for t in sets if t.active), None)  # e.g. the set calibrated on the simulated clinicians
-    th.activate(db, current.version if current else version, actor=actor)
+    th.activate(db, current.version if current else version)
     campaign = add_demo_accounts_and_campaign(db) if accounts else None
     demo_tasks = None
     if accounts:  # the task campaigns (cases, judges, fact-check reasons) with doctor2/3's simulated answers
