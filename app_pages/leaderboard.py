@@ -15,6 +15,7 @@ from medeval.core import settings
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
 from medeval.engine import totals
+from medeval.engine.registry import report_metrics
 from medeval.reports import leaderboard as lb
 from medeval.reports.tier_report import build_report, tier_counts
 from webui import page as ui
@@ -31,7 +32,7 @@ versions = [s.version for s in sets]
 c1, c2, c3 = st.columns([2, 1, 2])
 version = c1.selectbox("Threshold set", versions, index=versions.index(active), format_func=labels.get,
                        key="lb_version")
-metric = c2.selectbox("Metric", ["averaged", "bleu1", "rouge1", "cosine"], key="lb_metric")
+metric = c2.selectbox("Metric", ["averaged", *report_metrics()], key="lb_metric")
 @st.cache_data(show_spinner=False, max_entries=32)
 def live_counts(path: str, version_: int, scores_now: int) -> dict:
     """A set that is not active (Table 12, never made active, has no grades of its own): its tiers counted in memory
@@ -140,9 +141,9 @@ if others:
         cmp = lb.compare(d, version, other, metric=metric, aspect=aspect,
                          counts={v: counts_of(v) for v in (version, other)})
     for m, why in cmp["reasons"].items():  # per metric: why it cannot be compared, never a column of None
-        st.caption(ui.md_escape(f"Not compared on {lb.LABELS[m]}: {why}."))
+        st.caption(ui.md_escape(f"Not compared on {lb.metric_label(m)}: {why}."))
     if cmp["rows"]:
-        over = " and ".join(lb.LABELS[m] for m in cmp["metrics"])
+        over = " and ".join(lb.metric_label(m) for m in cmp["metrics"])
         st.caption(ui.md_escape(
             f"Rank and total score under v{version} and under v{other}, "
             + (f"averaged over {over} on both sides (the metrics both sets can grade)" if metric == "averaged"
@@ -159,7 +160,7 @@ if others:
         st.info(f"Nothing is graded under v{other} for this choice.")
     else:
         st.info(ui.md_escape(f"v{other} cannot be compared with v{version} "
-                             + ("on any metric" if metric == "averaged" else f"on {lb.LABELS.get(metric, metric)}")
+                             + ("on any metric" if metric == "averaged" else f"on {lb.metric_label(metric)}")
                              + ": see above why."))
 else:
     st.caption("Only one threshold-set version exists.")

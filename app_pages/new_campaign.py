@@ -7,6 +7,7 @@ import streamlit as st
 
 from medeval.annotation import campaigns as cp
 from medeval.core.errors import MedevalError
+from medeval.engine.registry import report_metrics
 from webui import page as ui
 
 user = ui.require("researcher", "admin")
@@ -50,7 +51,7 @@ seed = c2.number_input("Seed (stored; the same seed and data give the same sampl
                        key=key("new_campaign_seed"))
 
 if kind == "bucket_grading":
-    metrics = st.multiselect("Metrics", ["bleu1", "rouge1", "cosine"], default=["bleu1", "rouge1", "cosine"],
+    metrics = st.multiselect("Metrics", list(report_metrics()), default=["bleu1", "rouge1", "cosine"],
                              key=key("new_metrics"))
     types = st.multiselect("Aspect types", ["enumerated", "declarative"], default=["enumerated", "declarative"],
                            key=key("new_types"))

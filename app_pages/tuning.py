@@ -17,7 +17,7 @@ from medeval.calibration import designs, tuning
 from medeval.core import settings
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
-from medeval.engine.metrics import METRICS
+from medeval.engine.registry import METRICS, report_metrics
 from webui import page as ui
 
 user = ui.require("researcher", "admin")
@@ -45,8 +45,9 @@ consensus = c1.selectbox("Consensus of the clinicians", cal.CONSENSUS_METHODS, k
                          help="An item's expert tier: the lower median of its annotators' tiers (MedDisKEval), the "
                               "most frequent tier (ties: lower median), or the adjudicated tier where an item was "
                               "adjudicated (else median). Recorded with a publication.")
-metric = c2.selectbox("Metric", ["bleu1", "rouge1", "cosine"], key="tune_metric")
-atype = c3.selectbox("Aspect type", ["enumerated", "declarative"], key="tune_type")
+metric = c2.selectbox("Metric", list(report_metrics()), key="tune_metric")
+atype = c3.selectbox("Aspect type", [t for t in ("enumerated", "declarative") if t in METRICS[metric].aspect_types],
+                     key="tune_type")
 key = (metric, atype)
 info = METRICS[metric]
 

@@ -36,8 +36,29 @@ import each other, directly or round a loop. ``tests/test_architecture.py`` pars
     the demo data set and simulated clinicians (the project's own writing).
 ``cli``
     ``python -m medeval``: one module per command group, registered in ``cli/main.py``.
+
+Plugins
+-------
+``medeval.register_metric(name=..., label=..., score=..., aspect_types=(...), scorer_id=..., describe=...)``
+registers a metric (:func:`medeval.engine.registry.register_metric`); ``medeval.load_plugins()`` loads the
+``medeval.metrics`` entry points and the modules of ``MEDEVAL_PLUGINS`` once, at start
+(:func:`medeval.engine.plugins.load_plugins`). Both are imported when first used, so ``import medeval`` stays
+light. See ``docs/metrics.md``.
 """
 
 __version__ = "0.1.0"
 
 LAYERS = ("core", "store", "stats", "accounts", "engine", "annotation", "calibration", "reports", "demo", "cli")
+
+
+def __getattr__(name: str):
+    """``register_metric`` and ``load_plugins``, imported on first use."""
+    if name == "register_metric":
+        from medeval.engine.registry import register_metric
+
+        return register_metric
+    if name == "load_plugins":
+        from medeval.engine.plugins import load_plugins
+
+        return load_plugins
+    raise AttributeError(f"module 'medeval' has no attribute {name!r}")

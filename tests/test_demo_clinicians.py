@@ -13,7 +13,7 @@ import pytest
 from medeval.accounts import auth
 from medeval.annotation import campaigns as cp
 from medeval.calibration import cutoffs as cal
-from medeval.calibration.tuning import STRATA
+from medeval.calibration.tuning import strata
 from medeval.core.errors import MedevalError
 from medeval.demo import clinicians as sc
 from medeval.engine import thresholds as th
@@ -205,7 +205,7 @@ def test_every_tuning_stratum_has_graded_examples_in_all_three_tiers(sim):
     path, s, _ = sim
     with connect(path) as db:
         examples = cal.graded_examples(cal.campaign_rows(db, s["campaigns"][sc.CALIBRATION_CAMPAIGN]))
-    for key in STRATA:
+    for key in strata():
         scores, tiers = examples[key]
         assert set(tiers.tolist()) == {0, 1, 2}, key
         assert len(scores) >= 20, key
@@ -222,10 +222,10 @@ def test_the_calibrated_set_is_active_and_records_the_campaign(sim):
         assert act.provenance["source"] == cal.campaign_source(db, cid)
         assert act.provenance["source"]["campaign"] == cid and act.provenance["source"]["annotators"] == 5
         assert act.provenance["source"]["campaign_name"] == sc.CALIBRATION_CAMPAIGN
-        assert {(x["metric"], x["aspect_type"]) for x in act.provenance["strata"]} == set(STRATA)
+        assert {(x["metric"], x["aspect_type"]) for x in act.provenance["strata"]} == set(strata())
         base = th.load(db, adopted)
         assert base.provenance["calibrated"] is False
-        assert sum(act.cutoffs[k] != base.cutoffs[k] for k in STRATA) >= 3  # visibly different from Table 12
+        assert sum(act.cutoffs[k] != base.cutoffs[k] for k in strata()) >= 3  # visibly different from Table 12
         assert act.cutoffs[("exact_match", "numeric")] == base.cutoffs[("exact_match", "numeric")]
         # every score graded under it (the leaderboard reads these)
         assert db.conn.execute("SELECT count(*) FROM grades WHERE version = ?", (act.version,)).fetchone()[0] == \

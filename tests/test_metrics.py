@@ -10,7 +10,8 @@ from nltk.translate.bleu_score import sentence_bleu
 from rouge_score import rouge_scorer
 
 from medeval.core.errors import MedevalError
-from medeval.engine.metrics import bleu1, exact_match, get_metric, metrics_for, overlap_scores, rouge1
+from medeval.engine.metrics import bleu1, exact_match, overlap_scores, rouge1
+from medeval.engine.registry import get_metric, metrics_for
 from medeval.engine.tokenize import Tokenizer, tokenize
 
 ZH_REF, ZH_CAND = "咳嗽;打喷嚏;流鼻涕;发热", "主要症状为咳嗽、流涕和发烧"

@@ -28,7 +28,7 @@ import numpy as np
 from medeval.calibration.cutoffs import _candidates, _optimise
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
-from medeval.engine.metrics import METRICS, get_metric
+from medeval.engine.registry import METRICS, get_metric
 
 
 @dataclass(frozen=True)

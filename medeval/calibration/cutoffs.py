@@ -36,7 +36,7 @@ import numpy as np
 from medeval.annotation import adjudication as adj
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
-from medeval.engine.metrics import METRICS, get_metric
+from medeval.engine.registry import METRICS, get_metric
 
 CRITERIA = ("kappa", "accuracy", "spearman")
 

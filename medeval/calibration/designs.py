@@ -25,7 +25,7 @@ import numpy as np
 from medeval.annotation.campaigns.sampling import LEGACY_DESIGN, LEGACY_ESTIMATOR
 from medeval.calibration import active
 from medeval.calibration.estimator_text import DESIGN_TEXT, ESTIMATOR_TEXT  # noqa: F401 (re-exported)
-from medeval.engine.metrics import METRICS, get_metric
+from medeval.engine.registry import METRICS, get_metric
 
 def estimator_of(cfg: dict) -> str:
     """The campaign's estimator (a config stored before it was recorded: the accuracy search it was made with)."""

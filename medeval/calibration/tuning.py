@@ -27,11 +27,15 @@ from medeval.accounts.policy import authorize
 from medeval.calibration.cutoffs import CRITERIA, _criteria_grid
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
-from medeval.engine.metrics import REPORT_METRICS
+from medeval.engine.registry import get_metric, report_metrics
 from medeval.engine.totals import summarise as _summarise
 from medeval.store.db import transaction
 
-STRATA = tuple((m, t) for m in REPORT_METRICS for t in ("enumerated", "declarative"))
+
+def strata() -> tuple[tuple[str, str], ...]:
+    """Every (metric, aspect type) Tune cut-offs can set: the report metrics (plugins too) x enumerated, declarative."""
+    return tuple((m, t) for m in report_metrics() for t in ("enumerated", "declarative")
+                 if t in get_metric(m).aspect_types)
 
 
 @dataclass
@@ -53,7 +57,7 @@ class ScoreIndex:
         collect: dict[tuple[str, str, str], list] = defaultdict(list)
         exact: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         n, right = 0, th.reach_bound(1.0)  # an exact match (score 1) reaches the numeric cut-off
-        for metric in (*REPORT_METRICS, "exact_match"):
+        for metric in (*report_metrics(), "exact_match"):
             scorers = cosine_scorers if metric == "cosine" else [ts.scorer_for(metric)]
             for scorer in scorers:
                 cur = db.conn.execute(
@@ -106,7 +110,7 @@ def leaderboard(index: ScoreIndex, cutoffs: dict[tuple[str, str], tuple[float, f
     Mirrors :func:`medeval.reports.tier_report.build_report`: the numeric aspect's exact-match result counts under
     every report metric that has scores.
     """
-    present = [m for m in REPORT_METRICS if any(k[0] == m for k in index.arrays)]
+    present = [m for m in report_metrics() if any(k[0] == m for k in index.arrays)]
     rows = []
     for model in index.models:
         by_metric: dict[str, dict[int, int]] = {}

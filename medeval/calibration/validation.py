@@ -33,7 +33,7 @@ from medeval.accounts.policy import authorize
 from medeval.annotation import adjudication as adj
 from medeval.annotation.campaigns.sampling import validation_overlap
 from medeval.engine import thresholds as th
-from medeval.engine.metrics import REPORT_METRICS
+from medeval.engine.registry import label, report_metrics
 from medeval.stats.agreement import correlation
 
 
@@ -55,6 +55,9 @@ def consensus_tiers(db: sqlite_utils.Database, campaign_id: int, consensus: str 
 POOLED = "enumerated+declarative"
 ALL = "all"
 TEXT_TYPES = ("enumerated", "declarative")
+AVERAGE_METRICS = ("bleu1", "rouge1", "cosine")
+"""The average row's metrics: MedDisKEval Table 2's average of the three built-in metrics, whatever plugins add (a
+plugin metric has rows of its own)."""
 ROW_DEFINITIONS = {
     ("metric", POOLED): "enumerated and declarative items together (numeric items are not scored by this metric)",
     ("exact_match", "numeric"): "numeric items (Severity Level), graded by exact match: the score is 0 or 1, "
@@ -69,7 +72,7 @@ ROW_DEFINITIONS = {
 
 def row_definition(metric: str, aspect_type: str) -> str:
     """What a row of :func:`machine_agreement` is computed on, in words."""
-    if metric in REPORT_METRICS:
+    if metric in report_metrics():
         if aspect_type == POOLED:
             return ROW_DEFINITIONS[("metric", POOLED)]
         return f"{aspect_type} items"
@@ -120,12 +123,12 @@ def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: i
 
     def avg(r: int) -> float | None:
         if atype.get(r) in TEXT_TYPES:
-            return (sum(tiers[(r, m)] for m in REPORT_METRICS) / len(REPORT_METRICS)
-                    if all((r, m) in tiers for m in REPORT_METRICS) else None)
+            return (sum(tiers[(r, m)] for m in AVERAGE_METRICS) / len(AVERAGE_METRICS)
+                    if all((r, m) in tiers for m in AVERAGE_METRICS) else None)
         return float(tiers[(r, "exact_match")]) if (r, "exact_match") in tiers else None
 
     plan: list[tuple[str, str, dict]] = []
-    for metric in REPORT_METRICS:
+    for metric in report_metrics():
         for group in groups:
             rs = members(group)
             plan.append((metric, group, {
@@ -174,12 +177,12 @@ def methods_sentence(rows: list[dict], mv: dict | None, ov: dict | None) -> str:
         ns = [r["n"] for r in rows if r["metric"] == metric and r["aspect_type"] == group]
         return max(ns) if ns else None
 
-    labels = {"bleu1": "BLEU-1", "rouge1": "ROUGE-1", "cosine": "cosine"}
-    metrics = [labels[m] for m in REPORT_METRICS if any(r["metric"] == m for r in rows)]
+    labels = {"cosine": "cosine"}  # the others by their registered label (BLEU-1, ROUGE-1, a plugin's)
+    metrics = [labels.get(m) or label(m) for m in report_metrics() if any(r["metric"] == m for r in rows)]
     pooled = next((g for g in (POOLED, *TEXT_TYPES) if any(r["aspect_type"] == g for r in rows)), None)
     parts = []
     if metrics and pooled:
-        n_text = max(n_of(m, pooled) or 0 for m in REPORT_METRICS)
+        n_text = max(n_of(m, pooled) or 0 for m in report_metrics())
         parts.append(f"{', '.join(metrics[:-1]) + ' and ' if len(metrics) > 1 else ''}{metrics[-1]} "
                      f"{'were' if len(metrics) > 1 else 'was'} correlated on the enumerated and declarative items "
                      f"only ({pooled}: n = {n_text})")

@@ -34,6 +34,13 @@ GROUPS = (scoring, thresholds, demo, calibrate, agreement, users, campaigns, cas
 @click.version_option(package_name=None, version=__import__("medeval").__version__)
 def main():
     """medeval: score medical LLM answers against a knowledge base and grade them into tiers."""
+    from medeval.core.errors import MedevalError
+    from medeval.engine.plugins import load_plugins
+
+    try:
+        load_plugins()  # the metric plugins, once per process: entry points and MEDEVAL_PLUGINS (docs/metrics.md)
+    except MedevalError as e:
+        raise click.ClickException(str(e)) from None  # "Error: ..." and exit code 1
 
 
 for _group in GROUPS:

@@ -45,7 +45,8 @@ def import_cmd(db_path, kb, responses, models):
 @click.command("score")
 @db_option
 @click.option("--metrics", default="bleu1,rouge1,cosine,exact_match", show_default=True,
-              help="comma-separated metrics to compute")
+              help="comma-separated metrics to compute: the built-ins, or a plugin metric's name (MEDEVAL_PLUGINS, "
+                   "docs/metrics.md)")
 @setting_option("MEDEVAL_EMBEDDING_MODEL")
 @setting_option("MEDEVAL_BATCH_SIZE")
 @setting_option("MEDEVAL_EMBEDDING_DEVICE")

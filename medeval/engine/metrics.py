@@ -13,20 +13,16 @@ knowledge-base text r̂, the candidate the (post-processed) model answer r.
 Lexical metrics use :func:`medeval.engine.tokenize.scoring_tokenizer` (CJK characters, Latin words, numbers
 split from units, Greek letters and ≥ ≤ < > ± % °; traditional Chinese turned into simplified with OpenCC unless
 ``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED=0``).
-:data:`METRICS` is the registry: name, range, which aspect types a metric
-applies to; :func:`get_metric` answers "did you mean" for unknown names.
+The scorer functions only: :mod:`medeval.engine.registry` declares each of them as a metric (name, range, the
+aspect types it applies to, scorer id) beside the plugins', and answers "did you mean" for unknown names.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections import Counter
-from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
-from medeval.core.errors import MedevalError
-from medeval.engine.aspects import DECLARATIVE, ENUMERATED, NUMERIC
 from medeval.engine.tokenize import scoring_tokenizer
 
 
@@ -178,47 +174,6 @@ def cosine(reference: str, candidate: str, backend=None) -> float:
     backend = backend or get_backend()
     a, b = backend.encode([reference, candidate])
     return float(max(-1.0, min(1.0, float(a @ b))))
-
-
-# ---------------------------------------------------------------- registry
-
-@dataclass(frozen=True)
-class MetricInfo:
-    name: str
-    label: str
-    low: float  # range of the score
-    high: float
-    aspect_types: tuple[str, ...]
-    lexical: bool
-    describe: str
-
-
-METRICS: dict[str, MetricInfo] = {
-    "bleu1": MetricInfo("bleu1", "BLEU-1", 0.0, 1.0, (ENUMERATED, DECLARATIVE), True,
-                        "brevity penalty x clipped unigram precision of the answer"),
-    "rouge1": MetricInfo("rouge1", "ROUGE-1", 0.0, 1.0, (ENUMERATED, DECLARATIVE), True,
-                         "F1 of unigram overlap between answer and reference"),
-    "cosine": MetricInfo("cosine", "Cosine", -1.0, 1.0, (ENUMERATED, DECLARATIVE), False,
-                         "cosine similarity of sentence embeddings"),
-    "exact_match": MetricInfo("exact_match", "Exact match", 0.0, 1.0, (NUMERIC,), False,
-                              "1 if the first number equals the reference, else 0"),
-}
-REPORT_METRICS = ("bleu1", "rouge1", "cosine")
-
-
-def get_metric(name: str) -> MetricInfo:
-    key = str(name).strip().lower().replace("-", "").replace("_", "")
-    aliases = {"bleu1": "bleu1", "bleu": "bleu1", "rouge1": "rouge1", "rouge": "rouge1",
-               "cosine": "cosine", "cos": "cosine", "exactmatch": "exact_match", "em": "exact_match"}
-    if key in aliases:
-        return METRICS[aliases[key]]
-    close = difflib.get_close_matches(str(name), list(METRICS), n=2, cutoff=0.4)
-    hint = f" Did you mean {' or '.join(close)}?" if close else ""
-    raise MedevalError(f"unknown metric {name!r}.{hint} Known metrics: {', '.join(METRICS)}.")
-
-
-def metrics_for(aspect_type: str) -> list[str]:
-    return [m.name for m in METRICS.values() if aspect_type in m.aspect_types]
 
 
 EXACT_SCORER_ID = "first-number-v1"

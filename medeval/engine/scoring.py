@@ -7,7 +7,8 @@ rest, and an annotator's grade never waits long for the write lock. Responses of
 an import still being written are not scored (``importer.visible_responses``). Scores carry their scorer id: the
 tokenizer for BLEU-1/ROUGE-1 (``cjk-med-v2+t2s``: with OpenCC's traditional -> simplified conversion, setting
 ``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED``, which also applies to the texts embedded for cosine), the embedding model
-id for cosine.
+id for cosine, a plugin metric's own id (``medeval.engine.registry``; a plugin's scores go through its batch form
+when it has one, and each is checked against the metric's range before its chunk is written).
 Embeddings are computed outside the write transaction (a slow model must not
 hold the database lock) and cached by (model id, text hash).
 """
@@ -26,7 +27,8 @@ from medeval.engine.aspects import NUMERIC
 from medeval.engine.embeddings import (POOL_MIN_TEXTS, EmbeddingBackend, get_backend, lookup_cached, resolve_device,
                                        resolve_workers, store_cached)
 from medeval.engine.importer import visible_responses
-from medeval.engine.metrics import EXACT_SCORER_ID, METRICS, RefProfile, get_metric, lexical_scores, ref_profile
+from medeval.engine.metrics import EXACT_SCORER_ID, RefProfile, lexical_scores, ref_profile
+from medeval.engine.registry import BUILTINS, METRICS, Metric, get_metric
 from medeval.store.db import transaction
 
 DEFAULT_METRICS = ("bleu1", "rouge1", "cosine", "exact_match")
@@ -49,7 +51,10 @@ class ScoreSummary:
 
 
 def scorer_id(metric: str, backend: EmbeddingBackend | None, t2s: bool | None = None) -> str:
-    """The id stored with a score of ``metric``; ``t2s``: OpenCC traditional -> simplified (default: the setting)."""
+    """The id stored with a score of ``metric``; ``t2s``: OpenCC traditional -> simplified (default: the setting).
+    A plugin metric's is its own (:meth:`medeval.engine.registry.Metric.current_scorer_id`)."""
+    if metric not in BUILTINS:
+        return get_metric(metric).current_scorer_id()
     if metric in ("bleu1", "rouge1"):
         return tok.scorer_id(t2s)
     if metric == "exact_match":
@@ -71,6 +76,7 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
     ``t2s`` (default: setting ``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED``): convert traditional Chinese to simplified
     with OpenCC before tokenising and before embedding."""
     metrics = [get_metric(m).name for m in metrics]
+    plugins = [METRICS[m] for m in dict.fromkeys(metrics) if m not in BUILTINS]  # scored per chunk, batch form first
     t2s = tok.traditional_to_simplified(t2s)
     tokenize = tok.scoring_tokenizer(t2s)
     prep = to_simplified if t2s else str  # the text that is embedded
@@ -142,6 +148,8 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
                 else:
                     c = float(np.clip(vectors[prep(cand)] @ vectors[prep(ref)], -1.0, 1.0))
                 new_scores.append((rid, "cosine", scorers["cosine"], c))
+        for metric in plugins:
+            new_scores += _plugin_scores(metric, scorers[metric.name], todo, have)
         items = list(new_vectors.items())
         for i in range(0, len(items), VECTORS_PER_TX):  # the cache first, in its own short transactions
             with transaction(db):
@@ -159,6 +167,19 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
     if pooled:
         backend.close_pool()
     return summary
+
+
+def _plugin_scores(metric: Metric, scorer: str, todo: list, have: set) -> list[tuple[int, str, str, float]]:
+    """A plugin metric's scores of a chunk's pairs (the processed reference and answer, as stored), each checked: a
+    value outside the metric's range or not a number is an error naming the pair, raised before the chunk is
+    written."""
+    pairs = [(rid, ref, cand) for rid, cand, ref, t in todo if t in metric.aspect_types and (rid, metric.name) not in have]
+    if not pairs:
+        return []
+    values = metric.score_pairs([p[1] for p in pairs], [p[2] for p in pairs])
+    return [(rid, metric.name, scorer,
+             metric.check_score(v, f"response {rid} (reference {ref[:60]!r}, answer {cand[:60]!r})"))
+            for (rid, ref, cand), v in zip(pairs, values)]
 
 
 def severity_ranges(db: sqlite_utils.Database, models: Iterable[str] | None = None) -> dict[str, int]:

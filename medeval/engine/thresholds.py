@@ -34,7 +34,8 @@ import sqlite_utils
 from medeval.core.errors import InputError, MedevalError
 from medeval.engine.aspects import ASPECT_TYPES
 from medeval.engine.cutoff_rule import DECIMALS, canonical, canonical_array, reach_bound, reaches  # noqa: F401
-from medeval.engine.metrics import EXACT_SCORER_ID, METRICS, get_metric
+from medeval.engine.metrics import EXACT_SCORER_ID
+from medeval.engine.registry import BUILTINS, METRICS, get_metric
 from medeval.engine.tokenize import DEFAULT_SCORER_ID as TOKENIZER_ID  # a set records the lexical scorer id
 from medeval.store.db import transaction
 
@@ -80,7 +81,10 @@ class ThresholdSet:
         low, high = self.cutoffs[key]
         return tier(score, low, high)
 
-    def scorer_for(self, metric: str) -> str:
+    def scorer_for(self, metric: str) -> str | None:
+        if metric not in BUILTINS:  # a plugin metric: the id it stores its scores under; not loaded: graded by no set
+            plugin = METRICS.get(metric)
+            return plugin.current_scorer_id() if plugin else None
         return {"bleu1": self.tokenizer, "rouge1": self.tokenizer, "exact_match": EXACT_SCORER_ID}.get(
             metric, self.embedding_model)
 

@@ -26,7 +26,7 @@ from fractions import Fraction
 from medeval.core import settings
 from medeval.core.errors import MedevalError
 from medeval.engine.cutoff_rule import reaches
-from medeval.engine.metrics import REPORT_METRICS
+from medeval.engine.registry import report_metrics
 
 LEVEL_SETTING = "MEDEVAL_LEVEL_BANDS"
 DEFAULT_LEVEL_BANDS = (3.5, 3.0, 2.0)
@@ -128,7 +128,7 @@ def summarise(counts_by_metric: dict[str, dict[int, int]]) -> dict:
     """
     bands = level_bands()
     per_metric, exact = {}, []
-    for m in REPORT_METRICS + (("exact_match",) if "exact_match" in counts_by_metric else ()):
+    for m in report_metrics() + (("exact_match",) if "exact_match" in counts_by_metric else ()):
         s = _shares(counts_by_metric.get(m, {}))
         if s is not None:
             exact.append(s)

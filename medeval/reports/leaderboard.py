@@ -17,9 +17,10 @@ from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
 from medeval.engine.cutoff_rule import reach_bound
-from medeval.engine.metrics import REPORT_METRICS
+from medeval.engine.registry import report_metrics
 from medeval.engine.totals import summarise
-from medeval.reports.scorer_notes import LABELS, embedding_name
+from medeval.reports.scorer_notes import LABELS, embedding_name, made_for  # noqa: F401  (LABELS: the built-ins)
+from medeval.reports.scorer_notes import label as metric_label
 from medeval.reports.tier_report import level, tier_counts
 
 TIER_KEYS = ("completely_wrong", "partially_correct", "basically_correct")
@@ -32,10 +33,16 @@ def _pick(entry: dict, metric: str) -> dict | None:
     return entry.get("per_metric", {}).get(metric)
 
 
+def _choices() -> str:
+    """ "averaged, bleu1, rouge1 or cosine" (and the plugin metrics): what a leaderboard can be ranked by."""
+    names = ("averaged", *report_metrics())
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def rows(rep: dict, *, metric: str = "averaged", aspect: str | None = None) -> list[dict]:
     """One row per model, best total score first: tier shares, total score, level and rank."""
-    if metric not in ("averaged", "bleu1", "rouge1", "cosine"):
-        raise MedevalError(f"metric {metric!r}: choose averaged, bleu1, rouge1 or cosine")
+    if metric not in ("averaged", *report_metrics()):
+        raise MedevalError(f"metric {metric!r}: choose {_choices()}")
     source = rep["models"] if aspect is None else [a for a in rep["aspects"] if a["aspect"] == aspect]
     if aspect is not None and not source:
         raise MedevalError(f"no graded responses for aspect {aspect!r}")
@@ -126,7 +133,7 @@ def live_tier_counts(db: sqlite_utils.Database, version: int) -> dict[tuple[str,
             for model, aspect, tier, n in db.conn.execute(q, args):
                 d = raw.setdefault((model, aspect, metric), {})
                 d[tier] = d.get(tier, 0) + n
-    present = tuple(m for m in REPORT_METRICS if any(k[2] == m for k in raw))
+    present = tuple(m for m in report_metrics() if any(k[2] == m for k in raw))
     out: dict[tuple[str, str, str], dict[int, int]] = {}
     for (model, aspect, metric), c in raw.items():
         for m in ((present or ("exact_match",)) if metric == "exact_match" else (metric,)):
@@ -147,13 +154,14 @@ def why_not_graded(db: sqlite_utils.Database, ts: th.ThresholdSet, metric: str) 
 
     E.g. "v1's cosine cut-offs are for moka-ai/m3e-base; these cosine scores come from use-multilingual-v3@0.2.1".
     """
-    label, found = LABELS.get(metric, metric), scorers(db, metric)
+    label, found = metric_label(metric), scorers(db, metric)
     if not found:
         return f"{label} is not scored in this database"
     if not any(ts.grades(metric, s) for s in found):
-        made_for = ts.embedding_model if metric == "cosine" else f"the tokenizer {ts.tokenizer}"
-        came = ", ".join(embedding_name(s) if metric == "cosine" else f"the tokenizer {s}" for s in found)
-        return f"v{ts.version}'s {label} cut-offs are for {made_for}; these {label} scores come from {came}"
+        target = made_for(ts, metric) if metric == "cosine" else "the " + made_for(ts, metric)
+        kind = "the tokenizer" if metric in ("bleu1", "rouge1") else "the scorer"
+        came = ", ".join(embedding_name(s) if metric == "cosine" else f"{kind} {s}" for s in found)
+        return f"v{ts.version}'s {label} cut-offs are for {target}; these {label} scores come from {came}"
     if not any(k[0] == metric for k in ts.cutoffs):
         return f"v{ts.version} has no {label} cut-offs"
     return None
@@ -219,14 +227,14 @@ def compare(db: sqlite_utils.Database, version: int, other: int, *, metric: str 
     :func:`version_counts` (a set that is not active is counted in memory: nothing is written), or from ``counts``
     ({version: its counts}) where the caller has them already.
     """
-    if metric not in ("averaged", *REPORT_METRICS):
-        raise MedevalError(f"metric {metric!r}: choose averaged, bleu1, rouge1 or cosine")
+    if metric not in ("averaged", *report_metrics()):
+        raise MedevalError(f"metric {metric!r}: choose {_choices()}")
     new, old = th.load(db, version), th.load(db, other)
     reasons = {}
-    for m in REPORT_METRICS:
+    for m in report_metrics():
         if metric in ("averaged", m) and (why := why_not_graded(db, old, m) or why_not_graded(db, new, m)):
             reasons[m] = why
-    metrics = [m for m in REPORT_METRICS if metric in ("averaged", m) and m not in reasons]
+    metrics = [m for m in report_metrics() if metric in ("averaged", m) and m not in reasons]
     counts = counts or {}
 
     def side(v: int) -> list[dict]:

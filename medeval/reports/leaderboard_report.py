@@ -20,6 +20,7 @@ import sqlite_utils
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
 from medeval.engine import totals
+from medeval.engine.registry import METRICS, report_metrics
 from medeval.reports import html_kit as kit
 from medeval.reports import leaderboard as lb
 from medeval.reports import scorer_notes
@@ -28,6 +29,11 @@ from medeval.reports.tier_report import build_report, flat_rows
 
 METRIC_LABELS = {"averaged": "averaged over the metrics", "bleu1": "BLEU-1", "rouge1": "ROUGE-1",
                  "cosine": "cosine"}
+"""The built-ins' and the average's names in the report; a plugin metric by its label (:func:`metric_label`)."""
+
+
+def metric_label(metric: str) -> str:
+    return METRIC_LABELS.get(metric) or scorer_notes.label(metric)
 
 
 def build(db: sqlite_utils.Database, version: int | None = None, *, compare: int | None = None) -> dict:
@@ -55,7 +61,7 @@ def build(db: sqlite_utils.Database, version: int | None = None, *, compare: int
 
 def metrics_of(rep: dict) -> list[str]:
     """"averaged" and each report metric some model has grades for."""
-    present = [m for m in ("bleu1", "rouge1", "cosine") if any((r["per_metric"] or {}).get(m) for r in rep["models"])]
+    present = [m for m in report_metrics() if any((r["per_metric"] or {}).get(m) for r in rep["models"])]
     return ["averaged", *present]
 
 
@@ -104,6 +110,10 @@ def _scoring_text(rep: dict, ts: dict) -> str:
         parts.append(f"with {' and '.join(lex)} (tokenizer {scorer_notes.tokenizer_sentence(sc, ts['tokenizer'])})")
     if sc["metrics"]["cosine"]["scorers"]:
         parts.append("the cosine similarity of sentence embeddings (" + ", ".join(sc["cosine_models"]) + ")")
+    for m, v in sc["metrics"].items():  # plugin metrics: their description and scorer ids
+        if m not in ("bleu1", "rouge1", "cosine") and v["scorers"]:
+            what = f"{METRICS[m].describe}; " if m in METRICS else ""
+            parts.append(f"{metric_label(m)} ({what}scorer {', '.join(s['scorer'] for s in v['scorers'])})")
     text = " and ".join(parts) or "(no BLEU-1, ROUGE-1 or cosine scores stored)"
     missing = scorer_notes.ungraded_notes(sc)
     if missing:
@@ -117,7 +127,7 @@ def methods_paragraph(data: dict) -> str:
     graded = [m for m in rep["models"] if m["averaged"]]
     n_resp = sum(max((v or {}).get("n", 0) for v in m["per_metric"].values()) for m in graded)
     tests = rep["ttests"]
-    metrics = ", ".join(METRIC_LABELS[m] for m in metrics_of(rep)[1:]) or "none"
+    metrics = ", ".join(metric_label(m) for m in metrics_of(rep)[1:]) or "none"
     board = lb.rows(rep) if graded else []
     text = (f"{n_resp} graded responses of {len(graded)} models were scored against the knowledge base's reference "
             f"answers {_scoring_text(rep, ts)}; the numeric aspect (Severity Level) by exact match, whose tier "
@@ -186,7 +196,7 @@ def diff_rows(data: dict) -> list[dict]:
 def figures(data: dict) -> list[tuple[str, object]]:
     """Figure 5 (tier shares, averaged and per metric) and the per-aspect heat map; names escaped for Plotly."""
     rep, v = data["report"], data["threshold_set"]["version"]
-    out = [(f"shares-{m}", lb.shares_figure(lb.rows(rep, metric=m), f"Tier shares, {METRIC_LABELS[m]} (threshold "
+    out = [(f"shares-{m}", lb.shares_figure(lb.rows(rep, metric=m), f"Tier shares, {metric_label(m)} (threshold "
                                                                      f"set v{v})")) for m in metrics_of(rep)]
     return out + [("aspects", lb.aspect_heatmap(rep, "averaged"))]
 
@@ -226,7 +236,7 @@ def render_html(data: dict) -> str:
     parts.append("<h2>Models ranked by total score, with levels (laid out as the paper's Table 4; the level bands "
                  "are medeval's, see Methods)</h2>")
     for m in metrics:
-        parts.append(kit.table(board_rows(lb.rows(rep, metric=m)), caption=f"Total score, {METRIC_LABELS[m]}"))
+        parts.append(kit.table(board_rows(lb.rows(rep, metric=m)), caption=f"Total score, {metric_label(m)}"))
     parts += ["<h2>Per aspect (Table 5)</h2>", embed(figs["aspects"], "aspects"),
               kit.table(aspect_rows(rep, shown=True), caption="Total score per aspect (averaged over the metrics)")]
     parts.append("<h2>Medical model vs backbone (Welch's t-test)</h2>")
@@ -235,10 +245,10 @@ def render_html(data: dict) -> str:
                  "<p>No medical model with a backbone among the imported models.</p>")
     if data.get("compare"):
         c = data["compare"]
-        table = c.get("table") or {"metrics": list(lb.REPORT_METRICS), "reasons": {}}
-        over = " and ".join(lb.LABELS[m] for m in table["metrics"])
+        table = c.get("table") or {"metrics": list(report_metrics()), "reasons": {}}
+        over = " and ".join(lb.metric_label(m) for m in table["metrics"])
         parts += [f"<h2>Compared with threshold set v{esc(c['version'])} ({esc(c['name'])})</h2>",
-                  *(f"<p class='why'>Not compared on {esc(lb.LABELS[m])}: {esc(why)}.</p>"
+                  *(f"<p class='why'>Not compared on {esc(lb.metric_label(m))}: {esc(why)}.</p>"
                     for m, why in table["reasons"].items()),
                   (f"<p class='why'>Rank and total score averaged over {esc(over)} (the metrics both sets grade), "
                    f"under this version, before: under v{esc(c['version'])}; a positive rank change moved up.</p>"

@@ -13,9 +13,25 @@ from __future__ import annotations
 import sqlite_utils
 
 from medeval.engine import thresholds as th
-from medeval.engine.metrics import REPORT_METRICS
+from medeval.engine import registry
+from medeval.engine.registry import report_metrics
 
 LABELS = {"bleu1": "BLEU-1", "rouge1": "ROUGE-1", "cosine": "cosine"}
+"""The built-in report metrics as the reports name them; a plugin metric by its registered label (:func:`label`)."""
+
+
+def label(metric: str) -> str:
+    """How a report names ``metric``: "BLEU-1", "ROUGE-1", "cosine", a plugin's label."""
+    return LABELS.get(metric) or registry.label(metric)
+
+
+def made_for(ts: th.ThresholdSet, metric: str) -> str:
+    """What a set's cut-offs for ``metric`` were calibrated for, in words."""
+    if metric == "cosine":
+        return ts.embedding_model
+    if metric in ("bleu1", "rouge1"):
+        return f"tokenizer {ts.tokenizer}"
+    return f"scorer {ts.scorer_for(metric)}"
 
 
 def embedding_name(scorer: str) -> str:
@@ -58,28 +74,29 @@ def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet, *, graded_metrics: s
     "graded": bool, "reason": str | None}}, "cosine_models": [...], "tokenizers": [...]}``; ``cosine_models``
     names the models whose cosine scores are graded (none graded: the models that produced the scores).
     """
-    stored: dict[str, list[dict]] = {m: [] for m in REPORT_METRICS}
-    marks = ",".join("?" * len(REPORT_METRICS))
+    metrics = report_metrics()
+    stored: dict[str, list[dict]] = {m: [] for m in metrics}
+    marks = ",".join("?" * len(metrics))
     for metric, scorer, n in db.conn.execute(
             f"SELECT metric, scorer, count(*) FROM scores WHERE metric IN ({marks}) GROUP BY 1, 2 ORDER BY 1, 2",
-            REPORT_METRICS):
+            metrics):
         stored[metric].append({"scorer": scorer, "n": n, "graded_by_set": ts.grades(metric, scorer)})
-    label = f"v{ts.version}" if ts.version is not None else ts.name
+    name = f"v{ts.version}" if ts.version is not None else ts.name
     out: dict = {"metrics": {}, "graded_metrics": []}
-    for m in REPORT_METRICS:
+    for m in metrics:
         graded = (m in graded_metrics) if graded_metrics is not None else ts.version is not None and db.conn.execute(
             "SELECT 1 FROM grades WHERE version = ? AND metric = ? LIMIT 1", (ts.version, m)).fetchone() is not None
         reason = None
         if not graded:
-            made_for = (ts.embedding_model if m == "cosine" else f"tokenizer {ts.tokenizer}")
+            target = made_for(ts, m)
             came = [embedding_name(s["scorer"]) if m == "cosine" else s["scorer"] for s in stored[m]]
             if not stored[m]:
-                reason = f"{LABELS[m]} not scored"
+                reason = f"{label(m)} not scored"
             elif not any(s["graded_by_set"] for s in stored[m]):
-                reason = (f"{LABELS[m]} not graded: set {label}'s cut-offs are for {made_for}, the scores come from "
+                reason = (f"{label(m)} not graded: set {name}'s cut-offs are for {target}, the scores come from "
                           + ", ".join(came))
             else:
-                reason = f"{LABELS[m]} not graded under set {label} (no grades stored: run `medeval grade`)"
+                reason = f"{label(m)} not graded under set {name} (no grades stored: run `medeval grade`)"
         else:
             out["graded_metrics"].append(m)
         out["metrics"][m] = {"scorers": stored[m], "graded": graded, "reason": reason}
@@ -95,7 +112,7 @@ def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet, *, graded_metrics: s
 
 def metrics_text(info: dict) -> str:
     """ "BLEU-1, ROUGE-1, cosine": the metrics with tiers under the set, in words (or "no metric")."""
-    return ", ".join(LABELS[m] for m in info["graded_metrics"]) or "no metric"
+    return ", ".join(label(m) for m in info["graded_metrics"]) or "no metric"
 
 
 def cosine_text(info: dict) -> str:

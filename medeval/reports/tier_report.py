@@ -24,7 +24,7 @@ from scipy import stats
 
 from medeval.core import csvsafe
 from medeval.engine import thresholds as th
-from medeval.engine.metrics import REPORT_METRICS
+from medeval.engine.registry import report_metrics
 from medeval.engine.scoring import severity_ranges_text
 from medeval.reports import scorer_notes
 from medeval.engine.totals import level, levels_source_text, total_score  # noqa: F401  (also imported from here)
@@ -45,7 +45,7 @@ def _counts(db: sqlite_utils.Database, version: int):
          "JOIN responses r ON r.id = g.response_id JOIN models m ON m.id = r.model_id "
          "JOIN kb_entries k ON k.id = r.kb_id WHERE g.version = ? GROUP BY 1, 2, 3, 4")
     out: dict[tuple[str, str, str], dict[int, int]] = defaultdict(dict)
-    present = tuple(m for m in REPORT_METRICS if db.conn.execute(
+    present = tuple(m for m in report_metrics() if db.conn.execute(
         "SELECT 1 FROM grades WHERE version = ? AND metric = ? LIMIT 1", (version, m)).fetchone())
     for model, aspect, metric, tier_, n in db.conn.execute(q, (version,)):
         # the numeric aspect's exact-match tier stands in for every metric that was graded at all
@@ -128,7 +128,7 @@ def build_report(db: sqlite_utils.Database, version: int | None = None, *,
                 continue
             scores[(model, aspect, metric)].append(score)
         for a in aspects:
-            for metric in ("bleu1", "rouge1", "cosine", "exact_match"):
+            for metric in (*report_metrics(), "exact_match"):
                 sa, sb = scores.get((med, a, metric)), scores.get((base, a, metric))
                 if sa is None and sb is None:
                     continue

@@ -12,7 +12,7 @@ import sqlite_utils
 from medeval.core.errors import InputError, MedevalError
 from medeval.core.limits import ANNOTATORS_MAX, COUNT_MAX, check_number, check_seed
 from medeval.engine import thresholds as th
-from medeval.engine.metrics import METRICS, get_metric
+from medeval.engine.registry import METRICS, get_metric
 
 INTERVALS_MAX = 1000
 """Score intervals per metric (a width of 0.001 on a 0-1 score)."""
