@@ -37,7 +37,6 @@ from typing import Callable
 
 from medeval.core import settings
 from medeval.core.chinese import to_simplified, traditional_gate
-from medeval.core.errors import MedevalError
 
 TOKENIZER_BASE = "cjk-med-v2"
 """The tokenizer proper (the rules above)."""
@@ -113,15 +112,7 @@ def _tokenize_simplified(text: str) -> list[str]:
 def traditional_to_simplified(value: bool | str | None = None) -> bool:
     """Is OpenCC's traditional -> simplified conversion on? ``value`` overrides the setting
     ``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED`` (1/0, true/false, on/off, yes/no); anything else is an error."""
-    if isinstance(value, bool):
-        return value
-    raw = value if value not in (None, "") else settings.get("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED")
-    key = str(raw).strip().lower()
-    if key in ("1", "true", "on", "yes"):
-        return True
-    if key in ("0", "false", "off", "no"):
-        return False
-    raise MedevalError(f"MEDEVAL_TRADITIONAL_TO_SIMPLIFIED must be 1 or 0 (on or off), not {raw!r}")
+    return settings.value("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED", value)  # the bool setting's parser
 
 
 def scoring_tokenizer(t2s: bool | str | None = None) -> Callable[[str], list[str]]:
