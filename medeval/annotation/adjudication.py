@@ -79,10 +79,9 @@ def latest_grades(db: sqlite_utils.Database, campaign_id: int) -> dict[int, list
     """item id -> each annotator's latest answer that is a tier (skips left out), by annotator name."""
     out: dict[int, list[dict]] = defaultdict(list)
     for item, name, tier, flagged, note in db.conn.execute(
-            "SELECT g.item_id, u.username, g.tier, g.flagged, g.note FROM grade_annotations g "
+            "SELECT g.item_id, u.username, g.tier, g.flagged, g.note FROM latest_grade_annotations g "
             "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id "
-            "WHERE ci.campaign_id = ? AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE "
-            "g2.item_id = g.item_id AND g2.user_id = g.user_id) AND g.skipped = 0 ORDER BY g.item_id, u.username",
+            "WHERE ci.campaign_id = ? AND g.skipped = 0 ORDER BY g.item_id, u.username",
             (campaign_id,)):
         out[item].append({"annotator": name, "tier": int(tier), "flagged": bool(flagged),
                           "note": note if flagged and note else ""})

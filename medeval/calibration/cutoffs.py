@@ -313,9 +313,8 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None, consensus
     ts = th.load(db, version) if version is not None else th.active(db)
     if not db.conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone():
         raise MedevalError(f"no campaign {campaign_id}")
-    q = ("SELECT ci.id, ci.strata, ci.response_id, g.tier FROM grade_annotations g JOIN campaign_items ci ON "
-         "ci.id = g.item_id WHERE ci.campaign_id = ? AND g.skipped = 0 AND g.id = (SELECT max(id) FROM "
-         "grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
+    q = ("SELECT ci.id, ci.strata, ci.response_id, g.tier FROM latest_grade_annotations g JOIN campaign_items ci ON "
+         "ci.id = g.item_id WHERE ci.campaign_id = ? AND g.skipped = 0")
     graded = db.conn.execute(q, (campaign_id,)).fetchall()
     if adj.check_method(consensus) != "median":
         per_item = adj.consensus(db, campaign_id, consensus)

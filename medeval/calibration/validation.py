@@ -43,9 +43,8 @@ def consensus_tiers(db: sqlite_utils.Database, campaign_id: int, consensus: str 
         by_response = dict(db.conn.execute("SELECT id, response_id FROM campaign_items WHERE campaign_id = ?",
                                            (campaign_id,)).fetchall())
         return {by_response[item]: float(t) for item, t in adj.consensus(db, campaign_id, consensus).items()}
-    q = ("SELECT ci.response_id, g.tier FROM grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id "
-         "WHERE ci.campaign_id = ? AND g.skipped = 0 AND g.id = (SELECT max(id) FROM grade_annotations g2 "
-         "WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
+    q = ("SELECT ci.response_id, g.tier FROM latest_grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id "
+         "WHERE ci.campaign_id = ? AND g.skipped = 0")
     by_item: dict[int, list[int]] = defaultdict(list)
     for rid, tier in db.conn.execute(q, (campaign_id,)):
         by_item[rid].append(tier)

@@ -86,10 +86,9 @@ def answers(db: sqlite_utils.Database, campaign_id: int) -> list[Answer]:
     if not db.conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone():
         raise MedevalError(f"no campaign {campaign_id}")
     rows = db.conn.execute(
-        "SELECT g.item_id, u.username, g.tier, g.skipped, g.created_at FROM grade_annotations g "
+        "SELECT g.item_id, u.username, g.tier, g.skipped, g.created_at FROM latest_grade_annotations g "
         "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? "
-        "AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND "
-        "g2.user_id = g.user_id) ORDER BY g.created_at, g.id", (campaign_id,)).fetchall()
+        "ORDER BY g.created_at, g.id", (campaign_id,)).fetchall()
     return [Answer(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
 
 

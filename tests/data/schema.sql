@@ -609,3 +609,9 @@ CREATE TRIGGER task_gold_retired_no_delete BEFORE DELETE ON task_gold_retired
 CREATE TRIGGER task_gold_retired_no_update BEFORE UPDATE ON task_gold_retired
         BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
 
+-- view latest_grade_annotations
+CREATE VIEW latest_grade_annotations AS
+        SELECT g.* FROM grade_annotations g
+        WHERE g.id = (SELECT max(g2.id) FROM grade_annotations g2
+                      WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id);
+

@@ -97,9 +97,8 @@ def next_item(db: sqlite_utils.Database, user: User, campaign_id: int, *, skippe
     gold.require_qualified(db, user, campaign_id)
     if skipped:
         row = db.conn.execute(
-            "SELECT a.item_id FROM assignments a JOIN grade_annotations g ON g.item_id = a.item_id AND g.user_id = "
-            "a.user_id WHERE a.campaign_id = ? AND a.user_id = ? AND g.skipped = 1 AND g.id = (SELECT max(id) FROM "
-            "grade_annotations g2 WHERE g2.item_id = a.item_id AND g2.user_id = a.user_id) ORDER BY a.position "
+            "SELECT a.item_id FROM assignments a JOIN latest_grade_annotations g ON g.item_id = a.item_id AND "
+            "g.user_id = a.user_id WHERE a.campaign_id = ? AND a.user_id = ? AND g.skipped = 1 ORDER BY a.position "
             "LIMIT 1", (campaign_id, user.id)).fetchone()
     else:
         row = db.conn.execute(
@@ -213,10 +212,9 @@ def recent_grades(db: sqlite_utils.Database, user: User, campaign_id: int, *, li
     authorize(user, "grade")
     rows = db.conn.execute(
         "SELECT g.item_id, g.id, g.tier, g.skipped, g.flagged, g.note, k.disease, k.aspect, g.created_at "
-        "FROM grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND a.user_id = g.user_id "
+        "FROM latest_grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND a.user_id = g.user_id "
         "JOIN campaign_items ci ON ci.id = g.item_id JOIN responses r ON r.id = ci.response_id "
-        "JOIN kb_entries k ON k.id = r.kb_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.id = "
-        "(SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id) "
+        "JOIN kb_entries k ON k.id = r.kb_id WHERE a.campaign_id = ? AND g.user_id = ? "
         "ORDER BY g.id DESC LIMIT ?", (campaign_id, user.id, limit)).fetchall()
     key = keyer(db, user)
     out = [GivenGrade(r[0], r[1], r[2], bool(r[3]), bool(r[4]), r[5], r[6], r[7], r[8], f"i:{r[0]}",
@@ -276,9 +274,8 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
     due, g_done, g_total = gold.hidden_now(db, user, campaign_id, real_counts=(real_done, real_total))
     done, total = real_done + g_done, real_total + g_total
     skipped = db.conn.execute(
-        "SELECT count(*) FROM grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND a.user_id = "
-        "g.user_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.skipped = 1 AND g.id = (SELECT max(id) FROM "
-        "grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)",
+        "SELECT count(*) FROM latest_grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND "
+        "a.user_id = g.user_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.skipped = 1",
         (campaign_id, user.id)).fetchone()[0]
     if not is_open or revisit_skipped:
         due = None

@@ -62,9 +62,8 @@ def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User |
     """The latest grade of every (item, annotator) of a campaign -- researcher data."""
     authorize(actor, "campaign.read")
     q = ("SELECT ci.id, ci.response_id, u.username, g.tier, g.skipped, g.flagged, g.guideline_version "
-         "FROM grade_annotations g "
-         "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? "
-         "AND g.id = (SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
+         "FROM latest_grade_annotations g "
+         "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ?")
     from medeval.engine.thresholds import TIERS
 
     out = []
@@ -120,21 +119,19 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
         raise MedevalError(f"no campaign {campaign_id}")
     require_grading(row[2], campaign_id)
     cfg, report = json.loads(row[0]), json.loads(row[1])
-    latest = ("SELECT g.item_id, g.user_id, g.tier, g.skipped, g.flagged FROM grade_annotations g WHERE g.id = "
-              "(SELECT max(id) FROM grade_annotations g2 WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id)")
     annotators = []
     for uid, name, assigned in db.conn.execute(
             "SELECT u.id, u.username, count(*) FROM assignments a JOIN users u ON u.id = a.user_id "
             "WHERE a.campaign_id = ? GROUP BY u.id ORDER BY u.username", (campaign_id,)):
         done, skipped, flagged = db.conn.execute(
-            f"SELECT count(*), coalesce(sum(l.skipped), 0), coalesce(sum(l.flagged), 0) FROM ({latest}) l "
-            f"JOIN assignments a ON a.item_id = l.item_id AND a.user_id = l.user_id "
-            f"WHERE a.campaign_id = ? AND l.user_id = ?", (campaign_id, uid)).fetchone()
+            "SELECT count(*), coalesce(sum(l.skipped), 0), coalesce(sum(l.flagged), 0) FROM latest_grade_annotations l "
+            "JOIN assignments a ON a.item_id = l.item_id AND a.user_id = l.user_id "
+            "WHERE a.campaign_id = ? AND l.user_id = ?", (campaign_id, uid)).fetchone()
         annotators.append({"annotator": name, "assigned": assigned, "done": done, "skipped": skipped,
                            "flagged": flagged})
     graded = dict(db.conn.execute(
-        f"SELECT ci.id, count(*) FROM ({latest}) l JOIN campaign_items ci ON ci.id = l.item_id "
-        f"WHERE ci.campaign_id = ? AND l.skipped = 0 GROUP BY ci.id", (campaign_id,)).fetchall())
+        "SELECT ci.id, count(*) FROM latest_grade_annotations l JOIN campaign_items ci ON ci.id = l.item_id "
+        "WHERE ci.campaign_id = ? AND l.skipped = 0 GROUP BY ci.id", (campaign_id,)).fetchall())
     buckets: dict[tuple, dict] = {}
     for iid, strata in db.conn.execute("SELECT id, strata FROM campaign_items WHERE campaign_id = ?", (campaign_id,)):
         for s in json.loads(strata):
