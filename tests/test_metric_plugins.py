@@ -207,6 +207,17 @@ def test_calibrate_publish_and_report_a_plugin_metric(scored_dice, tmp_path):
         live = {r["model"]: r for r in tuning.leaderboard(index, draft)}
         # under (0.2, 0.4) ModelA's 2/9 is partially correct, 4/9 and 6/13 basically correct, + its exact match
         assert live["ModelA"]["per_metric"]["dice2"]["total_score"] == pytest.approx((5 * 1 + 10 * 3) / 4)
+        # the leaderboard report (HTML): its own figure and table, and the plugin in the methods paragraph
+        html = leaderboard_report.render_html(leaderboard_report.build(db))
+        assert "Total score, Dice (char bigrams)" in html
+        assert ("Dice (char bigrams) (Dice coefficient of the character bigrams of answer and reference; scorer "
+                "char-bigram-dice-v1)") in html
+        # a grading campaign samples by the plugin's score intervals (its range, its scorer)
+        from medeval.annotation.campaigns import sampling
+
+        assert sampling.intervals("dice2", 0.25) == [(0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0)]
+        pool = sampling.stratum_pool(db, ts, "dice2", "enumerated")
+        assert pool == [(1, pytest.approx(2 / 9)), (2, pytest.approx(4 / 9)), (5, 0.0), (6, 0.0)]
 
 
 def test_plugin_from_an_entry_point(plugin_path, db_path, small_files, monkeypatch):

@@ -173,7 +173,8 @@ def _plugin_scores(metric: Metric, scorer: str, todo: list, have: set) -> list[t
     """A plugin metric's scores of a chunk's pairs (the processed reference and answer, as stored), each checked: a
     value outside the metric's range or not a number is an error naming the pair, raised before the chunk is
     written."""
-    pairs = [(rid, ref, cand) for rid, cand, ref, t in todo if t in metric.aspect_types and (rid, metric.name) not in have]
+    pairs = [(rid, ref, cand) for rid, cand, ref, t in todo
+             if t in metric.aspect_types and (rid, metric.name) not in have]
     if not pairs:
         return []
     values = metric.score_pairs([p[1] for p in pairs], [p[2] for p in pairs])
