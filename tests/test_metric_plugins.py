@@ -220,6 +220,32 @@ def test_calibrate_publish_and_report_a_plugin_metric(scored_dice, tmp_path):
         assert pool == [(1, pytest.approx(2 / 9)), (2, pytest.approx(4 / 9)), (5, 0.0), (6, 0.0)]
 
 
+def test_a_published_set_keeps_the_plugin_scorer_it_was_calibrated_for(scored_dice, tmp_path):
+    """Like cosine's model: once the plugin scores under another id (another model, a new formula), the set's
+    cut-offs do not grade those scores; its report says why."""
+    from medeval.engine.scoring import score_db
+    from medeval.reports import leaderboard as lb
+    from medeval.store.db import connect
+
+    invoke("calibrate", "--db", scored_dice, str(write(tmp_path / "graded.csv", GRADED)), "--n-boot", "0",
+           "--publish", "Dice v1")
+    old = registry.get_metric("dice2")
+    registry.unregister_metric("dice2")
+    medeval.register_metric(name="dice2", label=old.label, score=old.score, aspect_types=old.aspect_types,
+                            scorer_id="char-bigram-dice-v2", describe=old.describe)
+    with connect(scored_dice) as db:
+        ts = th.active(db)
+        assert ts.provenance["scorers"] == {"dice2": "char-bigram-dice-v1"}
+        assert ts.scorer_for("dice2") == "char-bigram-dice-v1"
+        assert score_db(db, metrics=["dice2"]).scores_added == 6  # the same pairs again, under the new id
+        assert th.grade_db(db)[1] == 0  # nothing new graded: the set is for v1
+        assert db.conn.execute("SELECT count(*) FROM grades WHERE metric = 'dice2' AND scorer = "
+                               "'char-bigram-dice-v2'").fetchone()[0] == 0
+        unrecorded = th.ThresholdSet(name="a file", cutoffs={("dice2", "enumerated"): (0.3, 0.6)})
+        assert unrecorded.scorer_for("dice2") == "char-bigram-dice-v2"  # nothing recorded: the loaded plugin's id
+        assert lb.why_not_graded(db, ts, "dice2") is None  # its v1 scores are still graded
+
+
 def test_plugin_from_an_entry_point(plugin_path, db_path, small_files, monkeypatch):
     """A fake installed distribution (a ``*.dist-info`` folder with ``entry_points.txt``) whose entry point is a
     function that registers a length-ratio metric for declarative aspects only."""

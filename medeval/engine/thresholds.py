@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import sqlite_utils
@@ -82,7 +82,10 @@ class ThresholdSet:
         return tier(score, low, high)
 
     def scorer_for(self, metric: str) -> str | None:
-        if metric not in BUILTINS:  # a plugin metric: the id it stores its scores under; not loaded: graded by no set
+        if metric not in BUILTINS:  # a plugin metric: the scorer recorded when the set was stored, else the loaded
+            recorded = (self.provenance.get("scorers") or {}).get(metric)  # plugin's; not loaded: graded by no set
+            if recorded:
+                return recorded
             plugin = METRICS.get(metric)
             return plugin.current_scorer_id() if plugin else None
         return {"bleu1": self.tokenizer, "rouge1": self.tokenizer, "exact_match": EXACT_SCORER_ID}.get(
@@ -186,6 +189,9 @@ def _now() -> str:
 
 def _insert(db: sqlite_utils.Database, ts: ThresholdSet, version: int | None = None) -> int:
     conn = db.conn
+    plugin_scorers = {m: ts.scorer_for(m) for m, _ in sorted(ts.cutoffs) if m not in BUILTINS}
+    if plugin_scorers:  # a plugin metric's cut-offs belong to the scorer they were calibrated for, as cosine's do
+        ts = replace(ts, provenance={**ts.provenance, "scorers": plugin_scorers})
     if version is None:
         version = (conn.execute("SELECT max(version) FROM threshold_sets").fetchone()[0] or 0) + 1
     conn.execute("INSERT INTO threshold_sets (version, name, tokenizer, embedding_model, provenance, created_at, "
