@@ -1,7 +1,8 @@
 """Annotation task types beyond tier grading: a registry, and the storage and flow they share.
 
 A task type is one module in this package (``rubric``, ``pairwise``, ``accr``) that subclasses
-:class:`TaskType` and registers itself. It declares
+:class:`TaskType`, listed in ``builtin.BUILTIN_TYPES`` (the pages' order); ``builtin.register_builtin()``, called
+once at the end of this file, registers them (importing a type's module registers nothing). It declares
 
 * its **settings** (what a researcher chooses when creating a campaign),
 * how to **build items** from imported data (each item a JSON payload stored with the campaign,
@@ -21,7 +22,8 @@ resubmission with the same client token is ignored), skipping, progress and resu
 The one annotation page (``app_pages/annotate.py``) and the results page draw any registered
 type from these declarations, so a new type touches no page.
 
-The modules: ``registry`` (the declarations, :class:`TaskType`, :func:`register`, :func:`get`),
+The modules: ``registry`` (the declarations, :class:`TaskType`, :func:`register`, :func:`get`), ``builtin``
+(the built-in types and :func:`register_builtin`),
 ``campaigns`` (preview, creation with its assignment, lookup and listing), ``answering`` (the
 annotator's view and answers, skips and flags), ``reporting`` (answers, flags, progress and
 results for researchers), and one module per task type; ``common`` holds what the types share.
@@ -87,6 +89,8 @@ __all__ = [
     "TaskType",
     "REGISTRY",
     "register",
+    "register_builtin",
+    "BUILTIN_TYPES",
     "get",
     "is_task_kind",
     "preview",
@@ -119,7 +123,6 @@ __all__ = [
     "state",
 ]
 
-# the built-in task types, registered in the order the pages list them
 from medeval.annotation.tasks import rubric  # noqa: E402,I001
 from medeval.annotation.tasks import pairwise  # noqa: E402,I001
 from medeval.annotation.tasks import accr  # noqa: E402,I001
@@ -127,3 +130,6 @@ from medeval.annotation.tasks import common  # noqa: E402,I001
 from medeval.annotation.tasks import gold  # noqa: E402,I001
 from medeval.annotation.tasks import gold_items  # noqa: E402,I001
 from medeval.annotation.tasks import state  # noqa: E402,I001
+from medeval.annotation.tasks.builtin import BUILTIN_TYPES, register_builtin  # noqa: E402,I001
+
+register_builtin()  # the one place the built-in task types are registered, in the order the pages list them

@@ -26,7 +26,7 @@ import numpy as np
 
 from medeval.annotation import cases as cs
 from medeval.annotation.tasks.common import nominal_agreement
-from medeval.annotation.tasks.registry import Block, ItemSpec, Option, Question, Section, Setting, TaskType, register
+from medeval.annotation.tasks.registry import Block, ItemSpec, Option, Question, Section, Setting, TaskType
 from medeval.core.errors import MedevalError
 from medeval.core.limits import COUNT_MAX
 from medeval.stats.factcheck import REFUTE, SUPPORT, parse_verdict
@@ -58,7 +58,6 @@ def _wilson(k: int, n: int) -> list[float] | None:
     return [float(ci.low), float(ci.high)]
 
 
-@register
 class AccuracyReliability(TaskType):
     name = "accr"
     title = "Fact-check reasons (AccR)"

@@ -17,7 +17,7 @@ from collections import defaultdict
 from itertools import combinations
 
 from medeval.annotation import cases as cs
-from medeval.annotation.tasks.registry import Block, ItemSpec, Option, Question, Section, Setting, TaskType, register
+from medeval.annotation.tasks.registry import Block, ItemSpec, Option, Question, Section, Setting, TaskType
 from medeval.core.errors import MedevalError
 from medeval.core.limits import COUNT_MAX
 from medeval.stats import preference as pf
@@ -40,7 +40,6 @@ OPTIONS = (Option("left", "A is better", "left", "the output on the left (A)"),
 COMPARE = ("judges", "answers")
 
 
-@register
 class Preference(TaskType):
     name = "preference"
     title = "Double-blind preference"

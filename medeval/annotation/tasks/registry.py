@@ -196,15 +196,21 @@ def _shown(v, limit: int = NAME_MAX_CHARS) -> str:
     return r if len(r) <= limit else r[:limit] + "..."
 
 
-REGISTRY: dict[str, TaskType] = {}
+REGISTRY: dict[str, TaskType] = {}  # name -> the type, in the order registered (the pages' order)
 
 
 def register(cls: type[TaskType]) -> type[TaskType]:
-    """Class decorator: make a task type available to campaigns, the pages and the CLI."""
-    inst = cls()
-    if not inst.name or inst.name in REGISTRY:
-        raise MedevalError(f"task type name {inst.name!r} is empty or taken")
-    REGISTRY[inst.name] = inst
+    """Make a task type available to campaigns, the pages and the CLI (the built-in ones:
+    :func:`medeval.annotation.tasks.builtin.register_builtin`). Registering the same class again changes
+    nothing; another class under a name that is taken, or an empty name, is an error."""
+    if not isinstance(cls, type) or not issubclass(cls, TaskType):
+        raise MedevalError(f"{cls!r} is not a TaskType subclass")
+    have = REGISTRY.get(cls.name)
+    if have is not None and type(have) is cls:
+        return cls
+    if not cls.name or have is not None:
+        raise MedevalError(f"task type name {cls.name!r} is empty or taken")
+    REGISTRY[cls.name] = cls()
     return cls
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from medeval.annotation import cases as cs
 from medeval.annotation.tasks.common import Criterion, continuous_agreement, mean
-from medeval.annotation.tasks.registry import Block, ItemSpec, Question, Section, Setting, TaskType, register
+from medeval.annotation.tasks.registry import Block, ItemSpec, Question, Section, Setting, TaskType
 from medeval.core.errors import MedevalError
 from medeval.core.limits import (COUNT_MAX, LIST_MAX_ITEMS, NAME_MAX_CHARS, NOTE_MAX_CHARS, check_depth,
                                  check_json_text, check_text)
@@ -126,7 +126,6 @@ def response_of(payload: dict, layout: dict, question: str) -> dict:
     return payload["responses"][layout["order"][shown - 1]]
 
 
-@register
 class RubricRating(TaskType):
     name = "rubric"
     title = "Rate responses (and the judge)"
