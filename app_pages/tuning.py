@@ -83,13 +83,20 @@ if smooth and bands and bands["cut_offs"]:
     optimum = cal.Calibration(metric, atype, bands["cut_offs"], "smooth", None, len(scores))
 
 slider_key = f"cut_{metric}_{atype}"
+if key not in act.cutoffs:  # e.g. a plugin metric before its first calibration
+    start = tuple(optimum.cut_offs) if optimum is not None and optimum.cut_offs else (float(info.low), float(info.high))
+    st.info(f"The active set v{act.version} has no cut-offs for {info.label} / {atype}: these scores stay ungraded "
+            f"until a set with them is published. The slider starts at "
+            + ("the suggested optimum." if optimum is not None and optimum.cut_offs else "the metric's whole range."))
+else:
+    start = act.cutoffs[key]
 
 
 def _save() -> None:
     """The slider moved: keep the handle that was not moved exactly where it was (the browser snaps both to the
     step grid), then store the draft."""
     with ui.db() as d:
-        before = tuning.draft(d, user)[key]
+        before = tuning.draft(d, user).get(key, start)
         lo, hi = tuning.settle_handles(before, st.session_state[slider_key], low=float(info.low))
         st.session_state[slider_key] = (lo, hi)
         tuning.save_draft(d, user, metric, atype, lo, hi)
@@ -161,7 +168,7 @@ def tuner() -> None:
     with ui.db() as d:
         mine = tuning.draft(d, user)  # read now: a move, "Use the suggested optimum" or a discard just changed it
     if slider_key not in st.session_state:
-        st.session_state[slider_key] = tuple(float(x) for x in mine[key])
+        st.session_state[slider_key] = tuple(float(x) for x in mine.get(key, start))
     lo, hi = st.slider("Cut-offs: Completely Wrong below the first, Basically Correct from the second",
                        float(info.low), float(info.high), step=tuning.SLIDER_STEP, key=slider_key, on_change=_save,
                        format="%.3f")

@@ -377,3 +377,54 @@ def test_an_unknown_metric_names_the_plugin_setting():
     with pytest.raises(MedevalError) as e:
         registry.get_metric("bertscore")
     assert "unknown metric 'bertscore'" in str(e.value) and "MEDEVAL_PLUGINS" in str(e.value)
+
+
+@pytest.mark.slow  # AppTest runs whole pages
+def test_tune_cutoffs_and_leaderboard_pages_offer_a_plugin_metric(dice, db_path, small_files):
+    """Tune cut-offs lists dice2, says the active set has no cut-offs for it, publishes the researcher's; the
+    Leaderboard then ranks by it. (The web app loads plugins at start; AppTest runs in this process.)"""
+    from streamlit.testing.v1 import AppTest
+
+    from medeval.accounts import auth
+    from medeval.engine.importer import import_files
+    from medeval.engine.scoring import score_db
+    from medeval.store.db import connect
+    from tests.conftest import ROOT
+    from webui.page import TEST_TOKEN_KEY
+
+    plugins.load_plugins()
+    with connect(db_path) as db:
+        import_files(db, **small_files)
+        score_db(db, metrics=["bleu1", "rouge1", "exact_match", "dice2"])
+        th.grade_db(db)
+        auth.add_user(db, "res", "correct horse battery", "researcher")
+        token = auth.create_session(db, auth.authenticate(db, "res", "correct horse battery"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.session_state[TEST_TOKEN_KEY] = token
+    at.run()
+    at.switch_page("app_pages/tuning.py").run()
+    assert not at.exception
+    assert at.selectbox(key="tune_metric").options == ["bleu1", "rouge1", "cosine", "dice2"]
+    at.selectbox(key="tune_metric").set_value("dice2").run()
+    assert not at.exception
+    assert any("has no cut-offs for Dice (char bigrams) / enumerated" in i.value for i in at.info)
+    assert at.slider(key="cut_dice2_enumerated").value == (0.0, 1.0)  # no campaign: the whole range, said so
+    at.slider(key="cut_dice2_enumerated").set_value((0.3, 0.45)).run()
+    assert not at.exception
+    at.text_input(key="publish_name").input("with Dice").run()
+    at.button(key="publish").click().run()
+    assert not at.exception
+    with connect(db_path) as db:
+        act = th.active(db)
+        assert act.name == "with Dice" and act.cutoffs[("dice2", "enumerated")] == (0.3, 0.45)
+        assert act.provenance["scorers"] == {"dice2": "char-bigram-dice-v1"}
+        # graded now: 2/9 below 0.3, 4/9 between, ModelB's zeros below
+        assert dict(db.conn.execute("SELECT response_id, tier FROM grades WHERE version = ? AND metric = 'dice2'",
+                                    (act.version,))) == {1: 0, 2: 1, 5: 0, 6: 0}
+    at.switch_page("app_pages/leaderboard.py").run()
+    assert not at.exception
+    assert "dice2" in at.selectbox(key="lb_metric").options
+    at.selectbox(key="lb_metric").set_value("dice2").run()
+    assert not at.exception
+    board = at.dataframe[0].value
+    assert list(board["model"]) == ["ModelA", "ModelB"] and list(board["rank"]) == [1, 2]

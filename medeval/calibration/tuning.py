@@ -221,7 +221,7 @@ def draft(db: sqlite_utils.Database, user: User) -> dict[tuple[str, str], tuple[
 def save_draft(db: sqlite_utils.Database, user: User, metric: str, aspect_type: str, low: float, high: float) -> None:
     """Keep one stratum of the researcher's draft (survives a reload; invisible to everyone else)."""
     authorize(user, "thresholds.tune")
-    if (metric, aspect_type) not in th.TABLE12.cutoffs:
+    if (metric, aspect_type) not in th.TABLE12.cutoffs and (metric, aspect_type) not in strata():
         raise MedevalError(f"no cut-offs for {metric} / {aspect_type}")
     if not low <= high:
         raise MedevalError(f"the low cut-off {low} must not exceed the high one {high}")
