@@ -92,6 +92,7 @@ def scored_dice(dice, db_path, small_files):
            "--models", small_files["models"])
     res = invoke("score", "--db", db_path, "--metrics", "dice2,exact_match", "--no-progress")
     assert "8 responses checked, 8 scores added" in res.output  # 6 text pairs (dice2) + 2 numeric (exact match)
+    assert "note: 6 dice2 scores are not graded: threshold set v1 has no dice2 cut-offs" in res.output
     return db_path
 
 

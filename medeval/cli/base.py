@@ -81,3 +81,12 @@ def warn_ungraded(db, version):
         click.echo(f"note: {c['scored'] - c['graded']} cosine scores are not graded: threshold set v{version} is for "
                    f"{ts.embedding_model}. Import cut-offs calibrated for your embedding model, or "
                    f"`medeval thresholds adopt {version} --embedding-model ID` to use them provisionally.", err=True)
+    from medeval.engine.registry import BUILTINS
+
+    for metric, c in sorted(cov.items()):  # a plugin metric the set cannot grade yet (docs/metrics.md)
+        if metric not in BUILTINS and c["scored"] and c["graded"] < c["scored"]:
+            why = (f"is for its scorer {ts.scorer_for(metric)}" if any(m == metric for m, _ in ts.cutoffs)
+                   else f"has no {metric} cut-offs")
+            click.echo(f"note: {c['scored'] - c['graded']} {metric} scores are not graded: threshold set v{version} "
+                       f"{why}. Calibrate them from clinicians' tiers (`medeval calibrate ... --publish NAME`).",
+                       err=True)
