@@ -1,9 +1,9 @@
 """medeval web app -- the entry point: who is signed in, and which pages their role may open.
 
 Run it through ``server.py`` (``scripts/start.sh``), which adds the sign-in routes.
-The navigation holds only the pages of the user's role, so another role's page does
-not exist for this session, whatever URL is typed; each page checks the role again,
-and so does every ``medeval`` function it calls.
+The navigation holds only the pages of the user's role (each page and the action it needs are declared once,
+in ``webui.pages.PAGES``), so another role's page does not exist for this session, whatever URL is typed; each
+page checks its action again, and so does every ``medeval`` function it calls (``medeval.accounts.policy``).
 """
 
 import streamlit as st
@@ -13,6 +13,7 @@ from medeval.core.errors import MedevalError
 from medeval.store.db import connect
 from medeval.store.migrate import applied_count
 from webui import page as ui
+from webui import pages as site
 
 
 @st.cache_resource(show_spinner=False)
@@ -42,36 +43,11 @@ def signed_out() -> None:
     ui.signin_link()
 
 
-GRADE = st.Page("app_pages/grade.py", title="Grade", icon=":material/task_alt:", url_path="grade")
-CAMPAIGNS = st.Page("app_pages/campaigns.py", title="Campaigns", icon=":material/monitoring:", url_path="campaigns")
-NEW_CAMPAIGN = st.Page("app_pages/new_campaign.py", title="New campaign", icon=":material/add_task:",
-                       url_path="new-campaign")
-AGREEMENT = st.Page("app_pages/dashboard.py", title="Agreement", icon=":material/insights:", url_path="agreement")
-TUNING = st.Page("app_pages/tuning.py", title="Tune cut-offs", icon=":material/tune:", url_path="tuning")
-LEADERBOARD = st.Page("app_pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:",
-                      url_path="leaderboard")
-ANNOTATE = st.Page("app_pages/annotate.py", title="Rate & compare", icon=":material/rate_review:",
-                   url_path="annotate")
-NEW_TASK = st.Page("app_pages/new_task.py", title="New task", icon=":material/playlist_add:", url_path="new-task")
-TASK_RESULTS = st.Page("app_pages/task_results.py", title="Task results", icon=":material/analytics:",
-                       url_path="task-results")
-ADJUDICATE = st.Page("app_pages/adjudicate.py", title="Adjudicate", icon=":material/gavel:", url_path="adjudicate")
-USERS = st.Page("app_pages/users.py", title="Users & audit", icon=":material/manage_accounts:", url_path="users")
-EXAM = st.Page("app_pages/exam.py", title="Exam results", icon=":material/fact_check:", url_path="exam")
-HELP = st.Page("app_pages/help.py", title="Help", icon=":material/help:", url_path="help")
-
 if user is None:
     pages = [st.Page(signed_out, title="Sign in", url_path="signed-out")]
-elif user.role == "annotator":
-    pages = [GRADE, ANNOTATE, HELP]
-elif user.role == "adjudicator":  # a senior clinician: settles disagreements, does not grade (stays independent)
-    pages = [ADJUDICATE, HELP]
-elif user.role == "researcher":
-    pages = [CAMPAIGNS, AGREEMENT, ADJUDICATE, TUNING, LEADERBOARD, TASK_RESULTS, EXAM, NEW_CAMPAIGN, NEW_TASK, GRADE,
-             ANNOTATE, HELP]
-else:
-    pages = [USERS, CAMPAIGNS, AGREEMENT, ADJUDICATE, TUNING, LEADERBOARD, TASK_RESULTS, EXAM, NEW_CAMPAIGN, NEW_TASK,
-             GRADE, ANNOTATE, HELP]
+else:  # the pages whose action the user's role may take, in the order of webui.pages.PAGES (an adjudicator, a
+    # senior clinician who settles disagreements, does not grade: stays independent)
+    pages = [st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path) for p in site.for_role(user.role)]
 
 if user is not None:
     # A hidden home page at "/" forwards to the role's first page, so every real page keeps its own URL

@@ -17,14 +17,13 @@ import sqlite3
 
 import streamlit as st
 
-from medeval.accounts.auth import ADJUDICATING_ROLES
 from medeval.annotation import adjudication as adj
 from medeval.annotation import campaigns as cp
 from medeval.core.errors import MedevalError
 from webui import page as ui
 from webui import screen
 
-user = ui.require(*ADJUDICATING_ROLES)
+user = ui.require_page("adjudicate")
 TEXT_MAX = "clamp(5rem, calc(100vh - 38.5rem), 24rem)"  # the reference and the answer: what the page leaves free
 screen.compact(boxes={"adj_reference": TEXT_MAX, "adj_response": TEXT_MAX,
                       "adj_notes": "4.5rem", "adj_current": "4.5rem"}, slot="adj_status")

@@ -29,7 +29,7 @@ from webui import screen
 from webui.grade_screen import test_submit_delay
 from webui.screen import SETTLE_MS
 
-user = ui.require("annotator", "researcher", "admin")
+user = ui.require_page("annotate")
 # one item on one screen (1366×768 and up): text boxes scroll inside, full option labels, a fixed status line
 screen.compact(boxes={"ctx_": screen.BOX_MAX, "side_": screen.SIDE_MAX, "side_done_": "4rem"},
                wrap_buttons=("ask_",), slot="task_status")

@@ -5,7 +5,7 @@ import streamlit as st
 from medeval.annotation import campaigns as cp
 from webui import page as ui
 
-user = ui.require("researcher", "admin")
+user = ui.require_page("campaigns")
 st.title("Campaigns")
 ui.start_here("campaigns", **ui.TIPS["campaigns"])
 

@@ -13,7 +13,7 @@ from medeval.reports import html_kit
 from medeval.reports import dashboard as dash
 from webui import page as ui
 
-user = ui.require("researcher", "admin")
+user = ui.require_page("agreement")
 st.title("Agreement")
 
 with ui.db() as d:

@@ -15,7 +15,7 @@ from medeval.stats.exam import DEFINITIONS, details_csv
 from medeval.stats.exam.render import HEADER, rows
 from webui import page as ui
 
-user = ui.require("researcher", "admin")
+user = ui.require_page("exam")
 st.title("Exam results")
 st.caption("Multiple-choice accuracy (CMB-Exam): the option letters each response chooses, exact match with the key. "
            "A response that does not determine its choice is **ambiguous**: it is never given a guessed letter; "

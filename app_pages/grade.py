@@ -25,7 +25,7 @@ from webui import gold as ui_gold
 from webui import grade_screen
 from webui import page as ui
 
-user = ui.require("annotator", "researcher", "admin")
+user = ui.require_page("grade")
 grade_screen.install()
 
 with st.sidebar:

@@ -12,7 +12,7 @@ from medeval.accounts import hints
 from webui import help as guide
 from webui import page as ui
 
-user = ui.require()
+user = ui.require_page("help")
 st.title("Help")
 
 

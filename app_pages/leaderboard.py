@@ -20,7 +20,7 @@ from medeval.reports import leaderboard as lb
 from medeval.reports.tier_report import build_report, tier_counts
 from webui import page as ui
 
-user = ui.require("researcher", "admin")
+user = ui.require_page("leaderboard")
 st.title("Leaderboard")
 
 with ui.db() as d:

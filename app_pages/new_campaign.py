@@ -10,7 +10,7 @@ from medeval.core.errors import MedevalError
 from medeval.engine.registry import report_metrics
 from webui import page as ui
 
-user = ui.require("researcher", "admin")
+user = ui.require_page("new-campaign")
 st.title("New campaign")
 
 with ui.db() as d:

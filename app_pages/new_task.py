@@ -11,7 +11,7 @@ from medeval.annotation import tasks
 from medeval.core.errors import MedevalError
 from webui import page as ui
 
-user = ui.require("researcher", "admin")
+user = ui.require_page("new-task")
 st.title("New task campaign")
 
 with ui.db() as d:

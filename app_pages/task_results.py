@@ -10,7 +10,7 @@ from medeval.reports import task_report as task_rep
 from medeval.core.errors import MedevalError
 from webui import page as ui
 
-user = ui.require("researcher", "admin")
+user = ui.require_page("task-results")
 st.title("Task results")
 
 with ui.db() as d:

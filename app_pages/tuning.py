@@ -20,7 +20,7 @@ from medeval.engine import thresholds as th
 from medeval.engine.registry import METRICS, report_metrics
 from webui import page as ui
 
-user = ui.require("researcher", "admin")
+user = ui.require_page("tuning")
 st.title("Tune cut-offs")
 
 

@@ -10,7 +10,7 @@ from medeval.core.csvsafe import csv_text
 from medeval.core.errors import MedevalError
 from webui import page as ui
 
-user = ui.require("admin")
+user = ui.require_page("users")
 st.title("Users & audit")
 ui.start_here("users", **ui.TIPS["users"])
 

@@ -153,7 +153,10 @@ def test_every_page_of_the_app_has_a_layout_on_purpose():
     # a new page in app.py must be placed in WIDE_PAGES or deliberately left centered here
     import re
 
+    from webui import pages
+
     paths = set(re.findall(r'url_path="([a-z-]+)"', (ROOT / "app.py").read_text(encoding="utf-8")))
+    paths |= {p.url_path for p in pages.PAGES}  # app.py builds the navigation from this table
     centered = {"grade", "annotate", "adjudicate", "help", "signed-out", "home"}  # adjudicate: a reading screen
     assert paths == set(ui.WIDE_PAGES) | centered, paths ^ (set(ui.WIDE_PAGES) | centered)
 
@@ -267,10 +270,13 @@ def test_subsections_split_at_level_three_headings_outside_fences():
 def test_every_page_of_the_app_has_its_help_in_the_real_readme():
     import ast
 
+    from webui import pages
+
     text = guide.README.read_text(encoding="utf-8")
     tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
     paths = {k.value.value for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "Page"
-             for k in n.keywords if k.arg == "url_path"}
+             for k in n.keywords if k.arg == "url_path" and isinstance(k.value, ast.Constant)}
+    paths |= {p.url_path for p in pages.PAGES}  # app.py builds the navigation from webui.pages
     assert set(guide.PAGE_HELP) == paths - {"help", "home", "signed-out"}
     slugs = {s.slug for s in [*guide.sections(text), *guide.subsections(text)]}
     for url_path, (title, _, related) in guide.PAGE_HELP.items():

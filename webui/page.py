@@ -20,7 +20,7 @@ from medeval.core import settings
 from medeval.core.csvsafe import csv_text
 from medeval.store.db import pooled
 
-from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
+from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH, pages
 
 # AppTest cannot send cookies; tests put a real session token here instead (only server code can set it).
 TEST_TOKEN_KEY = "_medeval_session_token"
@@ -62,6 +62,11 @@ def require(*roles: str) -> User:
         st.error(f"This page is for the role {' or '.join(roles)}; you are signed in as {u.role}.")
         st.stop()
     return u
+
+
+def require_page(url_path: str) -> User:
+    """Stop the page at ``url_path`` unless the signed-in user may take its action (``webui.pages.PAGES``)."""
+    return require(*pages.get(url_path).roles)
 
 
 def demo_mode() -> bool:
@@ -205,9 +210,9 @@ def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> N
                          width="stretch")
 
 
-# Researcher and admin work pages (tables, charts) use the whole width; reading and grading screens stay centered.
-WIDE_PAGES = frozenset({"campaigns", "agreement", "tuning", "leaderboard", "task-results", "users", "new-campaign",
-                        "new-task", "exam"})
+# Researcher and admin work pages (tables, charts) use the whole width; reading and grading screens stay centered
+# (each page's layout is declared in webui.pages.PAGES).
+WIDE_PAGES = pages.WIDE_PAGES
 
 
 def page_layout(url_path: str) -> str:

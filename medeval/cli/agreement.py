@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, friendly
 from medeval.core.limits import BOOT_MAX, check_number, check_seed
 from medeval.store.db import connect
@@ -52,9 +53,10 @@ def report_agreement_cmd(db_path, campaign_id, out_dir, pdf, n_boot, seed, conse
     from medeval.reports.agreement_report import write_report
     from medeval.reports.dashboard import campaign_agreement
 
+    actor = local_actor()
     n_boot, seed = _bootstrap(n_boot, seed)
     with connect(db_path) as db:
-        s = campaign_agreement(db, campaign_id, actor=None, n_boot=n_boot, seed=seed, consensus=consensus)
+        s = campaign_agreement(db, campaign_id, actor=actor, n_boot=n_boot, seed=seed, consensus=consensus)
     for name, path in write_report(s, out_dir, pdf=pdf).items():
         click.echo(f"{name}\t{path}")
 

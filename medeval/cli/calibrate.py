@@ -6,6 +6,7 @@ import json
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, friendly
 from medeval.core.errors import MedevalError
 from medeval.core.limits import BOOT_MAX, check_name, check_number, check_seed
@@ -43,6 +44,7 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, co
     """
     from medeval.calibration.cutoffs import calibrate_rows, campaign_rows, read_graded
 
+    actor = local_actor()
     if (graded is None) == (campaign_id is None):
         raise click.UsageError("give either a GRADED file or --campaign ID")
     n_boot = check_number(n_boot, what="--n-boot", low=0, high=BOOT_MAX, integer=True)
@@ -76,7 +78,7 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, co
 
         with connect(db_path) as db:
             source = campaign_source(db, campaign_id) if campaign_id is not None else {"file": str(graded)}
-            version = publish(db, calibrations, name=publish_name, source=source, consensus=consensus)
+            version = publish(db, calibrations, name=publish_name, source=source, consensus=consensus, actor=actor)
         click.echo(f"published threshold set v{version} ({publish_name}) and made it active", err=True)
     if fmt == "json":
         click.echo(json.dumps(results, indent=2))

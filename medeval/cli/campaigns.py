@@ -6,6 +6,7 @@ import json
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, friendly
 from medeval.store.db import connect
 
@@ -51,6 +52,7 @@ def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per
     """Sample items per score interval (or an active seed round) and assign each to exactly k annotators."""
     from medeval.annotation import campaigns as cp
 
+    actor = local_actor()
     metric_list = tuple(m.strip() for m in metrics.split(",") if m.strip())
     type_list = tuple(t.strip() for t in aspect_types.split(",") if t.strip())
     people = [a.strip() for a in annotators.split(",") if a.strip()]
@@ -63,7 +65,7 @@ def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per
         acfg = smp.ActiveConfig(metric_list, type_list, width, per_interval, round_size, target_width, budget,
                                 explore, criterion or smp.ACTIVE_DEFAULT_CRITERION, k, seed, estimator, design)
         with connect(db_path) as db:
-            cid = assignment.create_active_campaign(db, name, acfg, people, actor=None)
+            cid = assignment.create_active_campaign(db, name, acfg, people, actor=actor)
             n = cp.item_count(db, cid)
         click.echo(f"campaign {cid}: seed round of {n} items, {k} annotators each (estimator {estimator}, design "
                    f"{design}); when it is graded, "
@@ -71,8 +73,8 @@ def campaign_create(db_path, name, annotators, metrics, aspect_types, width, per
         return
     cfg = cp.BucketConfig(metric_list, type_list, width, per_interval, k, seed)
     with connect(db_path) as db:
-        cid = cp.create_bucket_campaign(db, name, cfg, people, actor=None)
-        p = cp.campaign_progress(db, cid, actor=None)
+        cid = cp.create_bucket_campaign(db, name, cfg, people, actor=actor)
+        p = cp.campaign_progress(db, cid, actor=actor)
     n = sum(a["assigned"] for a in p["annotators"]) // k
     click.echo(f"campaign {cid}: {n} items, {k} annotators each")
     for r in p["short_intervals"]:
@@ -101,9 +103,10 @@ def campaign_create_random(db_path, name, annotators, n, k, seed, version, allow
     from medeval.annotation import campaigns as cp
     from medeval.calibration.validation import overlap
 
+    actor = local_actor()
     with connect(db_path) as db:
         cid = cp.create_random_campaign(db, name, n, [a.strip() for a in annotators.split(",") if a.strip()],
-                                        k=k, seed=seed, actor=None, version=version, allow_overlap=allow_overlap)
+                                        k=k, seed=seed, actor=actor, version=version, allow_overlap=allow_overlap)
         ov = overlap(db, cid, version=version)
     click.echo(f"campaign {cid}: {n} items, {k} annotators each")
     click.echo(f"  overlap with calibration: {ov['text']}")
@@ -117,8 +120,9 @@ def campaign_list(db_path):
     """List campaigns."""
     from medeval.annotation import campaigns as cp
 
+    actor = local_actor()
     with connect(db_path) as db:
-        for c in cp.list_campaigns(db, actor=None):
+        for c in cp.list_campaigns(db, actor=actor):
             click.echo(f"{c['id']}\t{c['name']}\t{c['kind']}\t{c['items']} items\t{c['status']}\t{c['created_at']}")
 
 
@@ -131,8 +135,9 @@ def campaign_progress_cmd(db_path, campaign_id):
     """Progress per annotator and per bucket, as JSON."""
     from medeval.annotation import campaigns as cp
 
+    actor = local_actor()
     with connect(db_path) as db:
-        click.echo(json.dumps(cp.campaign_progress(db, campaign_id, actor=None), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(cp.campaign_progress(db, campaign_id, actor=actor), ensure_ascii=False, indent=2))
 
 
 
@@ -149,8 +154,9 @@ def campaign_close(db_path, campaign_id):
 def _campaign_status(db_path, campaign_id: int, status: str) -> None:
     from medeval.annotation import campaigns as cp
 
+    actor = local_actor()
     with connect(db_path) as db:
-        cp.set_campaign_status(db, campaign_id, status, actor=None)
+        cp.set_campaign_status(db, campaign_id, status, actor=actor)
     click.echo(f"campaign {campaign_id} {status}")
 
 
@@ -178,8 +184,9 @@ def campaign_machine_agreement(db_path, campaign_id, version):
     """
     from medeval.calibration.validation import machine_agreement, overlap
 
+    actor = local_actor()
     with connect(db_path) as db:
-        rows = machine_agreement(db, campaign_id, version=version, actor=None)
+        rows = machine_agreement(db, campaign_id, version=version, actor=actor)
         ov = overlap(db, campaign_id, version=version)
     click.echo(json.dumps(rows, indent=2))
     click.echo(f"overlap with calibration: {ov['text']}", err=True)
@@ -193,8 +200,9 @@ def campaign_next_round(db_path, campaign_id):
     """Draw an active campaign's next round where the cut-offs are uncertain (the last round must be answered)."""
     from medeval.calibration import rounds
 
+    actor = local_actor()
     with connect(db_path) as db:
-        out = rounds.next_round(db, campaign_id, actor=None)
+        out = rounds.next_round(db, campaign_id, actor=actor)
     click.echo(f"campaign {campaign_id}: round {out['round']} adds {out['items']} items (estimator "
                f"{out['estimator']}, design {out['design']})")
     for s in out["strata"]:
@@ -215,9 +223,10 @@ def campaign_rounds(db_path, campaign_id):
     """An active campaign's rounds: per stratum the cut-offs and 95% intervals when each round was drawn, and now."""
     from medeval.calibration import rounds
 
+    actor = local_actor()
     with connect(db_path) as db:
-        history = rounds.round_history(db, campaign_id, actor=None)
-        st = rounds.round_status(db, campaign_id, actor=None)
+        history = rounds.round_history(db, campaign_id, actor=actor)
+        st = rounds.round_status(db, campaign_id, actor=actor)
     click.echo("round\tstratum\tgraded\tlow\tlow 95% CI\thigh\thigh 95% CI\twidths\tadded\tstop")
     for r in history:
         click.echo(f"{r['round']}\t{r['metric']}/{r['aspect_type']}\t{r['n_graded']}\t{_fmt(r['low'])}\t"

@@ -9,6 +9,7 @@ import json
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, friendly
 from medeval.store.db import connect
 
@@ -54,8 +55,9 @@ def import_cases_cmd(db_path, dataset, cases, responses, judgements):
     """Import clinical cases, model responses and judges' assessments into a dataset; all or nothing."""
     from medeval.annotation.cases import import_cases
 
+    actor = local_actor()
     with connect(db_path) as db:
-        s = import_cases(db, dataset, cases=cases, responses=responses, judgements=judgements)
+        s = import_cases(db, dataset, cases=cases, responses=responses, judgements=judgements, actor=actor)
     click.echo("\n".join(_summary_lines(s)))
 
 
@@ -71,8 +73,9 @@ def import_factcheck_cmd(db_path, dataset, file):
     """
     from medeval.annotation.cases import import_fact_claims
 
+    actor = local_actor()
     with connect(db_path) as db:
-        s = import_fact_claims(db, dataset, file)
+        s = import_fact_claims(db, dataset, file, actor=actor)
     click.echo("\n".join(_summary_lines(s)))
     click.echo(f"models: {', '.join(s['models'])}")
 

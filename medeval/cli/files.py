@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, friendly
 
 FORMATS = click.Choice(["json", "csv", "md"])
@@ -65,13 +66,14 @@ def exam_score_cmd(answers, key, fmt, details, db_path):
     """
     from medeval.stats.exam import details_csv, render, score_files
 
+    actor = local_actor()
     if db_path:
         from medeval.annotation import exam_review as er
         from medeval.store.db import connect
 
         exam = er.load(answers, key)
         with connect(db_path) as db:
-            results = er.score(db, exam, actor=None)
+            results = er.score(db, exam, actor=actor)
     else:
         results = score_files(answers, key)
     if details:
@@ -109,9 +111,10 @@ def exam_review_list(answers, key, db_path, as_json):
     from medeval.annotation import exam_review as er
     from medeval.store.db import connect
 
+    actor = local_actor()
     exam = er.load(answers, key)
     with connect(db_path) as db:
-        items = er.review_list(db, exam, actor=None)
+        items = er.review_list(db, exam, actor=actor)
     if as_json:
         for it in items:
             d = it.decision
@@ -145,10 +148,11 @@ def exam_review_settle(answers, key, question, model, letters, note, db_path):
     from medeval.annotation import exam_review as er
     from medeval.store.db import connect
 
+    actor = local_actor()
     exam = er.load(answers, key)
     with connect(db_path) as db:
-        sid = er.settle(db, exam, model, question, letters, note=note, actor=None)
-        d = [x for x in er.decisions(db, exam.exam, actor=None) if x.id == sid][0]
+        sid = er.settle(db, exam, model, question, letters, note=note, actor=actor)
+        d = [x for x in er.decisions(db, exam.exam, actor=actor) if x.id == sid][0]
     click.echo(f"settled question {question} of model {model or '-'}: {d.letters or 'no answer'} (decision {sid}"
                + (f", supersedes {d.supersedes}" if d.supersedes else "") + ")")
 

@@ -12,6 +12,7 @@ import unicodedata
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, friendly
 from medeval.store.db import connect
 
@@ -54,8 +55,9 @@ def gold_add(db_path, campaign_id, response_id, tier, reason):
     """Mark one response as a gold item of a tier-grading campaign."""
     from medeval.annotation import gold_items as gi
 
+    actor = local_actor()
     with connect(db_path) as db:
-        gid = gi.mark_gold(db, campaign_id, response_id, tier, reason, actor=None)
+        gid = gi.mark_gold(db, campaign_id, response_id, tier, reason, actor=actor)
     click.echo(f"gold item {gid}: response {response_id}, expected {gi.TIER_NAMES[gi.parse_tier(tier)]}")
 
 
@@ -94,14 +96,15 @@ def gold_candidates(db_path, campaign_id, contains, limit, source):
     from medeval.annotation.tasks import gold_items as tg
     from medeval.core.errors import MedevalError
 
+    actor = local_actor()
     if not 1 <= limit <= CANDIDATES_MAX:
         raise MedevalError(f"--limit {limit}: list between 1 and {CANDIDATES_MAX} items; --contains TEXT narrows")
     with connect(db_path) as db:
         _c, t = tg.task_type(db, campaign_id)
         if source is None:
-            items = tg.candidates(db, campaign_id, contains=contains, limit=limit, actor=None)
+            items = tg.candidates(db, campaign_id, contains=contains, limit=limit, actor=actor)
         else:
-            items = [s for s in tg.candidates(db, campaign_id, limit=10 ** 9, actor=None) if s.source == source]
+            items = [s for s in tg.candidates(db, campaign_id, limit=10 ** 9, actor=actor) if s.source == source]
             if not items:
                 raise MedevalError(f"{_plain(source, 80)!r} cannot become a gold item of campaign {campaign_id} (a real "
                                    "item, gold already, or not in its data); `medeval gold candidates` lists those that can")
@@ -156,9 +159,10 @@ def gold_add_task(db_path, campaign_id, source, pairs, reason):
     """Task campaigns: mark one item of the campaign's data as a gold item with its expected answers."""
     from medeval.annotation.tasks import gold_items as tg
 
+    actor = local_actor()
     expected = _expectations(pairs)
     with connect(db_path) as db:
-        gid = tg.mark_task_gold(db, campaign_id, source, expected, reason, actor=None)
+        gid = tg.mark_task_gold(db, campaign_id, source, expected, reason, actor=actor)
         _c, t = tg.task_type(db, campaign_id)
         g = tg.task_gold_item(db, gid)
     click.echo(f"gold item {gid}: {_plain(g.source)}")
@@ -181,11 +185,12 @@ def gold_import(db_path, campaign_id, path):
     from medeval.annotation import gold_items as gi
     from medeval.annotation.tasks import gold_items as tg
 
+    actor = local_actor()
     with connect(db_path) as db:
         if _family(db, campaign_id) == "task":
-            n = tg.import_task_gold_csv(db, campaign_id, path, actor=None)
+            n = tg.import_task_gold_csv(db, campaign_id, path, actor=actor)
         else:
-            n = gi.import_gold_csv(db, campaign_id, path, actor=None)
+            n = gi.import_gold_csv(db, campaign_id, path, actor=actor)
     click.echo(f"imported {n} gold items into campaign {campaign_id}")
 
 
@@ -198,15 +203,16 @@ def gold_list(db_path, campaign_id):
     from medeval.annotation import gold_items as gi
     from medeval.annotation.tasks import gold_items as tg
 
+    actor = local_actor()
     with connect(db_path) as db:
         if _family(db, campaign_id) == "task":
             _c, t = tg.task_type(db, campaign_id)
             rows = [(g.id, _plain(g.source), _plain("; ".join(tg.describe(t, g.payload, g.expected))),
-                     _plain(g.reason), g.retired) for g in tg.list_task_gold(db, campaign_id, actor=None)]
+                     _plain(g.reason), g.retired) for g in tg.list_task_gold(db, campaign_id, actor=actor)]
             how = "`medeval gold add-task` or `medeval gold import`"
         else:
             rows = [(g.id, g.disease, g.aspect, g.model, gi.TIER_NAMES[g.expected_tier], g.reason, g.retired)
-                    for g in gi.list_gold(db, campaign_id, actor=None)]
+                    for g in gi.list_gold(db, campaign_id, actor=actor)]
             how = "`medeval gold import`"
     if not rows:
         click.echo(f"campaign {campaign_id} has no gold items; add some with {how}")
@@ -224,11 +230,12 @@ def gold_retire(db_path, campaign_id, gold_id):
     from medeval.annotation import gold_items as gi
     from medeval.annotation.tasks import gold_items as tg
 
+    actor = local_actor()
     with connect(db_path) as db:
         if _family(db, campaign_id) == "task":
-            tg.retire_task_gold(db, campaign_id, gold_id, actor=None)
+            tg.retire_task_gold(db, campaign_id, gold_id, actor=actor)
         else:
-            gi.unmark_gold(db, campaign_id, gold_id, actor=None)
+            gi.unmark_gold(db, campaign_id, gold_id, actor=actor)
     click.echo(f"gold item {gold_id} retired")
 
 
@@ -245,6 +252,7 @@ def gold_settings(db_path, campaign_id, pairs):
     from medeval.annotation import gold_items as gi
     from medeval.core.errors import MedevalError
 
+    actor = local_actor()
     values = {}
     for p in pairs:
         name, eq, value = p.partition("=")
@@ -252,7 +260,7 @@ def gold_settings(db_path, campaign_id, pairs):
             raise MedevalError(f"--set {_plain(p, 40)!r}: write NAME=VALUE, e.g. --set pass_mark=0.75")
         values[name.strip()] = value.strip()
     with connect(db_path) as db:
-        s = gi.set_settings(db, campaign_id, values, actor=None) if values else (
+        s = gi.set_settings(db, campaign_id, values, actor=actor) if values else (
             gi.require_gold_campaign(db, campaign_id, "any") and gi.get_settings(db, campaign_id))
     for k, v in s.items():
         click.echo(f"{k} = {v}\t# {gi.SETTINGS_HELP[k]}")
@@ -269,9 +277,10 @@ def gold_results(db_path, campaign_id, as_json):
     from medeval.annotation.gold_results import gold_accuracy
     from medeval.annotation.tasks.gold import TASK
 
+    actor = local_actor()
     with connect(db_path) as db:
         backend = TASK if _family(db, campaign_id) == "task" else gd.TIER
-        r = gold_accuracy(db, campaign_id, actor=None, backend=backend)
+        r = gold_accuracy(db, campaign_id, actor=actor, backend=backend)
     if as_json:
         click.echo(json.dumps(r, indent=2, ensure_ascii=False))
         return

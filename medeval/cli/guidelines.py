@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, friendly
 from medeval.store.db import connect
 
@@ -56,6 +57,7 @@ def guidelines_set(db_path, campaign_id, text_file, examples_file):
     from medeval.annotation import guidelines as gl
     from medeval.core.errors import InputError
 
+    actor = local_actor()
     if text_file is None and examples_file is None:
         raise InputError("nothing to set", fix="give --file guidelines.md and/or --examples examples.csv")
     text = None
@@ -70,7 +72,7 @@ def guidelines_set(db_path, campaign_id, text_file, examples_file):
         last = gl.current(db, campaign_id)
         text = text if text is not None else (last.text if last else "")
         examples = examples if examples is not None else (list(last.examples) if last else [])
-        version = gl.set_guidelines(db, campaign_id, text, examples=examples, actor=None, file=examples_file)
+        version = gl.set_guidelines(db, campaign_id, text, examples=examples, actor=actor, file=examples_file)
     click.echo(f"campaign {campaign_id}: guidelines version {version}")
 
 

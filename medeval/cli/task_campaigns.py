@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.annotation import tasks
 from medeval.cli.base import db_option, friendly
 from medeval.core.errors import InputError, MedevalError
@@ -82,6 +83,7 @@ def types_cmd(db_path):
 @friendly
 def create_cmd(db_path, task, name, annotators, k, seed, sets, criteria):
     """Create a task campaign: build its items, assign each to exactly k annotators (seeded)."""
+    actor = local_actor()
     config = {}
     for s in sets:
         if "=" not in s:
@@ -100,7 +102,7 @@ def create_cmd(db_path, task, name, annotators, k, seed, sets, criteria):
             raise MedevalError(f"{criteria}: not a UTF-8 JSON list of criteria ({e})") from None
     with connect(db_path) as db:
         cid = tasks.create_campaign(db, task, name, annotators.split(","), k=k, seed=seed, config=config,
-                                    actor=None)
+                                    actor=actor)
         n = tasks.item_count(db, cid)
     click.echo(f"campaign {cid}: {n} items, {k} annotators each")
 
@@ -110,8 +112,9 @@ def create_cmd(db_path, task, name, annotators, k, seed, sets, criteria):
 @friendly
 def list_cmd(db_path):
     """List task campaigns."""
+    actor = local_actor()
     with connect(db_path) as db:
-        for c in tasks.task_campaigns(db, actor=None):
+        for c in tasks.task_campaigns(db, actor=actor):
             click.echo(f"{c['id']}\t{c['name']}\t{c['kind']}\t{c['items']} items\t{c['status']}")
 
 
@@ -123,12 +126,13 @@ def list_cmd(db_path):
 @friendly
 def results_cmd(db_path, campaign_id, fmt):
     """A task campaign's results (JSON or Markdown), or every current answer as CSV."""
+    actor = local_actor()
     with connect(db_path) as db:
         if fmt == "answers-csv":
             tasks.campaign(db, campaign_id)
-            click.echo(tasks.answers_csv(tasks.answers(db, campaign_id)), nl=False)
+            click.echo(tasks.answers_csv(tasks.answers(db, campaign_id, actor=actor)), nl=False)
             return
-        r = tasks.results(db, campaign_id, actor=None)
+        r = tasks.results(db, campaign_id, actor=actor)
     click.echo(json.dumps(r, ensure_ascii=False, indent=2, default=str) if fmt == "json" else _render_md(r))
 
 
@@ -142,8 +146,9 @@ def report_cmd(db_path, campaign_id, out_dir, pdf):
     """A task campaign's report: report.html (offline, with a methods paragraph), report.pdf, results.json, CSVs."""
     from medeval.reports.task_report import build, write_report
 
+    actor = local_actor()
     with connect(db_path) as db:
-        r = build(db, campaign_id)  # the results with their gold part
+        r = build(db, campaign_id, actor=actor)  # the results with their gold part
     for name, path in write_report(r, out_dir, pdf=pdf).items():
         click.echo(f"{name}\t{path}")
 

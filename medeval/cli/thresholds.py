@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, emit, friendly, warn_ungraded
 from medeval.store.db import connect
 
@@ -54,12 +55,13 @@ def th_import(db_path, file, activate, created_by):
     """Import a threshold set from JSON as a new version."""
     from medeval.engine import thresholds as th
 
+    actor = local_actor()
     ts = th.read_file(file)
     with connect(db_path) as db:
         v = th.store(db, ts, created_by=created_by)
         click.echo(f"imported {file} as v{v}")
         if activate:
-            n = th.activate(db, v)
+            n = th.activate(db, v, actor=actor)
             click.echo(f"v{v} is active; {n} grades added")
 
 
@@ -72,8 +74,9 @@ def th_activate(db_path, version):
     """Make a version active and grade every score under it (atomic)."""
     from medeval.engine import thresholds as th
 
+    actor = local_actor()
     with connect(db_path) as db:
-        n = th.activate(db, version)
+        n = th.activate(db, version, actor=actor)
         click.echo(f"v{version} is active; {n} grades added")
         warn_ungraded(db, version)
 

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, emit, friendly, read_password
 from medeval.core import settings
 from medeval.store.db import connect
@@ -36,9 +37,10 @@ def users_add(db_path, username, role):
     """Add a user; the password is read from standard input, never from an argument."""
     from medeval.accounts import auth
 
+    actor = local_actor()
     password = read_password()
     with connect(db_path) as db:
-        u = auth.add_user(db, username, password, role)
+        u = auth.add_user(db, username, password, role, actor=actor)
     click.echo(f"added {u.username} ({u.role})")
     _test_only_hash_warning()
 
@@ -51,9 +53,10 @@ def users_list(db_path):
     """List users with their role, whether they are active, and 'locked' when locked out."""
     from medeval.accounts import auth
 
+    actor = local_actor()
     with connect(db_path) as db:
-        locked = auth.locked_users(db)
-        for u in auth.list_users(db):
+        locked = auth.locked_users(db, actor=actor)
+        for u in auth.list_users(db, actor=actor):
             click.echo(f"{u.username}\t{u.role}\t{'active' if u.active else 'disabled'}"
                        + ("\tlocked" if u.username in locked else ""))
 
@@ -68,8 +71,9 @@ def users_set_role(db_path, username, role):
     """Change a user's role."""
     from medeval.accounts import auth
 
+    actor = local_actor()
     with connect(db_path) as db:
-        u = auth.set_role(db, username, role)
+        u = auth.set_role(db, username, role, actor=actor)
     click.echo(f"{u.username} is now {u.role}")
 
 
@@ -82,9 +86,10 @@ def users_reset_password(db_path, username):
     """Set a new password (from standard input) and end the user's sessions."""
     from medeval.accounts import auth
 
+    actor = local_actor()
     password = read_password()
     with connect(db_path) as db:
-        auth.reset_password(db, username, password)
+        auth.reset_password(db, username, password, actor=actor)
     click.echo(f"password of {username} reset; their sessions are ended")
     _test_only_hash_warning()
 
@@ -98,8 +103,9 @@ def users_unlock(db_path, username):
     """End the lock-out of a username after failed sign-ins from several addresses (reset-password does too)."""
     from medeval.accounts import auth
 
+    actor = local_actor()
     with connect(db_path) as db:
-        was_locked = auth.unlock(db, username)
+        was_locked = auth.unlock(db, username, actor=actor)
     click.echo(f"{username} is unlocked" if was_locked else f"{username} was not locked; nothing to do")
 
 
@@ -112,8 +118,9 @@ def users_disable(db_path, username):
     """Disable a user and end their sessions (their annotations stay)."""
     from medeval.accounts import auth
 
+    actor = local_actor()
     with connect(db_path) as db:
-        auth.disable(db, username)
+        auth.disable(db, username, actor=actor)
     click.echo(f"{username} is disabled")
 
 
@@ -126,8 +133,9 @@ def users_enable(db_path, username):
     """Let a disabled user sign in again."""
     from medeval.accounts import auth
 
+    actor = local_actor()
     with connect(db_path) as db:
-        auth.enable(db, username)
+        auth.enable(db, username, actor=actor)
     click.echo(f"{username} is enabled")
 
 
@@ -142,8 +150,9 @@ def audit_cmd(db_path, fmt, out):
     from medeval.accounts import auth
     from medeval.core.csvsafe import csv_text
 
+    actor = local_actor()
     with connect(db_path) as db:
-        rows = auth.audit_rows(db)
+        rows = auth.audit_rows(db, actor=actor)
     if fmt == "json":
         text = json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
     else:

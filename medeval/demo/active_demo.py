@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from medeval.accounts.policy import demo_actor
 from medeval.annotation.campaigns.assignment import create_active_campaign
 from medeval.annotation.campaigns.sampling import ActiveConfig
 from medeval.calibration import rounds
@@ -39,13 +40,15 @@ PAPER_CONFIG = replace(ACTIVE_CONFIG, estimator="accuracy", design="interval")
 
 
 def _campaign(db, name: str, cfg: ActiveConfig) -> int:
+    actor = demo_actor()
     row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (name,)).fetchone()
-    return row[0] if row else create_active_campaign(db, name, cfg, list(sim.CLINICIAN_NAMES), actor=None)
+    return row[0] if row else create_active_campaign(db, name, cfg, list(sim.CLINICIAN_NAMES), actor=actor)
 
 
 def add_active_demo(db) -> dict:
     """Create both campaigns (the paper's first, so v2 is the newer), have the simulated clinicians answer them and
     draw and answer up to ROUNDS rounds of each, in lockstep."""
+    actor = demo_actor()
     camps = [(PAPER_CAMPAIGN, _campaign(db, PAPER_CAMPAIGN, PAPER_CONFIG)),
              (ACTIVE_CAMPAIGN, _campaign(db, ACTIVE_CAMPAIGN, ACTIVE_CONFIG))]
     ts = th.active(db)
@@ -57,7 +60,7 @@ def add_active_demo(db) -> dict:
             if name in stopped or rounds.last_round(db, cid) > ROUNDS:
                 continue
             try:
-                rounds.next_round(db, cid, actor=None)
+                rounds.next_round(db, cid, actor=actor)
                 drawn.append((name, cid))
             except MedevalError as e:  # every stratum stopped (target or budget): the demo shows that instead
                 stopped[name] = str(e)

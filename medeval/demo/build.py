@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from medeval.accounts.policy import demo_actor
 from medeval.demo.clinicians import add_simulated_clinicians
 from medeval.demo.generate import DEMO_SEED, write_demo_files
 from medeval.demo.tasks import add_demo_tasks
@@ -34,15 +35,16 @@ def add_demo_accounts_and_campaign(db) -> int:
     from medeval.accounts import auth
     from medeval.annotation import campaigns as cp
 
+    actor = demo_actor()
     for username, password, role in DEMO_ACCOUNTS:
         if not db.conn.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
-            auth.add_user(db, username, password, role)
+            auth.add_user(db, username, password, role, actor=actor)
     row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (DEMO_CAMPAIGN,)).fetchone()
     if row:
         return row[0]
     doctors = [u for u, _, r in DEMO_ACCOUNTS if r == "annotator"]
     cfg = cp.BucketConfig(metrics=("bleu1", "rouge1", "cosine"), per_interval=1, k=3, seed=DEMO_SEED)
-    return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=None)
+    return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=actor)
 
 
 def add_demo_guidelines(db) -> dict:
@@ -58,6 +60,7 @@ def add_demo_guidelines(db) -> dict:
     from medeval.demo.clinicians import CALIBRATION_CAMPAIGN, VALIDATION_CAMPAIGN
     from medeval.demo.tasks import CAMPAIGNS
 
+    actor = demo_actor()
     data = json.loads(resources.files("medeval.demo").joinpath("data", "guidelines.json").read_text("utf-8"))
     wanted = [(name, data["grading"]["text"], data["grading"]["examples"])
               for name in (DEMO_CAMPAIGN, VALIDATION_CAMPAIGN, CALIBRATION_CAMPAIGN)]
@@ -66,7 +69,7 @@ def add_demo_guidelines(db) -> dict:
     for name, text, examples in wanted:
         row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (name,)).fetchone()
         if row:
-            out[row[0]] = gl.set_guidelines(db, row[0], text, examples=examples, actor=None)
+            out[row[0]] = gl.set_guidelines(db, row[0], text, examples=examples, actor=actor)
     return out
 
 
@@ -90,6 +93,7 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, de
     from medeval.engine.importer import import_files
     from medeval.engine.scoring import score_db
 
+    actor = demo_actor()
     paths = write_demo_files(folder)
     summary = import_files(db, kb=paths["kb"], models=paths["models"], responses=paths["responses"])
     s = score_db(db, embedding_model=embedding_model, device=device, progress=progress)
@@ -100,7 +104,7 @@ def build_demo(db, folder: str | Path, *, embedding_model: str | None = None, de
     else:
         version = th.adopt(db, 1, s.embedding_model, created_by="medeval demo")
     current = next((t for t in sets if t.active), None)  # e.g. the set calibrated on the simulated clinicians
-    th.activate(db, current.version if current else version)
+    th.activate(db, current.version if current else version, actor=actor)
     campaign = add_demo_accounts_and_campaign(db) if accounts else None
     demo_tasks = None
     if accounts:  # the task campaigns (cases, judges, fact-check reasons) with doctor2/3's simulated answers

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from medeval.accounts import auth
+from medeval.accounts.policy import demo_actor
 from medeval.annotation import campaigns as cp
 from medeval.calibration import cutoffs as cal
 from medeval.demo.generate import DEMO_SEED
@@ -258,20 +259,21 @@ def add_simulated_clinicians(db, *, before_calibration=None) -> dict:
     {name: id}, "grades_added": n, "version": v, "published": bool, "active": bool, ...}`` -- ``version``
     is the calibrated threshold set (active once published; ``published``: by this call).
     """
+    actor = demo_actor()
     for c in CLINICIANS:
         if not db.conn.execute("SELECT 1 FROM users WHERE username = ?", (c.username,)).fetchone():
             # a random password that is never shown: nobody can sign in as a simulated clinician
-            auth.add_user(db, c.username, secrets.token_urlsafe(32), "annotator")
+            auth.add_user(db, c.username, secrets.token_urlsafe(32), "annotator", actor=actor)
     names = list(CLINICIAN_NAMES)
     # the validation sample validates the set calibrated on CALIBRATION_CAMPAIGN, which is drawn after it (the
     # pages open the newest campaign first): leave out the responses that campaign will draw (the same seeded
     # interval sample), so no grade that sets a cut-off "validates" it (test_demo_clinicians checks 0 shared)
     vid, _ = _campaign(db, VALIDATION_CAMPAIGN, lambda: cp.create_random_campaign(
-        db, VALIDATION_CAMPAIGN, VALIDATION_N, names, k=K, seed=DEMO_SEED, actor=None,
+        db, VALIDATION_CAMPAIGN, VALIDATION_N, names, k=K, seed=DEMO_SEED, actor=actor,
         exclude_responses=set(cp.sample_buckets(db, CALIBRATION_CONFIG)[0])))
     extra = before_calibration(db) if before_calibration else None
     kid, _ = _campaign(db, CALIBRATION_CAMPAIGN, lambda: cp.create_bucket_campaign(
-        db, CALIBRATION_CAMPAIGN, CALIBRATION_CONFIG, names, actor=None))
+        db, CALIBRATION_CAMPAIGN, CALIBRATION_CONFIG, names, actor=actor))
     ts = th.active(db)
     added = _grade_all(db, [(VALIDATION_CAMPAIGN, vid), (CALIBRATION_CAMPAIGN, kid)], ts)
     existing = [t for t in th.list_sets(db) if t.name == CALIBRATED_SET and t.embedding_model == ts.embedding_model]
@@ -279,7 +281,7 @@ def add_simulated_clinicians(db, *, before_calibration=None) -> dict:
         version, published = existing[-1].version, False
     else:
         results = cal.calibrate_rows(cal.campaign_rows(db, kid), n_boot=200, rng=DEMO_SEED)
-        version = cal.publish(db, results, name=CALIBRATED_SET, actor=None, source=cal.campaign_source(db, kid))
+        version = cal.publish(db, results, name=CALIBRATED_SET, actor=actor, source=cal.campaign_source(db, kid))
         published = True
     return {"clinicians": names, "campaigns": {VALIDATION_CAMPAIGN: vid, CALIBRATION_CAMPAIGN: kid},
             "grades_added": added, "version": version, "published": published,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from medeval.accounts import auth
+from medeval.accounts.policy import demo_actor
 from medeval.annotation import gold as gd
 from medeval.annotation import gold_items as gi
 from medeval.demo import clinicians as sc
@@ -68,6 +69,7 @@ def _mark(db, campaign_id: int, n: int, ts) -> int:
     """
     from medeval.demo.generate import load_synonyms
 
+    actor = demo_actor()
     if db.conn.execute("SELECT 1 FROM gold_items WHERE campaign_id = ?", (campaign_id,)).fetchone():
         return 0
     syn = load_synonyms()
@@ -83,7 +85,7 @@ def _mark(db, campaign_id: int, n: int, ts) -> int:
     picked = sc._rng("gold", campaign_id).choice(len(free), size=min(n, len(free)), replace=False).tolist()
     for i in sorted(picked):
         rid, tier = free[i]
-        gi.mark_gold(db, campaign_id, rid, tier, REASONS[tier], actor=None)
+        gi.mark_gold(db, campaign_id, rid, tier, REASONS[tier], actor=actor)
     return len(picked)
 
 
@@ -118,16 +120,17 @@ def _answer_hidden(db, campaign_id: int) -> int:
 def add_demo_gold(db, round_campaign: int | None) -> dict:
     """Gold items and settings on the doctors' demo round and the clinicians' calibration campaign; the
     clinicians' hidden gold answers. Returns ``{"round": n marked, "clinicians": n marked, "answers": n}``."""
+    actor = demo_actor()
     ts = th.active(db)
     out = {"round": 0, "clinicians": 0, "answers": 0}
     if round_campaign is not None:
         out["round"] = _mark(db, round_campaign, ROUND_GOLD, ts)
         if out["round"]:
-            gi.set_settings(db, round_campaign, ROUND_SETTINGS, actor=None)
+            gi.set_settings(db, round_campaign, ROUND_SETTINGS, actor=actor)
     row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (sc.CALIBRATION_CAMPAIGN,)).fetchone()
     if row:
         out["clinicians"] = _mark(db, row[0], CLINICIAN_GOLD, ts)
         if out["clinicians"]:
-            gi.set_settings(db, row[0], CLINICIAN_SETTINGS, actor=None)
+            gi.set_settings(db, row[0], CLINICIAN_SETTINGS, actor=actor)
         out["answers"] = _answer_hidden(db, row[0])
     return out

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from medeval.accounts.auth import get_user
+from medeval.accounts.policy import demo_actor
 from medeval.annotation import gold as gd
 from medeval.annotation import gold_items as gi
 from medeval.annotation import tasks
@@ -60,9 +61,10 @@ def _bad(payload: dict) -> bool:
 def _mark(db, campaign_id: int) -> int:
     """:data:`GOLD_ITEMS` gold items of the campaign's unused knowledge items (seeded by :data:`SALT`; up to
     :data:`BAD_GOLD` with a bad reason)."""
+    actor = demo_actor()
     if db.conn.execute("SELECT 1 FROM task_gold_items WHERE campaign_id = ?", (campaign_id,)).fetchone():
         return 0
-    free = sorted(tg.candidates(db, campaign_id, limit=10_000, actor=None), key=lambda s: s.source)
+    free = sorted(tg.candidates(db, campaign_id, limit=10_000, actor=actor), key=lambda s: s.source)
     bad = [s for s in free if _bad(s.payload)]
     good = [s for s in free if not _bad(s.payload)]
     rng = np.random.default_rng([DEMO_SEED, SALT])
@@ -71,7 +73,7 @@ def _mark(db, campaign_id: int) -> int:
     picked += [good[i] for i in rng.choice(len(good), size=min(GOLD_ITEMS - n_bad, len(good)), replace=False).tolist()]
     for spec in sorted(picked, key=lambda s: s.source):
         tg.mark_task_gold(db, campaign_id, spec.source, expected(spec.payload),
-                          REASONS["no" if _bad(spec.payload) else "yes"], actor=None)
+                          REASONS["no" if _bad(spec.payload) else "yes"], actor=actor)
     return len(picked)
 
 
@@ -124,6 +126,7 @@ def add_demo_task_gold(db) -> dict:
     Needs the demo task campaigns (:func:`medeval.demo.tasks.add_demo_tasks`); without them nothing happens.
     Returns ``{"campaign": id or None, "gold_items": n marked, "answers": n answers added}``.
     """
+    actor = demo_actor()
     row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (dt.ACCR_CAMPAIGN,)).fetchone()
     out = {"campaign": row[0] if row else None, "gold_items": 0, "answers": 0}
     if row is None:
@@ -131,7 +134,7 @@ def add_demo_task_gold(db) -> dict:
     cid = row[0]
     out["gold_items"] = _mark(db, cid)
     if out["gold_items"]:
-        gi.set_settings(db, cid, SETTINGS, actor=None)
+        gi.set_settings(db, cid, SETTINGS, actor=actor)
     if not gi.active_gold_ids(db, cid):
         return out
     for who in dt.SIMULATED:

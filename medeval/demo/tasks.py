@@ -31,6 +31,7 @@ from importlib import resources
 import numpy as np
 
 from medeval.accounts.auth import get_user
+from medeval.accounts.policy import demo_actor
 from medeval.annotation import cases as cs
 from medeval.annotation import tasks
 from medeval.annotation.tasks import state
@@ -99,12 +100,13 @@ _IMPRESSION = (0.25, 0.5, 0.25)
 
 
 def _import(db) -> dict:
+    actor = demo_actor()
     base = resources.files("medeval.demo").joinpath("data")
     with ExitStack() as stack:
         paths = {k: stack.enter_context(resources.as_file(base.joinpath(v))) for k, v in CASES_FILES.items()}
         fc = stack.enter_context(resources.as_file(base.joinpath(FACTCHECK_FILE)))
-        return {CASES_DATASET: cs.import_cases(db, CASES_DATASET, **paths),
-                FACTCHECK_DATASET: cs.import_fact_claims(db, FACTCHECK_DATASET, fc)}
+        return {CASES_DATASET: cs.import_cases(db, CASES_DATASET, **paths, actor=actor),
+                FACTCHECK_DATASET: cs.import_fact_claims(db, FACTCHECK_DATASET, fc, actor=actor)}
 
 
 def _rng(username: str, source: str, question: str) -> np.random.Generator:
@@ -194,6 +196,7 @@ def add_demo_tasks(db) -> dict:
     a second call adds nothing. Returns ``{"datasets": {name: import counts}, "campaigns":
     {name: id}, "answers_added": n}``.
     """
+    actor = demo_actor()
     missing = [u for u in DOCTORS
                if not db.conn.execute("SELECT 1 FROM users WHERE username = ?", (u,)).fetchone()]
     if missing:
@@ -204,7 +207,7 @@ def add_demo_tasks(db) -> dict:
     for name, kind, k, config, leave in CAMPAIGNS:
         row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (name,)).fetchone()
         ids[name] = row[0] if row else tasks.create_campaign(db, kind, name, list(DOCTORS), k=k, seed=DEMO_SEED,
-                                                             config=dict(config), actor=None)
+                                                             config=dict(config), actor=actor)
         for who in SIMULATED:
             _simulate(db, ids[name], who, leave if who == "doctor3" else 0)
     after = db.conn.execute("SELECT count(*) FROM task_answers").fetchone()[0]

@@ -198,7 +198,7 @@ def import_cases(db: sqlite_utils.Database, dataset: str, *, cases: str | Path |
                                  "VALUES (?, ?, ?, ?)", [(aid, m, c, v) for m, cs in j.criteria.items()
                                                          for c, v in cs.items()])
                 s["judgements_added"] += 1
-        if actor is not None:
+        if actor is not None and any(v for k, v in s.items() if k.endswith("_added")):  # (a no-op: nothing to audit)
             audit(db, actor.username, "cases.import", name,
                   {**{k: v for k, v in s.items() if k != "dataset"},
                    "files": {k: str(v) for k, v in (("cases", cases), ("responses", responses),
@@ -263,7 +263,7 @@ def import_fact_claims(db: sqlite_utils.Database, dataset: str, path: str | Path
                 s["items_added" if added else "items_present"] += 1
         conn.executemany("INSERT INTO fact_claims (dataset, item_key, type, label, claim, model, response) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?)", new)
-        if actor is not None:
+        if actor is not None and any(v for k, v in s.items() if k.endswith("_added")):  # (a no-op: nothing to audit)
             audit(db, actor.username, "factcheck.import", name,
                   {k: v for k, v in s.items() if k != "dataset"} | {"file": str(path)})
     return s

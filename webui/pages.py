@@ -1,0 +1,69 @@
+"""Every page of the web app declared once: its script, title, icon, URL, the action it needs and its layout.
+
+``app.py`` builds each role's navigation from :data:`PAGES` (in this order, the pages whose action the role may
+take: :func:`for_role`), a page checks its own action at the top (``ui.require_page("grade")``) and
+``webui.page.WIDE_PAGES`` is derived from the layouts. Who may take an action is declared in
+``medeval.accounts.policy``, and the library checks it again, so a hidden page is never the only guard.
+No Streamlit here: tests read the table without running the app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from medeval.accounts import policy
+
+
+@dataclass(frozen=True)
+class Page:
+    script: str  # the page script, relative to the repository root
+    title: str
+    icon: str
+    url_path: str
+    action: str  # a medeval.accounts.policy action
+    layout: str  # "wide" (researchers' and admins' tables and charts) or "centered" (reading and grading screens)
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The roles that may open it (empty: anyone signed in)."""
+        return policy.roles_for(self.action)
+
+
+# In navigation order: each role sees the pages it may open, in this order (its first page is its home).
+PAGES: tuple[Page, ...] = (
+    Page("app_pages/users.py", "Users & audit", ":material/manage_accounts:", "users", "users.manage", "wide"),
+    Page("app_pages/campaigns.py", "Campaigns", ":material/monitoring:", "campaigns", "campaign.read", "wide"),
+    Page("app_pages/dashboard.py", "Agreement", ":material/insights:", "agreement", "reports.read", "wide"),
+    Page("app_pages/adjudicate.py", "Adjudicate", ":material/gavel:", "adjudicate", "adjudicate", "centered"),
+    Page("app_pages/tuning.py", "Tune cut-offs", ":material/tune:", "tuning", "thresholds.tune", "wide"),
+    Page("app_pages/leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard", "reports.read", "wide"),
+    Page("app_pages/task_results.py", "Task results", ":material/analytics:", "task-results", "campaign.read", "wide"),
+    Page("app_pages/exam.py", "Exam results", ":material/fact_check:", "exam", "exam.review", "wide"),
+    Page("app_pages/new_campaign.py", "New campaign", ":material/add_task:", "new-campaign", "campaign.create", "wide"),
+    Page("app_pages/new_task.py", "New task", ":material/playlist_add:", "new-task", "campaign.create", "wide"),
+    Page("app_pages/grade.py", "Grade", ":material/task_alt:", "grade", "grade", "centered"),
+    Page("app_pages/annotate.py", "Rate & compare", ":material/rate_review:", "annotate", "task.answer", "centered"),
+    Page("app_pages/help.py", "Help", ":material/help:", "help", "help.read", "centered"),
+)
+BY_URL = {p.url_path: p for p in PAGES}
+LAYOUTS = ("wide", "centered")
+for _p in PAGES:  # a typo in the table fails at import, not when someone opens the page
+    policy.get(_p.action)
+    if _p.layout not in LAYOUTS:
+        raise ValueError(f"page {_p.url_path!r}: the layout is one of {LAYOUTS}, not {_p.layout!r}")
+
+
+def get(url_path: str) -> Page:
+    """The page at ``url_path``; a name not in :data:`PAGES` is a programming error, said clearly."""
+    try:
+        return BY_URL[url_path]
+    except KeyError:
+        raise KeyError(f"no page {url_path!r} in webui.pages.PAGES (known: {', '.join(BY_URL)})") from None
+
+
+def for_role(role: str) -> list[Page]:
+    """The pages a user of ``role`` may open, in navigation order."""
+    return [p for p in PAGES if not p.roles or role in p.roles]
+
+
+WIDE_PAGES = frozenset(p.url_path for p in PAGES if p.layout == "wide")
