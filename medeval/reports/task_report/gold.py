@@ -3,7 +3,7 @@
 :func:`with_gold` adds ``r["gold"]`` to the results of :func:`medeval.annotation.tasks.results`: None when the
 campaign has no gold items, else ``{"methods": the sentence of
 :func:`medeval.annotation.gold_results.methods_sentence`, "accuracy": :func:`gold_accuracy` with the task
-backend}``. The report (:mod:`medeval.reports.task_report`) reads it from there, as the Agreement report reads
+backend}``. The report (:mod:`medeval.reports.task_report.document`, and the methods paragraph) reads it from there, as the Agreement report reads
 ``s["gold"]`` for a tier-grading campaign. Gold answers are stored apart from the real answers
 (``task_gold_answers``), so none of the results' statistics counts them.
 """
