@@ -429,3 +429,27 @@ def test_tune_cutoffs_and_leaderboard_pages_offer_a_plugin_metric(dice, db_path,
     assert not at.exception
     board = at.dataframe[0].value
     assert list(board["model"]) == ["ModelA", "ModelB"] and list(board["rank"]) == [1, 2]
+
+
+@pytest.mark.slow  # a subprocess: the real `python -m medeval` entry point loads MEDEVAL_PLUGINS
+def test_python_m_medeval_loads_the_plugin_setting(dice, db_path, small_files):
+    import os
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "MEDEVAL_PLUGINS": DICE_MODULE, "PYTHONPATH": str(dice), "PYTHONIOENCODING": "utf-8"}
+    run = [sys.executable, "-m", "medeval"]
+    imp = subprocess.run([*run, "import", "--db", str(db_path), "--kb", str(small_files["kb"]), "--responses",
+                          str(small_files["responses"]), "--models", str(small_files["models"])],
+                         cwd=ROOT, env=env, capture_output=True, text=True)
+    assert imp.returncode == 0, imp.stderr
+    res = subprocess.run([*run, "score", "--db", str(db_path), "--metrics", "dice2", "--no-progress"], cwd=ROOT,
+                         env=env, capture_output=True, text=True)
+    assert res.returncode == 0 and "6 scores added" in res.stdout, res.stderr
+    bad = subprocess.run([*run, "score", "--db", str(db_path), "--metrics", "dice2"], cwd=ROOT,
+                         env={**env, "MEDEVAL_PLUGINS": DICE_MODULE + ",medeval_test_absent"}, capture_output=True,
+                         text=True)
+    assert bad.returncode == 1 and bad.stderr.startswith("Error: plugin module (from MEDEVAL_PLUGINS) "
+                                                         "'medeval_test_absent' could not be imported")
+    assert "Traceback" not in bad.stderr
