@@ -5,8 +5,9 @@
   "說法正確" is the same verdict as "说法正确". Text without any CJK character is returned unchanged without
   calling the converter.
 * :data:`NUMERALS` -- the one table of Chinese and Roman numerals (一..十, 两, 〇/零, the Roman numerals
-  Ⅰ..Ⅻ and ⅰ..ⅻ); :func:`numeral_value` and :func:`parse_int` read them. Every parser of the package
-  (severity levels, judge scores, answer positions) takes its numerals from here.
+  Ⅰ..Ⅻ and ⅰ..ⅻ); :func:`numeral_value` and :func:`parse_int` read them, :func:`chinese_numeral` writes one.
+  Every parser of the package (severity levels, judge scores and counts, answer positions) and the demo's
+  answers take their numerals from here.
 """
 
 from __future__ import annotations
@@ -127,3 +128,17 @@ def parse_int(text: str) -> int | None:
     if unit:
         value += CHINESE_DIGITS[unit]
     return value
+
+
+_WRITTEN = {v: c for c, v in CHINESE_DIGITS.items() if c not in "〇两兩"}  # 0..10: 零, 一 ... 十 (二, not 两)
+
+
+def chinese_numeral(n: int) -> str:
+    """The usual Chinese numeral of 0..10 (the inverse of :func:`numeral_value` for them).
+
+    >>> "".join(chinese_numeral(n) for n in range(11))
+    '零一二三四五六七八九十'
+    """
+    if n not in _WRITTEN:
+        raise ValueError(f"chinese_numeral: {n!r} is not an integer from 0 to 10")
+    return _WRITTEN[n]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from medeval.core.chinese import chinese_numeral
 from medeval.engine.aspects import BY_NAME, DECLARATIVE, ENUMERATED, NUMERIC
 
 DEMO_SEED = 20231001
@@ -99,7 +100,7 @@ def _numeric_answer(rng: random.Random, ref: str, q: float) -> str:
     value = int(ref) if ref.isdigit() else rng.randint(1, 4)
     if rng.random() >= q:
         value = rng.choice([v for v in (1, 2, 3, 4) if v != value])
-    zh = "零一二三四"[value]
+    zh = chinese_numeral(value)
     return rng.choice([f"{value}", f"{value}级", f"危重等级为{zh}级", f"该病属于{value}级。", f"评估为{zh}级"])
 
 

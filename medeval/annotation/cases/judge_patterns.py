@@ -20,7 +20,9 @@ LABEL_ZH = r"医生|医师|大夫|回答|回复|答复|答案|模型|助手|候�
 ZH_DIGITS = "".join(c for c, v in CHINESE_DIGITS.items() if 1 <= v <= 10 and c not in "两兩")
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
             "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6}
-COUNTS = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5}
+# how many responses "both", "all three", "三位医生" covers (the Chinese numerals' values from medeval.core.chinese)
+COUNT_ZH = "".join(c for c, v in CHINESE_DIGITS.items() if 2 <= v <= 5 and c != "兩")  # 二两三四五
+COUNTS = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, **{c: CHINESE_DIGITS[c] for c in COUNT_ZH}}
 NUM = r"(?:\d+(?:\.\d+)?)"
 LABEL = rf"(?:(?<![a-z])(?:{LABEL_WORDS})|{LABEL_ZH})"
 POS = rf"(?:\d+|[{ZH_DIGITS}](?!分)|(?-i:[A-H])(?![A-Za-z0-9]))(?![\d.]\d)"
@@ -75,7 +77,7 @@ RESPECTIVELY = re.compile(r"respectively|分别|依次|\A\s*(?:\*\*)?\s*(?:and|o
 _EVERY_EN = (rf"(?<![a-z])(?:(?P<cnt>both|two|three|four|five)(?:\s+of\s+them)?(?:\s+(?:{LABEL_WORDS}))?"
              rf"|all(?:\s+(?P<cnt2>two|three|four|five|\d))?(?:\s+(?:the\s+)?(?:{LABEL_WORDS}))|every\s+(?:{LABEL_WORDS})"
              rf"|each\s+(?:{LABEL_WORDS}))")
-_EVERY_ZH = (rf"(?:(?<!第)(?P<cnt3>[两二三四五])\s*(?:位|个|份|条|名)\s*(?:{LABEL_ZH})?|(?:两者|二者)|(?:所有|全部|各|每个|每位)\s*(?:{LABEL_ZH}))")
+_EVERY_ZH = (rf"(?:(?<!第)(?P<cnt3>[{COUNT_ZH}])\s*(?:位|个|份|条|名)\s*(?:{LABEL_ZH})?|(?:两者|二者)|(?:所有|全部|各|每个|每位)\s*(?:{LABEL_ZH}))")
 _EVERY_VERB = (r"[\s*_:,]*(?:(?:all|both|each)\s+)?(?:(?:are|were)\s+(?:given|rated|scored)|gets?|receives?|deserves?"
                r"|earns?|scores?|are|were|rated)?[\s*_:]*(?:an?\s+)?(?:score\s+of\s+)?"
                r"|(?:的(?:回答|得分|评分))?\s*(?:均|都|皆|各|同样|同为)\s*(?:为|是|得|给|打|获得|可得)?\s*")
