@@ -248,7 +248,7 @@ def activate(db: sqlite_utils.Database, version: int, *, regrade: bool = True, a
     The grading runs first, in short transactions, while the version is not yet active (readers of
     the active set see the old version's grades); one short transaction then grades what was scored
     meanwhile and flips ``active``. ``actor``: the signed-in user (researchers and admins only);
-    ``None`` is the command line. Audited.
+    the command line passes its local actor, ``None`` is an in-process trusted caller. Audited.
     """
     from medeval.accounts.auth import audit
     from medeval.accounts.policy import authorize

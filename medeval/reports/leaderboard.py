@@ -175,7 +175,7 @@ def grade_missing(db: sqlite_utils.Database, version: int, *, actor) -> int:
     A set that was never made active (Table 12, v1, in every database) has no grades, and one made active earlier
     lacks the scores imported since; grading is a pure function of (score, cut-offs), the same as on activation
     (:func:`medeval.engine.thresholds.grade_db`), so grading them now changes nothing else. ``actor``: the signed-in
-    user (researchers and admins only); ``None`` is the command line.
+    user (researchers and admins only), the command line its local actor; ``None`` is an in-process trusted caller.
     """
     from medeval.accounts.policy import authorize
 
