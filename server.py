@@ -16,10 +16,12 @@ import streamlit as st
 
 from medeval.accounts import auth
 from medeval.core import settings
+from medeval.engine.plugins import load_plugins
 from webui.proxy import disable_uvicorn_proxy_headers, proxy_middleware
 from webui.routes import middleware, routes
 from webui.websocket import websocket_middleware
 
+load_plugins()  # metric plugins (medeval.metrics entry points, MEDEVAL_PLUGINS); a broken one stops the start, named
 settings.trusted_proxies()  # a malformed MEDEVAL_TRUSTED_PROXIES stops the start with a clear message
 auth.use_production_hashing()  # the web app never hashes with MEDEVAL_PASSWORD_HASH_PROFILE=test-only
 disable_uvicorn_proxy_headers()
