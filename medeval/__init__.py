@@ -19,8 +19,8 @@ import each other, directly or round a loop. ``tests/test_architecture.py`` pars
     agreement statistics (ICC, kappas, alpha, Spearman), judge agreement, preference models,
     fact-check and exam scoring: pure functions of their inputs, no database.
 ``accounts``
-    users, roles, password hashing, server-side sessions, the audit log; ``require_role`` is how
-    every layer above enforces roles in the data layer.
+    users, roles, password hashing, server-side sessions, the audit log; ``policy.authorize`` is how
+    every layer above enforces permissions in the data layer (every action declared once in ``policy``).
 ``engine``
     the scoring engine: aspects, tokenizer, post-processing, metrics, embeddings, import,
     scoring, threshold sets and tiers, the paper's total score and level.
