@@ -12,8 +12,9 @@ Who acts:
 * a signed-in :class:`User` (the web app passes the user of the session);
 * the **local actor** (:func:`local_actor`): the command line, an admin named ``cli`` with ``local=True``, created
   once per command and passed explicitly; whoever can run the command on the server owns the database. What it
-  does is recorded under its name (the audit log, ``created_by``, ``decided_by``), as before. It takes no
-  personal action (it is nobody's grader);
+  does is recorded under its name (the audit log, ``created_by``, ``decided_by``), as before (the name stays
+  ``cli``, not the OS user's: what the command line decided has always said ``cli``, and tests pin it). It takes
+  no personal action (it is nobody's grader);
 * the demo builder's named actor (:func:`demo_actor`), an admin named ``demo``;
 * ``None``: an **in-process trusted caller** -- a library function calling another after its own check (the
   adjudication queue reads items with ``actor=None`` after checking the adjudicator's role) and the tests. The
@@ -24,7 +25,8 @@ Object rules that need no SQL live here too (:data:`OBJECT_RULES`): an adjudicat
 they grade (``authorize(actor, "adjudicate", Graded(item_id, graders))``; the graders are read by the caller).
 The data checks that need a query stay where the query is, after :func:`authorize`: an annotator answers and
 sees only the items assigned to them (``annotation.campaigns.grading``, ``annotation.tasks.answering`` select
-by ``user_id``), a closed campaign takes no answers (``require_grading``, ``tasks.state``), a hidden-gold
+by ``user_id``), a closed campaign takes no grades or answers (``campaigns.grading.submit_grade``,
+``tasks.answering``), a hidden-gold
 qualification gates grading (``annotation.gold``), the last active admin may not be demoted or disabled
 (``auth._guard_last_admin``), and a user's tips and tuning drafts are read by their own ``user_id``.
 """
@@ -145,8 +147,7 @@ def authorize(actor: User | None, action: str, obj: object = None) -> User | Non
             raise PermissionDenied("sign in first")
         return None
     if a.personal and actor.local:
-        raise PermissionDenied(f"{actor.username!r} is not a person with an account: {a.what} needs one to "
-                               "sign in")
+        raise PermissionDenied(f"{actor.username!r} is not a person with an account; sign in to {a.what}")
     require_roles(actor, *a.roles)
     rule = OBJECT_RULES.get(action)
     if rule is not None and obj is not None:
