@@ -22,7 +22,7 @@ from webui.routes import middleware, routes
 from webui.websocket import websocket_middleware
 
 load_plugins()  # metric plugins (medeval.metrics entry points, MEDEVAL_PLUGINS); a broken one stops the start, named
-settings.trusted_proxies()  # a malformed MEDEVAL_TRUSTED_PROXIES stops the start with a clear message
+settings.check_all()  # a malformed setting (MEDEVAL_TRUSTED_PROXIES, MEDEVAL_DEMO, ...) stops the start, named
 auth.use_production_hashing()  # the web app never hashes with MEDEVAL_PASSWORD_HASH_PROFILE=test-only
 disable_uvicorn_proxy_headers()
 app = st.App("app.py", routes=routes(), middleware=proxy_middleware() + middleware() + websocket_middleware())

@@ -23,8 +23,8 @@ CHECK = ("import runpy, sys; runpy.run_path('server.py'); from medeval.engine im
          "print('registered:', 'charlen' in registry.METRICS)")
 
 
-def _start(tmp_path, plugins: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "MEDEVAL_PLUGINS": plugins, "MEDEVAL_DB": str(tmp_path / "a.db"),
+def _start(tmp_path, plugins: str, **more: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, **more, "MEDEVAL_PLUGINS": plugins, "MEDEVAL_DB": str(tmp_path / "a.db"),
            "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     return subprocess.run([sys.executable, "-c", CHECK], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=120)
@@ -42,3 +42,14 @@ def test_a_missing_plugin_stops_the_start_naming_it(tmp_path):
     assert out.returncode != 0
     assert "'medeval_test_nosuch' could not be imported" in out.stderr
     assert "registered:" not in out.stdout
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("MEDEVAL_DEMO", "maybe", "MEDEVAL_DEMO must be 1 or 0"),
+    ("MEDEVAL_TRUSTED_PROXIES", "*", "MEDEVAL_TRUSTED_PROXIES: '*' is not an IP address"),
+    ("MEDEVAL_IDLE_TIMEOUT", "30 min", "MEDEVAL_IDLE_TIMEOUT must be a positive number of seconds"),
+])
+def test_a_malformed_setting_stops_the_start_naming_it(tmp_path, name, value, message):
+    out = _start(tmp_path, "", **{name: value})
+    assert out.returncode != 0
+    assert message in out.stderr, out.stderr[-2000:]

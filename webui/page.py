@@ -70,7 +70,7 @@ def require_page(url_path: str) -> User:
 
 
 def demo_mode() -> bool:
-    return settings.get("MEDEVAL_DEMO") == "1"
+    return settings.value("MEDEVAL_DEMO")
 
 
 def _link(href: str, text: str, testid: str) -> None:

@@ -134,7 +134,7 @@ def _cookie_user(cookie: str, *, migrate: bool):
 def _html(*, title: str, sub: str, messages: list[tuple[str, str]], form: str, status: int,
           headers: dict | None = None) -> Response:
     """One of our own small pages; every text in ``messages`` is escaped (it may carry what a user typed)."""
-    if settings.get("MEDEVAL_DEMO") == "1":
+    if settings.value("MEDEVAL_DEMO"):
         messages = [("demo", "DEMO MODE: demo data and demo accounts (see the README).")] + messages
     body = _SHELL.format(
         title=title, sub=sub, form=form,

@@ -7,7 +7,6 @@ import sys
 import click
 
 from medeval.cli.base import db_option, emit, friendly, setting_option, warn_ungraded
-from medeval.core import settings
 from medeval.store.db import connect
 from medeval.store.migrate import applied_count
 
@@ -69,7 +68,6 @@ def score_cmd(db_path, metrics, embedding_model, batch_size, device, workers, t2
 
         check_number(batch_size, what="--batch-size", low=1, integer=True)
     device = resolve_device(device, check="cosine" in metrics)
-    batch_size = batch_size or int(settings.get("MEDEVAL_BATCH_SIZE"))
     bar = tqdm(total=0, unit="resp", disable=no_progress, file=sys.stderr, dynamic_ncols=True)
 
     def total(n):

@@ -32,6 +32,7 @@ class Setting:
     option: str | None = None  # CLI option that overrides it
     type: str = "str"  # one of TYPES
     choices: tuple[str, ...] = ()  # type "choice": the values allowed
+    fold_case: bool = False  # type "choice": CUDA is cuda (for names whose case means nothing)
     example: str = ""  # a good value, named in error messages (default: the default)
     low: float | None = None  # int / float: smallest value allowed
     high: float | None = None  # int / float: largest value allowed
@@ -131,7 +132,8 @@ def _parse_bool(s: Setting, raw: str) -> bool:
 
 
 def _parse_choice(s: Setting, raw: str) -> str:
-    key = raw.strip()  # exact: TEST-ONLY is not test-only (a typo is refused, never guessed)
+    key = raw.strip()  # exact unless declared otherwise: TEST-ONLY is not test-only (a typo is refused, never guessed)
+    key = key.lower() if s.fold_case else key
     if key not in s.choices:
         raise MedevalError(f"{s.name} must be one of {', '.join(s.choices)}, not {raw!r}")
     return key
@@ -180,7 +182,8 @@ SETTINGS: tuple[Setting, ...] = (
             "--embedding-model", example="minilm"),
     Setting("MEDEVAL_EMBEDDING_DEVICE", "auto",
             "`cpu`, `cuda`, `mps` or `auto` (cuda when available, else cpu); used by sentence-transformers models "
-            "-- `use-multilingual` always runs on the CPU", "--device", type="choice", choices=EMBEDDING_DEVICES),
+            "-- `use-multilingual` always runs on the CPU", "--device", type="choice", choices=EMBEDDING_DEVICES,
+            fold_case=True),
     Setting("MEDEVAL_EMBEDDING_WORKERS", "1",
             "CPU processes encoding embeddings in `score` when the database holds more than 5,000 responses "
             "(1 to 2 x CPU count)", "--workers", type="int", low=1, example="4"),
@@ -255,6 +258,18 @@ def value(name: str, given: Any = None) -> Any:
     environment variable, else the default. A bad value is a MedevalError naming the variable."""
     s = setting(name)
     return s.parse(given if given not in (None, "") else os.environ.get(name))
+
+
+def check_all() -> None:
+    """Every setting's value checked at once (the web app's start): one MedevalError naming each bad one."""
+    bad = []
+    for s in SETTINGS:
+        try:
+            value(s.name)
+        except MedevalError as e:
+            bad.append(str(e))
+    if bad:
+        raise MedevalError("; ".join(bad))
 
 
 def db_path() -> str:

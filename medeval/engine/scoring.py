@@ -21,6 +21,7 @@ from typing import Callable, Iterable
 import numpy as np
 import sqlite_utils
 
+from medeval.core import settings
 from medeval.core.chinese import to_simplified
 from medeval.engine import tokenize as tok
 from medeval.engine.aspects import NUMERIC
@@ -65,7 +66,7 @@ def scorer_id(metric: str, backend: EmbeddingBackend | None, t2s: bool | None = 
 
 
 def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METRICS,
-             embedding_model: str | None = None, batch_size: int = 2000,
+             embedding_model: str | None = None, batch_size: int | None = None,
              progress: Callable[[int], None] | None = None, total_callback: Callable[[int], None] | None = None,
              stop_after_chunks: int | None = None, device: str | None = None,
              workers: int | None = None, t2s: bool | None = None) -> ScoreSummary:
@@ -74,7 +75,9 @@ def score_db(db: sqlite_utils.Database, *, metrics: Iterable[str] = DEFAULT_METR
     ``device`` and ``workers`` (default: their settings) say where embeddings are encoded; with ``workers`` > 1
     and more than ``POOL_MIN_TEXTS`` visible responses, every chunk's new texts go to one pool of processes.
     ``t2s`` (default: setting ``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED``): convert traditional Chinese to simplified
-    with OpenCC before tokenising and before embedding."""
+    with OpenCC before tokenising and before embedding. ``batch_size`` (default: setting ``MEDEVAL_BATCH_SIZE``):
+    responses scored and committed per chunk."""
+    batch_size = settings.value("MEDEVAL_BATCH_SIZE", batch_size)
     metrics = [get_metric(m).name for m in metrics]
     plugins = [METRICS[m] for m in dict.fromkeys(metrics) if m not in BUILTINS]  # scored per chunk, batch form first
     t2s = tok.traditional_to_simplified(t2s)
