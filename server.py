@@ -15,14 +15,15 @@ has ended, and passes ``clear_cache`` only from an admin.
 import streamlit as st
 
 from medeval.accounts import auth
-from medeval.core import settings
+from medeval.core import runtime, settings
 from medeval.engine.plugins import load_plugins
 from webui.proxy import disable_uvicorn_proxy_headers, proxy_middleware
 from webui.routes import middleware, routes
 from webui.websocket import websocket_middleware
 
+runtime.install(runtime.Runtime("web app"))  # this process's state: connection pool, hasher, migrations, models
 load_plugins()  # metric plugins (medeval.metrics entry points, MEDEVAL_PLUGINS); a broken one stops the start, named
 settings.check_all()  # a malformed setting (MEDEVAL_TRUSTED_PROXIES, MEDEVAL_DEMO, ...) stops the start, named
-auth.use_production_hashing()  # the web app never hashes with MEDEVAL_PASSWORD_HASH_PROFILE=test-only
+auth.use_production_hashing()  # the web app's runtime never hashes with MEDEVAL_PASSWORD_HASH_PROFILE=test-only
 disable_uvicorn_proxy_headers()
 app = st.App("app.py", routes=routes(), middleware=proxy_middleware() + middleware() + websocket_middleware())

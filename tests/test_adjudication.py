@@ -15,6 +15,7 @@ from medeval.annotation import adjudication as adj
 from medeval.annotation import campaigns as cp
 from medeval.calibration import cutoffs as cal
 from medeval.calibration import validation as val
+from medeval.core import runtime
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.engine import thresholds as th
 from medeval.engine.importer import import_files
@@ -94,15 +95,14 @@ def test_migration_rebuilds_users_keeping_every_row_and_foreign_key(db_path, sma
     # every migration but m013 (today's code needs the later tables to populate; their references to users
     # must survive the rebuild too)
     without_m013 = [m for m in migrate.migrations() if m[0] != "m013_adjudication"]
-    monkeypatch.setattr(migrate, "_found", without_m013)
-    with connect(db_path) as db:
+    with runtime.use(runtime.current().but(migrations=migrate.Migrations(without_m013))), connect(db_path) as db:
         _populate(db, small_files)
         auth.create_session(db, _user(db, "res"))
         with pytest.raises(sqlite3.IntegrityError, match="CHECK"):  # the old schema refuses the new role
             db.conn.execute("INSERT INTO users (username, password_hash, role, created_at) VALUES "
                             "('x1', 'h', 'adjudicator', 'now')")
     old = dict(db_dump(db_path))
-    monkeypatch.setattr(migrate, "_found", None)  # every migration again: m013 and any later ones are missing
+    # every migration again (the process's runtime): m013 and any later ones are missing
     with connect(db_path) as db:
         assert "m013_adjudication" in {n for (n,) in db.conn.execute("SELECT name FROM _migrations")}
         assert db.conn.execute("PRAGMA foreign_key_check").fetchall() == []

@@ -4,6 +4,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from medeval.core import runtime
+from medeval.core.runtime import Runtime
 from medeval.store import db as mdb
 from medeval.store import migrate
 
@@ -150,12 +152,12 @@ def test_a_failing_migration_leaves_the_database_unchanged(db_path, monkeypatch)
         db.conn.execute("CREATE TABLE half_done (x)")
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr(migrate, "_found", [*migrate.migrations()[:3], ("m004_broken", broken)])
-    try:
-        with mdb.connect(db_path):
-            raise AssertionError("the broken migration should have raised")
-    except sqlite3.OperationalError:
-        pass
+    with runtime.use(Runtime(migrations=migrate.Migrations([*migrate.migrations()[:3], ("m004_broken", broken)]))):
+        try:
+            with mdb.connect(db_path):
+                raise AssertionError("the broken migration should have raised")
+        except sqlite3.OperationalError:
+            pass
     conn = sqlite3.connect(str(db_path))
     assert not conn.execute("SELECT name FROM sqlite_master WHERE name IN ('half_done', 'kb_entries', '_migrations')"
                             ).fetchall()

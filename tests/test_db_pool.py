@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from medeval.core import runtime
 from medeval.store import db as store
 from medeval.store.db import ConnectionPool, connect, pooled, transaction
 
@@ -17,9 +18,9 @@ def path(tmp_path):
     p = str(tmp_path / "pool.db")
     with connect(p) as d:  # migrated, like the app's database
         d.conn.execute("CREATE TABLE t (x INTEGER)")
-    store.POOL.clear()
-    yield p
-    store.POOL.clear()
+    with runtime.use(runtime.current().but(pool=ConnectionPool())) as rt:  # a pool of the test's own
+        yield p
+        rt.pool.clear()
 
 
 def test_a_connection_is_reused_for_the_next_operation_on_the_same_file(path):

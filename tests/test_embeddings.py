@@ -12,8 +12,9 @@ import torch
 from click.testing import CliRunner
 from sentence_transformers import SentenceTransformer
 
-from medeval.engine import embeddings
-from medeval.engine.embeddings import EmbeddingBackend, get_backend, load_backend, resolve_device, resolve_workers
+from medeval.core import runtime
+from medeval.engine.embeddings import (EmbeddingBackend, EmbeddingBackends, get_backend, load_backend, resolve_device,
+                                       resolve_workers)
 from medeval.core.errors import MedevalError
 from medeval.engine.metrics import cosine
 
@@ -210,10 +211,18 @@ def test_a_sentence_transformers_model_is_loaded_on_the_device_asked_for(tmp_pat
     assert seen == ["cuda"] and b.device == "cuda"
 
 
-def test_the_use_model_runs_on_the_cpu_whatever_the_device(monkeypatch):
+@pytest.fixture
+def loaded():
+    """The loaded backends of a runtime of the test's own (the process's runtime is back afterwards)."""
+    backends = EmbeddingBackends()
+    with runtime.use(runtime.current().but(embeddings=backends)):
+        yield backends.loaded
+
+
+def test_the_use_model_runs_on_the_cpu_whatever_the_device(monkeypatch, loaded):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     sentinel = EmbeddingBackend(CountingModel(), "use-double", device="cpu")
-    monkeypatch.setitem(embeddings._backends, "use-multilingual", sentinel)
+    loaded["use-multilingual"] = sentinel
     assert get_backend("use-multilingual", "cuda") is sentinel  # pure numpy: no reload for cuda
 
 
@@ -233,12 +242,12 @@ class PoolSpy:
         self.calls.append("closed")
 
 
-def test_score_db_sends_large_runs_to_the_worker_pool(db, small_files, monkeypatch, no_device_env):
+def test_score_db_sends_large_runs_to_the_worker_pool(db, small_files, monkeypatch, no_device_env, loaded):
     from medeval.engine import scoring
     from medeval.engine.importer import import_files
 
     spy = PoolSpy()
-    monkeypatch.setitem(embeddings._backends, "pool-spy", spy)
+    loaded["pool-spy"] = spy
     import_files(db, **small_files)
     monkeypatch.setattr(scoring, "POOL_MIN_TEXTS", 0)  # the 8 test responses count as a large run
     scoring.score_db(db, metrics=["cosine"], embedding_model="pool-spy", workers=2, device="cpu", batch_size=3)
@@ -246,24 +255,25 @@ def test_score_db_sends_large_runs_to_the_worker_pool(db, small_files, monkeypat
     assert all(c[1:] == (2, 0) for c in spy.calls[:-1])
 
 
-def test_score_db_does_not_start_a_pool_for_small_runs(db, small_files, monkeypatch, no_device_env):
+def test_score_db_does_not_start_a_pool_for_small_runs(db, small_files, monkeypatch, no_device_env, loaded):
     from medeval.engine.importer import import_files
     from medeval.engine.scoring import score_db
 
     spy = PoolSpy()
-    monkeypatch.setitem(embeddings._backends, "pool-spy", spy)
+    loaded["pool-spy"] = spy
     import_files(db, **small_files)
     score_db(db, metrics=["cosine"], embedding_model="pool-spy", workers=2, device="cpu")
     assert spy.calls and all(c != "closed" and c[1] == 1 for c in spy.calls)
 
 
-def test_score_db_encodes_each_distinct_text_once_across_chunks(db, tmp_path, small_files, monkeypatch, no_device_env):
+def test_score_db_encodes_each_distinct_text_once_across_chunks(db, tmp_path, small_files, monkeypatch, no_device_env,
+                                                               loaded):
     """Within a chunk (a set of texts) and across chunks (the cache): a repeated answer is encoded once."""
     from medeval.engine.importer import import_files
     from medeval.engine.scoring import score_db
 
     model = CountingModel()
-    monkeypatch.setitem(embeddings._backends, "dedupe", EmbeddingBackend(model, "dedupe-model"))
+    loaded["dedupe"] = EmbeddingBackend(model, "dedupe-model")
     resp = tmp_path / "dup.csv"
     resp.write_text("model,disease,aspect,response\n" + "".join(
         f"{m},感冒,{a},咳嗽\n" for m in ("ModelA", "ModelB") for a in ("Primary Symptoms", "Medications",

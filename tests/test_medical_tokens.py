@@ -294,7 +294,7 @@ def test_cosine_embeds_the_simplified_text(db, tmp_path, monkeypatch):
     from tests.test_scoring import CountingBackend
 
     backend = CountingBackend()
-    monkeypatch.setitem(embeddings._backends, "counting", backend)
+    monkeypatch.setitem(embeddings.backends().loaded, "counting", backend)
     _import_traditional(db, tmp_path)
     score_db(db, metrics=["cosine"], embedding_model="counting")
     assert "头痛 头晕 心悸" in backend.encoded and not any("頭" in t for t in backend.encoded)
@@ -311,7 +311,7 @@ def test_cosine_scorer_id_records_the_conversion_and_the_models_set_still_grades
     from tests.test_scoring import CountingBackend
 
     backend = CountingBackend()
-    monkeypatch.setitem(embeddings._backends, "counting", backend)
+    monkeypatch.setitem(embeddings.backends().loaded, "counting", backend)
     _import_traditional(db, tmp_path)
     score_db(db, metrics=["cosine"], embedding_model="counting")
     score_db(db, metrics=["cosine"], embedding_model="counting", t2s=False)

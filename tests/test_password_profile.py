@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from medeval.accounts import auth, passwords
+from medeval.accounts import auth
 from medeval.cli import main
-from medeval.core import settings
+from medeval.core import runtime, settings
 from medeval.core.errors import MedevalError
+from medeval.core.runtime import Runtime
 
 PW = "correct horse battery"
 
@@ -47,15 +48,16 @@ def test_test_only_and_production_parameters(db, monkeypatch):
 def test_the_web_app_hashes_with_production_whatever_the_setting(db, monkeypatch):
     auth.add_user(db, "doc", PW, "annotator")  # made by a test suite: test-only parameters
     assert params(hash_of(db, "doc")) == "m=8,t=1,p=1"
-    monkeypatch.setattr(passwords, "_production_only", True)  # what server.py's auth.use_production_hashing() sets
-    assert settings.password_hash_profile() == "test-only"
-    auth.add_user(db, "new", PW, "annotator")
-    assert params(hash_of(db, "new")) == "m=65536,t=3,p=4"
-    auth.authenticate(db, "doc", PW)  # the weak hash verifies (it carries its parameters) and is re-hashed
-    assert params(hash_of(db, "doc")) == "m=65536,t=3,p=4"
-    with pytest.raises(auth.AuthError):
-        auth.authenticate(db, "doc", PW + "x")
-    auth.authenticate(db, "doc", PW)
+    with runtime.use(Runtime("web app")):  # what server.py installs, then switches to production hashing
+        auth.use_production_hashing()
+        assert settings.password_hash_profile() == "test-only"
+        auth.add_user(db, "new", PW, "annotator")
+        assert params(hash_of(db, "new")) == "m=65536,t=3,p=4"
+        auth.authenticate(db, "doc", PW)  # the weak hash verifies (it carries its parameters) and is re-hashed
+        assert params(hash_of(db, "doc")) == "m=65536,t=3,p=4"
+        with pytest.raises(auth.AuthError):
+            auth.authenticate(db, "doc", PW + "x")
+        auth.authenticate(db, "doc", PW)
 
 
 def test_server_py_switches_production_on():

@@ -155,7 +155,7 @@ def _scored(db, small_files, monkeypatch, *model_ids):
     import_files(db, **small_files)
     score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
     for i, mid in enumerate(model_ids):
-        monkeypatch.setitem(embeddings._backends, f"fake{i}", _fake_embedding(mid))
+        monkeypatch.setitem(embeddings.backends().loaded, f"fake{i}", _fake_embedding(mid))
         score_db(db, metrics=["cosine"], embedding_model=f"fake{i}")
     # Table 12's cut-offs for whatever tokenizer produced the lexical scores, for M3E: the set under test
     (tok,) = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'bleu1'")}

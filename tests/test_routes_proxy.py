@@ -22,7 +22,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from medeval.accounts import auth, throttle
-from medeval.core import settings
+from medeval.core import runtime, settings
 from medeval.core.errors import MedevalError
 from medeval.store.db import connect
 from tests.test_routes import PW, _app_page, request
@@ -37,7 +37,7 @@ PROXY_NET_PEER = ("10.0.8.3", 40000)
 def app(db_path, monkeypatch):
     from argon2 import PasswordHasher
 
-    monkeypatch.setattr(auth, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+    monkeypatch.setattr(runtime.current(), "hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
     auth._dummy_hash.cache_clear()
     monkeypatch.delenv("MEDEVAL_TRUSTED_PROXIES", raising=False)
     with connect(db_path) as db:

@@ -67,7 +67,7 @@ class CountingBackend:
 
 def test_cosine_uses_and_fills_the_embedding_cache(db, small_files, monkeypatch):
     backend = CountingBackend()
-    monkeypatch.setitem(embeddings._backends, "counting", backend)
+    monkeypatch.setitem(embeddings.backends().loaded, "counting", backend)
     import_files(db, **small_files)
     s = score_db(db, metrics=["cosine"], embedding_model="counting")
     assert s.embedding_model == "counting-test-model"

@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from medeval.accounts import auth, throttle
 from medeval.cli import main as cli_main
-from medeval.core import settings
+from medeval.core import runtime, settings
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.store.db import connect
 from tests.test_routes import HTML, PW, _app_page, request
@@ -34,7 +34,7 @@ REAL_USER = ("10.0.0.7", 5555)
 @pytest.fixture
 def cheap_hasher(monkeypatch):
     """argon2 at the lowest cost, so tests that need dozens of hashes stay fast (production cost is unchanged)."""
-    monkeypatch.setattr(auth, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+    monkeypatch.setattr(runtime.current(), "hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
     auth._dummy_hash.cache_clear()
     yield
     auth._dummy_hash.cache_clear()
@@ -68,7 +68,7 @@ class CountingHasher:
 @pytest.fixture
 def counting_hasher(monkeypatch):
     h = CountingHasher()
-    monkeypatch.setattr(auth, "_hasher", h)
+    monkeypatch.setattr(runtime.current(), "hasher", h)
     auth._dummy_hash.cache_clear()
     yield h
     auth._dummy_hash.cache_clear()

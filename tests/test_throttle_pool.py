@@ -26,6 +26,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from medeval.accounts import auth, throttle
+from medeval.core import runtime
 from medeval.store.db import connect
 from tests.test_routes import PW, Response, _app_page
 from webui import routes as web
@@ -64,7 +65,7 @@ def held(monkeypatch, db_path):
     h = HeldHasher()
     with connect(db_path) as db:
         auth.add_user(db, "doc1", PW, "annotator")
-    monkeypatch.setattr(auth, "_hasher", h)
+    monkeypatch.setattr(runtime.current(), "hasher", h)
     auth._dummy_hash.cache_clear()
     yield h
     h.gate.set()

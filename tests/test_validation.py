@@ -80,7 +80,7 @@ def scored(db, tmp_path, monkeypatch):
     rows = "\n".join(f"{m},{d},{a},{t}" for m, answers in ANSWERS.items() for (d, a), t in answers.items())
     import_files(db, kb=write(tmp_path / "kb.csv", KB), models=write(tmp_path / "models.csv", MODELS),
                  responses=write(tmp_path / "responses.csv", "model,disease,aspect,response\n" + rows + "\n"))
-    monkeypatch.setitem(embeddings._backends, "t2-fake", _embedding())
+    monkeypatch.setitem(embeddings.backends().loaded, "t2-fake", _embedding())
     score_db(db, metrics=["bleu1", "rouge1", "exact_match"])
     score_db(db, metrics=["cosine"], embedding_model="t2-fake")
     (tok,) = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'bleu1'")}

@@ -32,7 +32,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from medeval.accounts import policy, throttle
 from medeval.accounts.cookies import secret_key, sign_token, unsign_token  # noqa: F401 (re-exported)
-from medeval.accounts.passwords import ProfileHasher, use_production_hashing  # noqa: F401 (re-exported)
+from medeval.accounts.passwords import ProfileHasher, hasher, use_production_hashing  # noqa: F401 (re-exported)
 from medeval.accounts.policy import User  # noqa: F401 (re-exported: a user, or the command line's local actor)
 from medeval.core import settings
 from medeval.core.errors import MedevalError, PermissionDenied  # noqa: F401 (re-exported)
@@ -49,13 +49,13 @@ LOCKOUT_FAILURES, LOCKOUT_ADDRESSES, LOCKOUT_WINDOW_S = (throttle.LOCKOUT_FAILUR
 Busy = throttle.Busy  # too many sign-ins at once (a MedevalError with retry_after)
 SEEN_GRANULARITY_S = 30  # last_seen is written at most this often (a write per rerun would be wasted)
 _USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{2,64}$")
-_hasher = ProfileHasher()  # (tests swap it for a cheap or a counting one)
 HASH_GATE = throttle.HashGate(slots=2, wait_s=10.0)  # 64 MiB per argon2 hash: at most two at once per process
 
 
 def _dummy_hash() -> str:
-    """The dummy hash of the hasher and profile in force (see :func:`_dummy_hash_of`)."""
-    return _dummy_hash_of(_hasher.profile() if isinstance(_hasher, ProfileHasher) else f"hasher {id(_hasher)}")
+    """The dummy hash of the runtime's hasher and profile in force (see :func:`_dummy_hash_of`)."""
+    h = hasher()
+    return _dummy_hash_of(h.profile() if isinstance(h, ProfileHasher) else f"hasher {id(h)}")
 
 
 @functools.lru_cache(maxsize=4)
@@ -64,7 +64,7 @@ def _dummy_hash_of(_key: str) -> str:
 
     Computed on first use, not at import: argon2 takes 64 MiB and ~0.1 s, which every command would pay.
     """
-    return _hasher.hash("medeval-dummy-password-for-timing")
+    return hasher().hash("medeval-dummy-password-for-timing")
 
 
 _dummy_hash.cache_clear = _dummy_hash_of.cache_clear  # (tests that swap the hasher start afresh)
@@ -84,14 +84,14 @@ class Throttled(AuthError):
 
 def _hash(password: str) -> str:
     with HASH_GATE.slot():
-        return _hasher.hash(password)
+        return hasher().hash(password)
 
 
 def _verify(stored: str | None, password: str) -> bool:
     """Whether ``password`` matches ``stored``; with no stored hash the same work is done for nothing."""
     with HASH_GATE.slot():
         try:
-            return bool(_hasher.verify(stored or _dummy_hash(), password))
+            return bool(hasher().verify(stored or _dummy_hash(), password))
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             return False
 
@@ -312,7 +312,7 @@ def authenticate(db: sqlite_utils.Database, username: str, password: str, *, add
                       "or ask an administrator to reset the password", wait)
     ok = _verify(row[4] if row else None, password or "")  # the same work for unknown users
     failed = not row or not ok or not row[3]
-    new_hash = _hash(password) if not failed and _hasher.check_needs_rehash(row[4]) else None
+    new_hash = _hash(password) if not failed and hasher().check_needs_rehash(row[4]) else None
     with transaction(db):  # the audit record is committed before the failure is raised
         if failed:
             audit(db, key, "login.failed", key,

@@ -34,9 +34,11 @@ GROUPS = (scoring, thresholds, demo, calibrate, agreement, users, campaigns, cas
 @click.version_option(package_name=None, version=__import__("medeval").__version__)
 def main():
     """medeval: score medical LLM answers against a knowledge base and grade them into tiers."""
+    from medeval.core import runtime
     from medeval.core.errors import MedevalError
     from medeval.engine.plugins import load_plugins
 
+    runtime.start("command line")  # this process's state (medeval.core.runtime); in-process callers keep theirs
     try:
         load_plugins()  # the metric plugins, once per process: entry points and MEDEVAL_PLUGINS (docs/metrics.md)
     except MedevalError as e:

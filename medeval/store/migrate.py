@@ -16,12 +16,12 @@ from typing import Callable
 
 import sqlite_utils
 
+from medeval.core import runtime
 from medeval.core.errors import MedevalError
 
 Migration = Callable[[sqlite_utils.Database], None]
 PACKAGE = "medeval.store.migrations"
 _NAME = re.compile(r"m(\d{3})_[a-z0-9_]+")
-_found: list[tuple[str, Migration]] | None = None
 
 
 def run_script(db: sqlite_utils.Database, script: str) -> None:
@@ -34,22 +34,45 @@ def run_script(db: sqlite_utils.Database, script: str) -> None:
             db.conn.execute(statement)
 
 
-def migrations() -> list[tuple[str, Migration]]:
-    """Every migration as ``(name, up)``, in order of its number; found once per process."""
-    global _found
-    if _found is None:
-        package = importlib.import_module(PACKAGE)
+class Migrations:
+    """The schema's migrations as ``(name, up)``, in order of their numbers: discovered once, then fixed.
+
+    The current runtime keeps one (``medeval.core.runtime``; :func:`discovered`); a test gives its own runtime a
+    list of its own (``Runtime(migrations=Migrations([...]))``) to migrate a database as older code did."""
+
+    def __init__(self, items):
+        self.items: tuple[tuple[str, Migration], ...] = tuple(items)
+
+    @classmethod
+    def discover(cls, package_name: str = PACKAGE) -> Migrations:
+        """Every ``mNNN_what`` module of ``package_name``; a misnamed module or a shared number is an error."""
+        package = importlib.import_module(package_name)
         found, numbers = [], {}
         for info in pkgutil.iter_modules(package.__path__):
             m = _NAME.fullmatch(info.name)
             if not m:
-                raise MedevalError(f"{PACKAGE}.{info.name}: a migration module is named mNNN_what (internal error)")
+                raise MedevalError(f"{package_name}.{info.name}: a migration module is named mNNN_what (internal error)")
             if m.group(1) in numbers:
                 raise MedevalError(f"migrations {numbers[m.group(1)]} and {info.name} share a number (internal error)")
             numbers[m.group(1)] = info.name
-            found.append((info.name, importlib.import_module(f"{PACKAGE}.{info.name}").up))
-        _found = sorted(found)
-    return _found
+            found.append((info.name, importlib.import_module(f"{package_name}.{info.name}").up))
+        return cls(sorted(found))
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def discovered() -> Migrations:
+    """The current runtime's migrations (:meth:`Migrations.discover`, on first use)."""
+    return runtime.current().part("migrations", lambda _: Migrations.discover())
+
+
+def migrations() -> list[tuple[str, Migration]]:
+    """Every migration as ``(name, up)``, in order of its number; found once per runtime."""
+    return list(discovered().items)
 
 
 def applied_count(db: sqlite_utils.Database) -> int:
