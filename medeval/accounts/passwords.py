@@ -56,6 +56,5 @@ def use_production_hashing() -> None:
     app calls it at start, after installing its runtime: a test-only profile must never reach real accounts).
     It switches the current runtime to production hashing, for good: its hasher is production's from now on."""
     rt = runtime.current()
-    with rt._lock:
-        rt.production_hashing = True
-        rt.hasher = ProfileHasher(production_only=True)
+    rt.production_hashing = True  # first: a hasher made meanwhile (Runtime.part) is production's too
+    rt.hasher = ProfileHasher(production_only=True)  # a new one: a runtime sharing the old one (Runtime.but) keeps it
