@@ -28,7 +28,8 @@ TEST_TOKEN_KEY = "_medeval_session_token"
 
 @contextmanager
 def db() -> Iterator[sqlite_utils.Database]:
-    """A connection for one operation, to itself until it ends (from the pool: ``medeval.store.db.pooled``)."""
+    """A connection for one operation, to itself until it ends (from the pool of the runtime ``server.py`` created:
+    ``medeval.store.db.pooled``)."""
     with pooled(settings.db_path()) as d:
         yield d
 
