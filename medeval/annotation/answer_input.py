@@ -1,13 +1,32 @@
-"""The checks every tier answer goes through before anything is stored: a real grade
-(``campaigns.submit_grade``) and an answer to a gold item (``gold.submit_gold``) alike; the time check is
-shared with task gold answers too."""
+"""The checks every answer goes through before anything is stored, the one place they are written: a tier
+(``check_tier``), a map of task questions to values (``check_values``), a flag's note, the client token, the
+answer's time; and :class:`StaleAnswer`, what an answer from a screen that has changed since raises in either
+family. :class:`medeval.annotation.answers.Answer` validates itself with these; a real grade and an answer to a
+gold item (``gold.submit_gold``: :func:`check_tier_answer`) alike, the time check shared with task gold answers.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 from medeval.core.errors import MedevalError
 from medeval.core.limits import NAME_MAX_CHARS, check_note, check_number, check_text
+
+TIER_MESSAGE = "a grade is 0 (completely wrong), 1 (partially correct) or 2 (basically correct)"
+
+
+class StaleAnswer(MedevalError):
+    """The answer was given on a screen that has changed since (another answer landed first): not saved.
+
+    One type for both families: a tier grade's ``StaleGrade`` and a task answer's ``StaleAnswer`` are this."""
+
+
+class StaleGrade(StaleAnswer):
+    """The grade was given on a screen that has changed since (the item got another answer first): not saved."""
+
+
+ANY = object()  # an answer's ``expected`` not given: the screen it came from is not checked for staleness
 
 
 def check_time(at) -> float:
@@ -21,6 +40,41 @@ def check_time(at) -> float:
     return float(check_number(at, what=what, low=0))
 
 
+def check_token(client_token) -> str:
+    """The client token (required: it makes a resubmission harmless), or MedevalError."""
+    if not client_token:
+        raise MedevalError("a client token is required (it makes a resubmission harmless)")
+    check_text(client_token, what="the client token", max_chars=NAME_MAX_CHARS, allow_newlines=False)
+    return client_token
+
+
+def check_tier(tier) -> int:
+    """A tier 0, 1 or 2 (an int; not a bool, not text), or MedevalError."""
+    if isinstance(tier, (bool, str, bytes)) or tier not in (0, 1, 2):
+        raise MedevalError(TIER_MESSAGE)
+    return int(tier)
+
+
+def check_values(values) -> dict[str, str | int]:
+    """A map of task question ids to values (one question or more; values text or whole numbers), or
+    MedevalError. Whether a value is one of the question's options is the task type's to say, when stored."""
+    if not isinstance(values, Mapping) or not values:
+        raise MedevalError("a task answer is a map of question ids to values, e.g. {'accuracy': '3'}; got "
+                           f"{str(values)[:60]!r}")
+    out = {}
+    for q, v in values.items():
+        if not isinstance(q, str) or not q.strip():
+            raise MedevalError(f"a question id is non-empty text; got {str(q)[:60]!r}")
+        check_text(q, what="the question id", max_chars=NAME_MAX_CHARS, allow_newlines=False)
+        if v is None or isinstance(v, (bool, float)) or not isinstance(v, (str, int)):
+            raise MedevalError(f"question {q[:60]!r} needs a value (one of its options, as text or a whole number); "
+                               f"got {str(v)[:60]!r}")
+        if isinstance(v, str):
+            check_text(v, what=f"the value of question {q[:60]!r}", max_chars=NAME_MAX_CHARS, allow_newlines=False)
+        out[q] = v
+    return out
+
+
 def check_tier_answer(tier, *, skipped: bool, client_token: str, note: str | None,
                       at: float | None) -> tuple[str | None, float]:
     """The flag note (checked) and the answer's time (default now), or MedevalError saying what is wrong.
@@ -29,11 +83,9 @@ def check_tier_answer(tier, *, skipped: bool, client_token: str, note: str | Non
     the demo's simulated grading sessions.
     """
     at = check_time(at)
-    if not skipped and tier not in (0, 1, 2):
-        raise MedevalError("a grade is 0 (completely wrong), 1 (partially correct) or 2 (basically correct)")
-    if not client_token:
-        raise MedevalError("a client token is required (it makes a resubmission harmless)")
-    check_text(client_token, what="the client token", max_chars=NAME_MAX_CHARS, allow_newlines=False)
+    if not skipped:
+        check_tier(tier)
+    check_token(client_token)
     if note is not None:
         note = check_note(note, what="the flag note")
     return note, at

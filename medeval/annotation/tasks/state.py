@@ -7,16 +7,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from medeval.annotation.answer_input import StaleAnswer  # noqa: F401 (one stale error for every family)
 from medeval.annotation.tasks.registry import Block, Question, TaskType, get
 from medeval.core.errors import MedevalError
 
 ANNOTATING_ROLES = ("annotator", "researcher", "admin")
 SKIP = ""  # the question id of an item-level skip
 FLAG = "#flag"  # the question id of a flag; its value is the annotator's note
-
-
-class StaleAnswer(MedevalError):
-    """The answer was given on a screen that has changed since (another answer landed first): not saved."""
 
 
 @dataclass(frozen=True)
