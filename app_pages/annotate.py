@@ -19,7 +19,6 @@ import streamlit as st
 
 from medeval.annotation import gold, tasks
 from medeval.annotation import guidelines as gl
-from medeval.annotation.tasks import gold as tgold
 from medeval.annotation.tasks import layout
 from medeval.core.errors import MedevalError
 from medeval.core.limits import NOTE_MAX_CHARS
@@ -111,7 +110,7 @@ def _start_qualification() -> None:
     st.session_state.pop("task_saved", None)
     try:
         with ui.db() as d:
-            gold.start_attempt(d, user, cid, tgold.TASK)
+            gold.start_attempt(d, user, cid, gold.TASK)
     except MedevalError as e:
         st.session_state["task_error"] = f"Not started: {e}"
 
@@ -162,7 +161,7 @@ q = s.qualification
 if s.phase == "qualification" and s.item is None:
     def _review() -> list[dict]:
         with ui.db() as d:
-            rows = tgold.review(d, user, cid)
+            rows = gold.review(d, user, cid, backend=gold.TASK)
         return [{"item": r["item"], "question": r["question"], "your answer": r["answer"], "expected": r["expected"],
                  "why": r["reason"], "as expected": r["correct"]} for r in rows]
 

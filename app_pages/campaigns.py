@@ -69,14 +69,13 @@ ui.guidelines_editor(cid, user, "campaign_guidelines")
 
 def gold_panel(cid: int) -> None:
     """Gold items: the settings, marking by hand or from a CSV, the list, and each annotator's results."""
-    from medeval.annotation import gold_items as gi
-    from medeval.annotation.gold_results import gold_accuracy
+    from medeval.annotation import gold
     from webui import gold as wg
 
     with ui.db() as d:
-        s = gi.get_settings(d, cid)
-        items = gi.list_gold(d, cid, actor=user)
-        results = gold_accuracy(d, cid, actor=user)
+        s = gold.get_settings(d, cid)
+        items = gold.list_gold(d, cid, actor=user)
+        results = gold.gold_accuracy(d, cid, actor=user)
     active = [g for g in items if not g.retired]
     with st.expander(f"Gold items ({len(active)})"):
         wg.notices("gold")
@@ -91,27 +90,27 @@ def gold_panel(cid: int) -> None:
         asp = c2.text_input("Aspect contains", key="gold_q_aspect")
         mod = c3.text_input("Model contains", key="gold_q_model")
         with ui.db() as d:
-            found = gi.find_responses(d, cid, disease=dis, aspect=asp, model=mod, actor=user)
+            found = gold.find_responses(d, cid, disease=dis, aspect=asp, model=mod, actor=user)
         by_rid = {f["response_id"]: f for f in found}
         rid = st.selectbox("Response", list(by_rid), key="gold_pick", index=None, placeholder="choose a response",
                            format_func=lambda r: f"{by_rid[r]['disease']} · {by_rid[r]['aspect']} · {by_rid[r]['model']}")
         if rid is not None:
             ui.plain("Model's answer", by_rid[rid]["response"], key="gold_pick_response")
         c1, c2 = st.columns([1, 2])
-        tier = c1.radio("Expected grade", [0, 1, 2], format_func=lambda t: gi.TIER_NAMES[t], key="gold_tier")
+        tier = c1.radio("Expected grade", [0, 1, 2], format_func=lambda t: gold.TIER_NAMES[t], key="gold_tier")
         reason = c2.text_area("Reason (the guideline's one line why)", key="gold_reason", height=80)
         if st.button("Mark as gold", key="gold_mark", disabled=rid is None):
-            wg.run(lambda d: gi.mark_gold(d, cid, rid, tier, reason or "", actor=user), "Marked as gold", prefix="gold")
+            wg.run(lambda d: gold.mark_gold(d, cid, rid, tier, reason or "", actor=user), "Marked as gold", prefix="gold")
 
         up = st.file_uploader("Or upload a CSV (disease, aspect, model, expected_tier as 0/1/2 or CW/PC/BC, reason)",
                               type=["csv"], key="gold_csv")
         if up is not None and st.button("Import the CSV", key="gold_import"):
-            wg.import_upload(up, lambda d, path: gi.import_gold_csv(d, cid, path, actor=user),
+            wg.import_upload(up, lambda d, path: gold.import_gold_csv(d, cid, path, actor=user),
                              "Imported the gold items", prefix="gold")
 
         if items:
             st.dataframe([{"id": g.id, "disease": g.disease, "aspect": g.aspect, "model": g.model,
-                           "expected": gi.TIER_NAMES[g.expected_tier], "reason": g.reason,
+                           "expected": gold.TIER_NAMES[g.expected_tier], "reason": g.reason,
                            "retired": g.retired} for g in items], hide_index=True, width="stretch", key="gold_table",
                          column_config={"id": st.column_config.NumberColumn(width=50),  # fits a 1366-px screen
                                         "disease": st.column_config.TextColumn(width=120),
@@ -123,7 +122,7 @@ def gold_panel(cid: int) -> None:
             c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
             gid = c1.selectbox("Retire a gold item", [g.id for g in active], key="gold_retire_pick", index=None)
             if c2.button("Retire", key="gold_retire", disabled=gid is None):
-                wg.run(lambda d: gi.unmark_gold(d, cid, gid, actor=user), f"Retired gold item {gid}", prefix="gold")
+                wg.run(lambda d: gold.unmark_gold(d, cid, gid, actor=user), f"Retired gold item {gid}", prefix="gold")
 
         wg.results_table(results, key="gold_results")
 

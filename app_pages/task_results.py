@@ -138,22 +138,19 @@ ui.guidelines_editor(cid, user, "task_guidelines")
 def gold_panel(cid: int) -> None:
     """Gold items of a task campaign: the settings (with the score tolerance), marking an item of the campaign's
     data with its expected answers by hand or from a CSV, the list, retiring, and each annotator's results."""
-    from medeval.annotation import gold_items as gi
-    from medeval.annotation.gold_results import gold_accuracy
-    from medeval.annotation.tasks import gold as tgold
-    from medeval.annotation.tasks import gold_items as tg
+    from medeval.annotation import gold
     from webui import gold as wg
 
     p = "task_gold"
     with ui.db() as d:
         try:
-            gi.require_gold_campaign(d, cid, "task")
+            gold.require_gold_campaign(d, cid, "task")
         except MedevalError:
             return  # (a campaign that takes no gold items)
-        _, t = tg.task_type(d, cid)
-        s = gi.get_settings(d, cid)
-        items = tg.list_task_gold(d, cid, actor=user)
-        results = gold_accuracy(d, cid, actor=user, backend=tgold.TASK)
+        _, t = gold.task_type(d, cid)
+        s = gold.get_settings(d, cid)
+        items = gold.list_task_gold(d, cid, actor=user)
+        results = gold.gold_accuracy(d, cid, actor=user, backend=gold.TASK)
     active = [g for g in items if not g.retired]
     with st.expander(f"Gold items ({len(active)})"):
         wg.notices(p)
@@ -167,7 +164,7 @@ def gold_panel(cid: int) -> None:
         contains = st.text_input("Source contains", key=f"{p}_q_source", max_chars=200)  # NAME_MAX_CHARS
         try:
             with ui.db() as d:
-                found = {c.source: c for c in tg.candidates(d, cid, contains=contains, actor=user)}
+                found = {c.source: c for c in gold.candidates(d, cid, contains=contains, actor=user)}
         except MedevalError as e:
             st.error(ui.md_escape(str(e)))
             found = {}
@@ -180,11 +177,11 @@ def gold_panel(cid: int) -> None:
         expected = {}
         if src is not None:
             payload = found[src].payload
-            for n, b in enumerate(tg.gold_blocks(t, payload)):
+            for n, b in enumerate(gold.gold_blocks(t, payload)):
                 ui.plain(b.label, b.text, key=f"{p}_block_{n}")
             st.caption("Expected answers: set the questions the item checks (at least one); the others are not "
                        "checked. Responses are numbered in the data's order; A is the data's first output.")
-            qs = tg.gold_questions(t, payload)
+            qs = gold.gold_questions(t, payload)
             for target in dict.fromkeys(q.target for q in qs):
                 row = [q for q in qs if q.target == target]
                 st.markdown(f"*{ui.md_escape(target)}*")
@@ -199,18 +196,18 @@ def gold_panel(cid: int) -> None:
                         expected[q.id] = v
         reason = st.text_area("Reason (the guideline's one line why)", key=f"{p}_reason", height=80)
         if st.button("Mark as gold", key=f"{p}_mark", disabled=src is None):
-            wg.run(lambda d: tg.mark_task_gold(d, cid, src, expected, reason or "", actor=user),
+            wg.run(lambda d: gold.mark_task_gold(d, cid, src, expected, reason or "", actor=user),
                    lambda gid: f"Marked as gold item {gid}", prefix=p)
 
         up = st.file_uploader("Or upload a CSV (source, question, expected, reason): one row per expected answer; "
                               "the question as in the item's layout (r1:fluency, judge:j_knowledge, knowledge), "
                               "the answer by its value or label", type=["csv"], key=f"{p}_csv")
         if up is not None and st.button("Import the CSV", key=f"{p}_import"):
-            wg.import_upload(up, lambda d, path: tg.import_task_gold_csv(d, cid, path, actor=user),
+            wg.import_upload(up, lambda d, path: gold.import_task_gold_csv(d, cid, path, actor=user),
                              lambda n: f"Imported {n} gold items", prefix=p)
 
         if items:
-            st.dataframe([{"id": g.id, "source": g.source, "expected": "; ".join(tg.describe(t, g.payload, g.expected)),
+            st.dataframe([{"id": g.id, "source": g.source, "expected": "; ".join(gold.describe(t, g.payload, g.expected)),
                            "reason": g.reason, "retired": g.retired} for g in items],
                          hide_index=True, width="stretch", key=f"{p}_table",
                          column_config={"id": st.column_config.NumberColumn(width=50),  # fits a 1366-px screen
@@ -221,7 +218,7 @@ def gold_panel(cid: int) -> None:
             c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
             gid = c1.selectbox("Retire a gold item", [g.id for g in active], key=f"{p}_retire_pick", index=None)
             if c2.button("Retire", key=f"{p}_retire", disabled=gid is None):
-                wg.run(lambda d: tg.retire_task_gold(d, cid, gid, actor=user), f"Retired gold item {gid}", prefix=p)
+                wg.run(lambda d: gold.retire_task_gold(d, cid, gid, actor=user), f"Retired gold item {gid}", prefix=p)
 
         wg.results_table(results, key=f"{p}_results")
 

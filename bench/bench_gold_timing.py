@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
 from bench.benchlib import loadavg  # noqa: E402
 from medeval.accounts import auth  # noqa: E402
 from medeval.annotation import campaigns as cp  # noqa: E402
-from medeval.annotation import gold_items as gi  # noqa: E402
+from medeval.annotation import gold
 from medeval.engine.importer import import_files  # noqa: E402
 from medeval.store.db import connect, pooled  # noqa: E402
 
@@ -58,8 +58,8 @@ def build(folder: Path) -> tuple[str, int]:
         free = [r for (r,) in db.conn.execute(
             "SELECT id FROM responses WHERE id NOT IN (SELECT response_id FROM campaign_items) ORDER BY id LIMIT 10")]
         for r in free:
-            gi.mark_gold(db, cid, r, 1, f"reason {r}", actor=res)
-        gi.set_settings(db, cid, {"hidden_share": 0.2}, actor=res)
+            gold.mark_gold(db, cid, r, 1, f"reason {r}", actor=res)
+        gold.set_settings(db, cid, {"hidden_share": 0.2}, actor=res)
     return path, cid
 
 

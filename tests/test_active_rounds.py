@@ -186,7 +186,7 @@ def test_a_stratum_stops_at_its_budget_and_at_the_target(pool_db):
 
 def test_a_round_never_draws_a_gold_item_of_the_campaign(pool_db):
     """Gold responses are checked against, never graded as real items: rounds leave them in the pool."""
-    from medeval.annotation import gold_items
+    from medeval.annotation import gold
 
     with connect(pool_db) as db:
         res = auth.get_user(db, "res")
@@ -197,7 +197,7 @@ def test_a_round_never_draws_a_gold_item_of_the_campaign(pool_db):
         near = [r for (r,) in db.conn.execute("SELECT response_id FROM scores WHERE score BETWEEN 0.25 AND 0.7 "
                                               "ORDER BY response_id") if r not in in_campaign]
         for rid in near:
-            gold_items.mark_gold(db, cid, rid, 1, "checked by two seniors", actor=res)
+            gold.mark_gold(db, cid, rid, 1, "checked by two seniors", actor=res)
         _grade_everything(db, cid)
         rounds.next_round(db, cid, actor=res)
         drawn = {r for (r,) in db.conn.execute("SELECT response_id FROM campaign_items WHERE campaign_id = ?",

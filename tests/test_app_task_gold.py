@@ -7,11 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from medeval.accounts import auth
-from medeval.annotation import gold as gd
-from medeval.annotation import gold_items as gi
+from medeval.annotation import gold
 from medeval.annotation import tasks
-from medeval.annotation.tasks import gold as tgold
-from medeval.annotation.tasks import gold_items as tg
 from medeval.store.db import connect
 from tests.conftest import ROOT
 from tests.test_app import XSS, _app, _texts, app_db, choose  # noqa: F401 (app_db: the fixture)
@@ -43,12 +40,12 @@ def _results_page(gold_db, name: str) -> AppTest:
 
 def _stored(gold_db, cid) -> list:
     with connect(gold_db["path"]) as db:
-        return tg.list_task_gold(db, cid, actor=None)
+        return gold.list_task_gold(db, cid, actor=None)
 
 
 def _candidates(gold_db, cid) -> list[str]:
     with connect(gold_db["path"]) as db:
-        return [c.source for c in tg.candidates(db, cid, actor=None)]
+        return [c.source for c in gold.candidates(db, cid, actor=None)]
 
 
 def _table(at, column: str):
@@ -152,7 +149,7 @@ def test_settings_save_with_the_score_tolerance(gold_db):
     assert not at.exception
     assert any("Saved the gold settings" in s.value for s in at.success)
     with connect(gold_db["path"]) as db:
-        s = gi.get_settings(db, cid)
+        s = gold.get_settings(db, cid)
     assert (s["score_tolerance"], s["hidden_share"]) == (0, 0.2)
     assert at.number_input(key="task_gold_tolerance").value == 0
 
@@ -160,17 +157,17 @@ def test_settings_save_with_the_score_tolerance(gold_db):
     next(b for b in at.button if b.label == "Save settings").click().run()
     assert any("Not saved" in e.value and "gold items" in e.value for e in at.error)
     with connect(gold_db["path"]) as db:
-        assert gi.get_settings(db, cid) == s
+        assert gold.get_settings(db, cid) == s
 
 
 def test_the_results_table_shows_an_annotators_qualification(gold_db):
     cid = gold_db["gold_pref"]
     with connect(gold_db["path"]) as db:
-        src = [c.source for c in tg.candidates(db, cid, actor=None)]
+        src = [c.source for c in gold.candidates(db, cid, actor=None)]
         for s in src[:2]:
-            tg.mark_task_gold(db, cid, s, {"knowledge": "left"}, "why", actor=None)
-        gi.set_settings(db, cid, {"qualification_required": True, "qualification_items": 2}, actor=None)
-        gd.start_attempt(db, auth.get_user(db, "doc1"), cid, tgold.TASK)
+            gold.mark_task_gold(db, cid, s, {"knowledge": "left"}, "why", actor=None)
+        gold.set_settings(db, cid, {"qualification_required": True, "qualification_items": 2}, actor=None)
+        gold.start_attempt(db, auth.get_user(db, "doc1"), cid, gold.TASK)
     at = _results_page(gold_db, "gold pref")
     rows = _table(at, "qualification")
     assert dict(zip(rows["annotator"], rows["qualification"])) == {"doc1": "in progress", "doc2": "not started"}
@@ -204,14 +201,14 @@ def test_the_tier_panel_keeps_its_keys_and_has_no_score_tolerance(app_db):  # no
     next(b for b in at.button if b.label == "Save settings").click().run()
     assert any("Saved the gold settings" in s.value for s in at.success)
     with connect(app_db["path"]) as db:
-        rid = gi.find_responses(db, cid, actor=None)[0]["response_id"]
+        rid = gold.find_responses(db, cid, actor=None)[0]["response_id"]
     at.selectbox(key="gold_pick").set_value(rid).run()
     at.radio(key="gold_tier").set_value(2)
     at.text_area(key="gold_reason").set_value("the reference says so")
     at.button(key="gold_mark").click().run()
     assert not at.exception and any("Marked as gold" in s.value for s in at.success)
     with connect(app_db["path"]) as db:
-        assert gi.get_settings(db, cid)["hidden_share"] == 0.1
-        (g,) = gi.list_gold(db, cid, actor=None)
+        assert gold.get_settings(db, cid)["hidden_share"] == 0.1
+        (g,) = gold.list_gold(db, cid, actor=None)
     assert (g.response_id, g.expected_tier, g.reason) == (rid, 2, "the reference says so")
     assert list(_table(at, "disease")["id"]) == [g.id]

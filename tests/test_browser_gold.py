@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import Page, expect
 
-from medeval.annotation import gold_items as gi
+from medeval.annotation import gold
 from medeval.store.db import connect
 from tests import browser_support as bs
 from tests.test_browser import (  # noqa: F401  (fixtures: one browser and context for the module)
@@ -47,8 +47,8 @@ def app(tmp_path_factory):
         free = [r for (r,) in db.conn.execute(
             "SELECT DISTINCT response_id FROM scores WHERE response_id NOT IN (SELECT response_id FROM campaign_items "
             "WHERE campaign_id = ?) ORDER BY response_id LIMIT 3", (cid,))]
-        fx.gold = {gi.mark_gold(db, cid, r, 1, f"reason {r}", actor=None): 1 for r in free}
-        gi.set_settings(db, cid, {"qualification_required": True, "qualification_items": 2, "pass_mark": 1.0,
+        fx.gold = {gold.mark_gold(db, cid, r, 1, f"reason {r}", actor=None): 1 for r in free}
+        gold.set_settings(db, cid, {"qualification_required": True, "qualification_items": 2, "pass_mark": 1.0,
                                   "retries": 0}, actor=None)
     with bs.serving(fx, folder):
         yield fx

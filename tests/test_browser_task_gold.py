@@ -19,11 +19,9 @@ from playwright.sync_api import Page, expect
 from medeval.accounts import auth
 from medeval.annotation import campaigns as cp
 from medeval.annotation import cases as cs
-from medeval.annotation import gold_items as gi
+from medeval.annotation import gold
 from medeval.annotation import guidelines as gl
 from medeval.annotation import tasks
-from medeval.annotation.tasks import gold as tgold
-from medeval.annotation.tasks import gold_items as tg
 from medeval.store.db import connect
 from tests import browser_support as bs
 from tests.test_browser import (  # noqa: F401  (fixtures: one browser and context for the module)
@@ -86,11 +84,11 @@ def app(tmp_path_factory):
                                     config={"dataset": "clin", "compare": "answers", "max_items": 3}, actor=None)
         fx.campaigns[USER] = cid
         fx.reasons = {}
-        for n, c in enumerate(tg.candidates(db, cid, actor=None), start=1):
+        for n, c in enumerate(gold.candidates(db, cid, actor=None), start=1):
             reason = f"Reason {n}: only one of the two outputs names the diagnosis"
-            fx.reasons[tg.mark_task_gold(db, cid, c.source, {"knowledge": "left"}, reason, actor=None)] = reason
+            fx.reasons[gold.mark_task_gold(db, cid, c.source, {"knowledge": "left"}, reason, actor=None)] = reason
         assert len(fx.reasons) == 6
-        gi.set_settings(db, cid, {"qualification_required": True, "qualification_items": 2, "pass_mark": 1.0,
+        gold.set_settings(db, cid, {"qualification_required": True, "qualification_items": 2, "pass_mark": 1.0,
                                   "retries": 1, "hidden_share": 0.25, "feedback": True}, actor=None)
         gl.set_guidelines(db, cid, TASK_GUIDE, actor=None)
         grader = auth.get_user(db, GRADER)
@@ -119,7 +117,7 @@ def a_side_key(app, ref: str) -> str:
     """The key of the side the data's output "a" is on, in USER's layout of the item with ``ref`` (gold only)."""
     gid = int(ref.split(":")[1])
     with connect(app.db, migrate=False) as d:
-        layout = tgold.layout_for(d, auth.get_user(d, USER), app.campaigns[USER], gid)
+        layout = gold.layout_for(d, auth.get_user(d, USER), app.campaigns[USER], gid)
     return "ArrowLeft" if layout["left"] == "a" else "ArrowRight"
 
 

@@ -12,10 +12,7 @@ from medeval.accounts import auth
 from medeval.annotation import tasks
 from medeval.annotation import cases as cs
 from medeval.annotation import gold as gd
-from medeval.annotation import gold_items as gi
-from medeval.annotation.gold_results import gold_accuracy
-from medeval.annotation.tasks import gold as tgold
-from medeval.annotation.tasks import gold_items as tg
+from medeval.annotation.gold import gold_accuracy
 from medeval.demo import task_gold_demo as tgd
 from medeval.demo import tasks as dt
 from medeval.demo.build import DEMO_ACCOUNTS
@@ -342,8 +339,8 @@ def test_accr_campaign_gets_gold_items_expecting_no_for_the_bad_reasons(demo_gol
     db, s, g, _ = demo_gold
     cid = s["campaigns"][dt.ACCR_CAMPAIGN]
     assert g["campaign"] == cid and g["gold_items"] == tgd.GOLD_ITEMS == 8
-    gold = tg.list_task_gold(db, cid, actor=None)
-    assert len(gold) == 8 and gi.active_gold_ids(db, cid) == [x.id for x in gold]
+    gold = gd.list_task_gold(db, cid, actor=None)
+    assert len(gold) == 8 and gd.active_gold_ids(db, cid) == [x.id for x in gold]
     real = {src for (src,) in db.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,))}
     for x in gold:  # whole knowledge items: an expected answer per claim, "no" where its reason is a bad one
         bad = {q: (x.payload["model"], x.payload["item"], label) in dt.BAD_REASONS
@@ -357,14 +354,14 @@ def test_accr_campaign_gets_gold_items_expecting_no_for_the_bad_reasons(demo_gol
     assert sum(any((p["model"], p["item"], lab) in dt.BAD_REASONS for lab in ("support", "refute")) for (p,) in (
         (json.loads(x),) for (x,) in db.conn.execute("SELECT payload FROM task_items WHERE campaign_id = ?",
                                                       (cid,)))) == 5
-    st = gi.get_settings(db, cid)
+    st = gd.get_settings(db, cid)
     assert st["hidden_share"] == 0.15 and st["feedback"] is True and st["qualification_required"] is False
 
 
 def test_simulated_doctors_answer_their_hidden_gold_items_plausibly(demo_gold):
     db, s, g, before = demo_gold
     cid = s["campaigns"][dt.ACCR_CAMPAIGN]
-    acc = {a["annotator"]: a for a in gold_accuracy(db, cid, actor=None, backend=tgold.TASK)["annotators"]}
+    acc = {a["annotator"]: a for a in gold_accuracy(db, cid, actor=None, backend=gd.TASK)["annotators"]}
     # what the seeded picking gives (85% "no" to a bad reason, 93% "yes" to a good one): right mostly, not always
     assert {n: (a["hidden_answered"], a["hidden_correct"]) for n, a in acc.items()} == {
         "doctor1": (0, 0), "doctor2": (3, 2), "doctor3": (3, 3)}
@@ -381,7 +378,7 @@ def test_simulated_doctors_answer_their_hidden_gold_items_plausibly(demo_gold):
     for username, gid, q, value in db.conn.execute(
             "SELECT u.username, a.gold_id, a.question, a.value FROM task_gold_answers a JOIN users u ON "
             "u.id = a.user_id"):
-        x = tg.task_gold_item(db, gid)
+        x = gd.task_gold_item(db, gid)
         assert q in ("factual", "counterfactual")
         assert value == dt._pick("accr", username, x.source, x.payload, {}, q, dt._rng(username, x.source, q))
     d1, d2, d3 = (user(db, n) for n in dt.DOCTORS)
@@ -392,7 +389,7 @@ def test_simulated_doctors_answer_their_hidden_gold_items_plausibly(demo_gold):
     assert s3.item.ref.startswith("i:") and s3.done < s3.total
     s1 = tasks.task_state(db, d1, cid)
     assert s1.phase == "items" and s1.done == 0 and s1.total == 3 * dt.ACCR_PER_MODEL + 3
-    assert gd.hidden_counts(db, d1, cid, tgold.TASK) == (0, 3)
+    assert gd.hidden_counts(db, d1, cid, gd.TASK) == (0, 3)
 
 
 def test_task_gold_second_call_adds_nothing(demo_gold):
@@ -426,7 +423,7 @@ def test_build_demo_adds_the_task_campaigns(demo_template, tmp_path):
         # items planned before and after the real items they leave open (else the second build below would answer
         # one more real item); doctor2 misses one of 3 (the draw of tgd.SALT), so the pages show a miss
         acc = {a["annotator"]: (a["hidden_answered"], a["hidden_correct"])
-               for a in gold_accuracy(db, cid, actor=None, backend=tgold.TASK)["annotators"]}
+               for a in gold_accuracy(db, cid, actor=None, backend=gd.TASK)["annotators"]}
         assert acc == {"doctor1": (0, 0), "doctor2": (3, 2), "doctor3": (3, 3)}
         gold = db.conn.execute("SELECT count(*) FROM task_gold_answers").fetchone()[0]
         again = build_demo(db, tmp_path / "files2")

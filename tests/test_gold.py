@@ -9,10 +9,9 @@ import pytest
 
 from medeval.accounts import auth
 from medeval.annotation import campaigns as cp
-from medeval.annotation import gold as gd
-from medeval.annotation import gold_items as gi
+from medeval.annotation import gold
 from medeval.annotation.screen_keys import screen_key
-from medeval.annotation.gold_results import gold_accuracy, methods_sentence
+from medeval.annotation.gold import gold_accuracy, methods_sentence
 from medeval.core.errors import InputError, MedevalError, PermissionDenied
 from medeval.engine.importer import import_files
 from tests.conftest import db_dump, write
@@ -52,7 +51,7 @@ def free_responses(db, cid, n):
 
 def add_gold(db, cid, n, tier=1):
     res = users(db)[2]
-    return [gi.mark_gold(db, cid, r, tier, f"reason {r}", actor=res) for r in free_responses(db, cid, n)]
+    return [gold.mark_gold(db, cid, r, tier, f"reason {r}", actor=res) for r in free_responses(db, cid, n)]
 
 
 def answer_state(db, u, cid, tier):
@@ -70,34 +69,34 @@ def test_marking_rules_and_refusals(gdb):
     aa, _bb, res = users(db)
     real = db.conn.execute("SELECT response_id FROM campaign_items WHERE campaign_id = ? LIMIT 1", (cid,)).fetchone()[0]
     free = free_responses(db, cid, 3)
-    gid = gi.mark_gold(db, cid, free[0], "BC", "the key points are all there", actor=res)
-    assert gi.gold_item(db, gid).expected_tier == 2
+    gid = gold.mark_gold(db, cid, free[0], "BC", "the key points are all there", actor=res)
+    assert gold.gold_item(db, gid).expected_tier == 2
     with pytest.raises(MedevalError, match="real item of campaign"):
-        gi.mark_gold(db, cid, real, 1, "r", actor=res)
+        gold.mark_gold(db, cid, real, 1, "r", actor=res)
     with pytest.raises(MedevalError, match="already gold item"):
-        gi.mark_gold(db, cid, free[0], 1, "r", actor=res)
+        gold.mark_gold(db, cid, free[0], 1, "r", actor=res)
     with pytest.raises(MedevalError, match="not a tier"):
-        gi.mark_gold(db, cid, free[1], "great", "r", actor=res)
+        gold.mark_gold(db, cid, free[1], "great", "r", actor=res)
     with pytest.raises(MedevalError, match="reason"):
-        gi.mark_gold(db, cid, free[1], 1, "  ", actor=res)
+        gold.mark_gold(db, cid, free[1], 1, "  ", actor=res)
     with pytest.raises(PermissionDenied):
-        gi.mark_gold(db, cid, free[1], 1, "r", actor=aa)
+        gold.mark_gold(db, cid, free[1], 1, "r", actor=aa)
     with db.conn:
         db.conn.execute("DELETE FROM scores WHERE response_id = ?", (free[2],))
     with pytest.raises(MedevalError, match="no scores"):
-        gi.mark_gold(db, cid, free[2], 1, "r", actor=res)
+        gold.mark_gold(db, cid, free[2], 1, "r", actor=res)
     with db.conn:
         db.conn.execute("INSERT INTO campaigns (name, kind, config, report, created_by, created_at) VALUES "
                         "('t', 'rubric', '{}', '{}', 'x', 'now')")
     tid = db.conn.execute("SELECT id FROM campaigns WHERE name = 't'").fetchone()[0]
     with pytest.raises(MedevalError, match=r"campaign \d+ \(rubric\) takes no gold items"):
-        gi.mark_gold(db, tid, free[1], 1, "r", actor=res)  # (a task campaign without items: not even task gold)
+        gold.mark_gold(db, tid, free[1], 1, "r", actor=res)  # (a task campaign without items: not even task gold)
     with db.conn:
         db.conn.execute("INSERT INTO task_items (campaign_id, source, payload) VALUES (?, 's', '{}')", (tid,))
     with pytest.raises(MedevalError, match="is a task campaign: its gold items are task items"):
-        gi.mark_gold(db, tid, free[1], 1, "r", actor=res)
-    gi.unmark_gold(db, cid, gid, actor=res)
-    assert gi.active_gold_ids(db, cid) == [] and gi.list_gold(db, cid, actor=res)[0].retired
+        gold.mark_gold(db, tid, free[1], 1, "r", actor=res)
+    gold.unmark_gold(db, cid, gid, actor=res)
+    assert gold.active_gold_ids(db, cid) == [] and gold.list_gold(db, cid, actor=res)[0].retired
     with pytest.raises(Exception, match="append-only"), db.conn:
         db.conn.execute("UPDATE gold_items SET expected_tier = 0")
 
@@ -116,7 +115,7 @@ def test_csv_import_errors_name_the_row_and_store_nothing(gdb, tmp_path, db_path
     db, cid = gdb
     before = db_dump(db_path)
     with pytest.raises(InputError, match=message):
-        gi.import_gold_csv(db, cid, write(tmp_path / "gold.csv", text), actor=users(db)[2])
+        gold.import_gold_csv(db, cid, write(tmp_path / "gold.csv", text), actor=users(db)[2])
     assert db_dump(db_path) == before
 
 
@@ -127,21 +126,21 @@ def test_csv_import_refuses_non_utf8_and_real_items_then_imports(gdb, tmp_path, 
     bad = tmp_path / "gb.csv"
     bad.write_bytes(("disease,aspect,model,expected_tier,reason\n" + GOOD_ROW).encode("gb18030"))
     with pytest.raises(InputError, match="not UTF-8"):
-        gi.import_gold_csv(db, cid, bad, actor=res)
+        gold.import_gold_csv(db, cid, bad, actor=res)
     d, a, m = db.conn.execute("SELECT k.disease, k.aspect, mo.name FROM campaign_items ci JOIN responses r ON r.id = "
                               "ci.response_id JOIN kb_entries k ON k.id = r.kb_id JOIN models mo ON mo.id = r.model_id "
                               "WHERE ci.campaign_id = ? LIMIT 1", (cid,)).fetchone()
     real = write(tmp_path / "real.csv", f"disease,aspect,model,expected_tier,reason\n{GOOD_ROW}{d},{a},{m},1,r\n")
     with pytest.raises(InputError, match="row 3: .*real item"):
-        gi.import_gold_csv(db, cid, real, actor=res)
+        gold.import_gold_csv(db, cid, real, actor=res)
     assert db_dump(db_path) == before
     good = write(tmp_path / "ok.csv", "disease,aspect,model,expected_tier,reason\n" + GOOD_ROW)
     if db.conn.execute("SELECT 1 FROM campaign_items ci JOIN responses r ON r.id = ci.response_id JOIN kb_entries k "
                        "ON k.id = r.kb_id JOIN models mo ON mo.id = r.model_id WHERE ci.campaign_id = ? AND "
                        "k.disease = '病11' AND k.aspect = 'Medications' AND mo.name = 'MB'", (cid,)).fetchone():
         pytest.skip("the seeded sample took that response")
-    assert gi.import_gold_csv(db, cid, good, actor=res) == 1
-    assert [g.expected_tier for g in gi.list_gold(db, cid, actor=res)] == [1]
+    assert gold.import_gold_csv(db, cid, good, actor=res) == 1
+    assert [g.expected_tier for g in gold.list_gold(db, cid, actor=res)] == [1]
 
 
 # ---------------------------------------------------------------- settings
@@ -155,17 +154,17 @@ def test_csv_import_refuses_non_utf8_and_real_items_then_imports(gdb, tmp_path, 
 def test_settings_are_validated_and_nothing_is_stored(gdb, values, message):
     db, cid = gdb
     with pytest.raises(MedevalError, match=message):
-        gi.set_settings(db, cid, values, actor=users(db)[2])
+        gold.set_settings(db, cid, values, actor=users(db)[2])
     assert db.conn.execute("SELECT count(*) FROM gold_settings").fetchone()[0] == 0
     with pytest.raises(PermissionDenied):
-        gi.set_settings(db, cid, {"feedback": True}, actor=users(db)[0])
+        gold.set_settings(db, cid, {"feedback": True}, actor=users(db)[0])
 
 
 def test_settings_keep_every_version(gdb):
     db, cid = gdb
     res = users(db)[2]
-    gi.set_settings(db, cid, {"hidden_share": "0.1"}, actor=res)
-    s = gi.set_settings(db, cid, {"feedback": "yes"}, actor=res)
+    gold.set_settings(db, cid, {"hidden_share": "0.1"}, actor=res)
+    s = gold.set_settings(db, cid, {"feedback": "yes"}, actor=res)
     assert s["hidden_share"] == 0.1 and s["feedback"] is True
     assert db.conn.execute("SELECT count(*) FROM gold_settings WHERE campaign_id = ?", (cid,)).fetchone()[0] == 2
 
@@ -175,7 +174,7 @@ def test_settings_keep_every_version(gdb):
 
 def qualify_setup(db, cid, retries=1, n_gold=8):
     add_gold(db, cid, n_gold, tier=1)
-    gi.set_settings(db, cid, {"qualification_required": True, "qualification_items": 4, "pass_mark": 0.75,
+    gold.set_settings(db, cid, {"qualification_required": True, "qualification_items": 4, "pass_mark": 0.75,
                               "retries": retries}, actor=users(db)[2])
 
 
@@ -215,7 +214,7 @@ def test_fail_review_retry_pass(gdb):
     assert q.status == "failed_retry" and q.results[0]["correct"] == 2 and not q.results[0]["passed"]
     with pytest.raises(cp.QualificationPending):
         cp.next_item(db, aa, cid)
-    rows = gd.review(db, aa, cid)
+    rows = gold.review(db, aa, cid)
     assert [r["expected"] for r in rows] == [1, 1, 1, 1] and [r["correct"] for r in rows] == [False, False, True, True]
     assert all(r["reason"].startswith("reason ") for r in rows)
     with pytest.raises(cp.StaleGrade):  # a qualification answer is final
@@ -247,7 +246,7 @@ def test_retries_exhausted(gdb):
 
 def hidden_setup(db, cid, share=0.2, n_gold=10, feedback=False):
     gids = add_gold(db, cid, n_gold, tier=1)
-    gi.set_settings(db, cid, {"hidden_share": share, "feedback": feedback}, actor=users(db)[2])
+    gold.set_settings(db, cid, {"hidden_share": share, "feedback": feedback}, actor=users(db)[2])
     return gids
 
 
@@ -266,8 +265,8 @@ def test_hidden_gold_share_once_each_and_out_of_the_grades(gdb):
     db, cid = gdb
     aa = users(db)[0]
     hidden_setup(db, cid, share=0.2)
-    plan = gd.hidden_plan(db, aa, cid)
-    assert plan == gd.hidden_plan(db, aa, cid)  # deterministic
+    plan = gold.hidden_plan(db, aa, cid)
+    assert plan == gold.hidden_plan(db, aa, cid)  # deterministic
     seen, end = work_through(db, aa, cid)
     golds = [r for r in seen if r.startswith("h:")]
     assert len(golds) == round(0.2 * REAL_N / 0.8) == 5 and len(set(golds)) == 5  # the share; each once
@@ -294,7 +293,7 @@ def test_hidden_gold_looks_like_a_real_item(gdb):
     assert s.item.item_id not in mine and lo <= s.item.item_id <= hi + 10  # an id like any other, not a gold range
     assert type(s.item) is cp.BlindItem and s.item.response and s.item.reference  # the same fields
     gid = int(s.item.ref[2:])
-    assert gd.display_id(db, aa, cid, gid) == s.item.item_id  # stable
+    assert gold.display_id(db, aa, cid, gid) == s.item.item_id  # stable
     # what the screen's widgets carry (issue 23 §3): the same form for gold and real items, nothing of an id in it,
     # different for every annotator, the same on every rerun
     real = cp.blind_item(db, aa, sorted(mine)[0])
@@ -307,7 +306,7 @@ def test_hidden_gold_looks_like_a_real_item(gdb):
         assert cp.blind_item(db, aa, shared[0]).key != cp.blind_item(db, bb, shared[0]).key
     recent = cp.recent_grades(db, aa, cid)
     assert all(re.fullmatch(r"k[0-9a-f]{12}", g.key) for g in recent) and len({g.key for g in recent}) == len(recent)
-    assert gd.hidden_plan(db, aa, cid) != gd.hidden_plan(db, bb, cid)  # seeded per annotator
+    assert gold.hidden_plan(db, aa, cid) != gold.hidden_plan(db, bb, cid)  # seeded per annotator
 
 
 def test_hidden_gold_feedback_and_change_from_recent(gdb):
@@ -359,7 +358,7 @@ def test_gold_accuracy_on_a_hand_made_case(gdb):
     db, cid = gdb
     aa, bb, res = users(db)
     hidden_setup(db, cid, share=0.2)  # 5 hidden gold items each, expected tier 1
-    gi.set_settings(db, cid, {"alert_threshold": 0.5}, actor=res)
+    gold.set_settings(db, cid, {"alert_threshold": 0.5}, actor=res)
     answers = {aa.id: iter([1, 1, 0, 2, 1]), bb.id: iter([1, 1, 1, 1, 1])}
     for u in (aa, bb):
         while (s := cp.grading_state(db, u, cid)).item is not None:
@@ -374,7 +373,7 @@ def test_gold_accuracy_on_a_hand_made_case(gdb):
     assert b["accuracy"] == 1.0 and not b["flagged"]
     r = gold_accuracy(db, cid, actor=res, block=4)
     assert [x["accuracy"] for x in r["annotators"][0]["blocks"]] == [0.5, 1.0]
-    gi.set_settings(db, cid, {"alert_threshold": 0.9}, actor=res)
+    gold.set_settings(db, cid, {"alert_threshold": 0.9}, actor=res)
     r = gold_accuracy(db, cid, actor=res, block=4)
     assert [x["flagged"] for x in r["annotators"]] == [False, False]
     r = gold_accuracy(db, cid, actor=res, block=2)
@@ -384,7 +383,7 @@ def test_gold_accuracy_on_a_hand_made_case(gdb):
     with pytest.raises(PermissionDenied):
         gold_accuracy(db, cid, actor=aa)
     with pytest.raises(PermissionDenied):
-        gi.list_gold(db, cid, actor=aa)
+        gold.list_gold(db, cid, actor=aa)
     assert "count in no agreement statistic and no calibration" in methods_sentence(db, cid)
 
 
@@ -565,15 +564,15 @@ def test_campaigns_page_gold_expander(gdb, tmp_path):
     assert row["hidden answered"] == 5 and row["hidden correct"] == 0 and row["flagged"]
     at.slider(key="gold_share").set_value(0.3)
     at.button(key=f"FormSubmitter:gold_settings_{cid}-Save settings").click().run()
-    assert not at.exception and gi.get_settings(db, cid)["hidden_share"] == 0.3
+    assert not at.exception and gold.get_settings(db, cid)["hidden_share"] == 0.3
     at.text_input(key="gold_q_disease").input("病11").run()
     at.selectbox(key="gold_pick").select_index(0).run()
     at.button(key="gold_mark").click().run()  # no reason yet: a clear message, nothing stored
     assert any("Not saved" in e.value and "reason" in e.value for e in at.error)
-    assert len(gi.list_gold(db, cid, actor=res)) == 10
+    assert len(gold.list_gold(db, cid, actor=res)) == 10
     at.text_area(key="gold_reason").input("<b>bold</b> reason").run()
     at.button(key="gold_mark").click().run()
     assert not at.exception
     assert any("Marked as gold" in s.value for s in at.success)
-    assert gi.list_gold(db, cid, actor=res)[-1].reason == "<b>bold</b> reason"  # stored as plain text
+    assert gold.list_gold(db, cid, actor=res)[-1].reason == "<b>bold</b> reason"  # stored as plain text
     assert at.button(key="gold_mark").disabled  # the response is gold now: no longer offered

@@ -33,13 +33,13 @@ users.manage        M     no    auth.add_user, set_role, reset_password, enable,
 help.read           AJRM  yes   the Help page (ui.require() with no role)
 hints.own           AJRM  yes   hints.is_dismissed, dismiss, restore (require_role(user))
 grade               ARM   yes   campaigns.grading.*, gold.start_attempt/review/submit_gold, guidelines.acknowledge
-task.answer         ARM   yes   tasks.answering.*, tasks.gold.submit_gold_answer/review
+task.answer         ARM   yes   tasks.answering.*, gold.submit_gold_answer, gold.review(backend=TASK)
 adjudicate          JRM   yes   adjudication.adjudicate
 adjudication.read   JRM   no    adjudication.campaigns, queue
 campaign.create     RM    no    campaigns.assignment.create_*, annotator_choices; tasks.campaigns.preview, create
 campaign.manage     RM    no    campaigns.status.set_campaign_status, add_items, guidelines.set, rounds.next_round
 campaign.read       RM    no    campaigns.status.list/progress/review_item/current_grades, tasks.reporting.*
-gold.manage         RM    no    gold_items.*, tasks.gold_items.*, gold_results.gold_accuracy
+gold.manage         RM    no    gold (items, task_items, settings), gold.gold_accuracy
 reports.read        RM    no    validation.machine_agreement, dashboard.campaign_agreement
 cases.import        RM    no    cases.store.import_cases, import_fact_claims
 exam.review         RM    no    exam_review.*

@@ -6,12 +6,8 @@ import json
 
 import pytest
 
-from medeval.annotation import gold as gd
-from medeval.annotation import gold_items as gi
-from medeval.annotation import tasks
-from medeval.annotation.gold_results import gold_accuracy, methods_sentence
-from medeval.annotation.tasks import gold as tgold
-from medeval.annotation.tasks import gold_items as tg
+from medeval.annotation import gold, tasks
+from medeval.annotation.gold import gold_accuracy, methods_sentence, qualification
 from medeval.core.errors import InputError, MedevalError, PermissionDenied
 from tests.conftest import write
 from tests.test_tasks import tdb, users  # noqa: F401 (the fixture)
@@ -53,55 +49,55 @@ def test_candidates_are_the_campaigns_data_minus_its_real_items(tdb):
     res, = users(tdb, "res")
     cid = _pref(tdb, res)
     real = {r[0] for r in tdb.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,))}
-    cands = tg.candidates(tdb, cid, actor=res)
+    cands = gold.candidates(tdb, cid, actor=res)
     assert len(cands) == 6 and not {c.source for c in cands} & real
-    assert tg.candidates(tdb, cid, contains="ALPHA|BETA", actor=res)  # case-insensitive
-    qs = tg.gold_questions(tasks.get("preference"), cands[0].payload)
+    assert gold.candidates(tdb, cid, contains="ALPHA|BETA", actor=res)  # case-insensitive
+    qs = gold.gold_questions(tasks.get("preference"), cands[0].payload)
     assert [q.id for q in qs] == ["relevancy", "knowledge", "fluency"]
     with pytest.raises(PermissionDenied):
-        tg.candidates(tdb, cid, actor=users(tdb, "doc1")[0])
+        gold.candidates(tdb, cid, actor=users(tdb, "doc1")[0])
 
 
 def test_marking_checks_items_questions_and_answers(tdb):
     res, = users(tdb, "res")
     cid = _pref(tdb, res)
     real = tdb.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
-    src = tg.candidates(tdb, cid, actor=res)[0].source
+    src = gold.candidates(tdb, cid, actor=res)[0].source
     with pytest.raises(MedevalError, match="is a real item"):
-        tg.mark_task_gold(tdb, cid, real, {"knowledge": "left"}, "why", actor=res)
+        gold.mark_task_gold(tdb, cid, real, {"knowledge": "left"}, "why", actor=res)
     with pytest.raises(MedevalError, match="has no item"):
-        tg.mark_task_gold(tdb, cid, "clin/nope", {"knowledge": "left"}, "why", actor=res)
+        gold.mark_task_gold(tdb, cid, "clin/nope", {"knowledge": "left"}, "why", actor=res)
     with pytest.raises(MedevalError, match="no question 'safety'"):
-        tg.mark_task_gold(tdb, cid, src, {"safety": "left"}, "why", actor=res)
+        gold.mark_task_gold(tdb, cid, src, {"safety": "left"}, "why", actor=res)
     with pytest.raises(MedevalError, match="'maybe' is not an answer"):
-        tg.mark_task_gold(tdb, cid, src, {"knowledge": "maybe"}, "why", actor=res)
+        gold.mark_task_gold(tdb, cid, src, {"knowledge": "maybe"}, "why", actor=res)
     with pytest.raises(MedevalError, match="at least one question"):
-        tg.mark_task_gold(tdb, cid, src, {}, "why", actor=res)
+        gold.mark_task_gold(tdb, cid, src, {}, "why", actor=res)
     with pytest.raises(MedevalError, match="reason"):
-        tg.mark_task_gold(tdb, cid, src, {"knowledge": "left"}, "  ", actor=res)
+        gold.mark_task_gold(tdb, cid, src, {"knowledge": "left"}, "  ", actor=res)
     assert tdb.conn.execute("SELECT count(*) FROM task_gold_items").fetchone()[0] == 0
-    gid = tg.mark_task_gold(tdb, cid, src, {"knowledge": "T", "fluency": "A is better"}, "<b>why</b>", actor=res)
-    g = tg.task_gold_item(tdb, gid)
+    gid = gold.mark_task_gold(tdb, cid, src, {"knowledge": "T", "fluency": "A is better"}, "<b>why</b>", actor=res)
+    g = gold.task_gold_item(tdb, gid)
     assert g.expected == {"knowledge": "tie", "fluency": "left"} and g.reason == "<b>why</b>"  # key, label -> value
-    assert tg.describe(tasks.get("preference"), g.payload, g.expected) == [
+    assert gold.describe(tasks.get("preference"), g.payload, g.expected) == [
         "A versus B · Knowledge Correctness: Tie (neither is better)",
         "A versus B · Fluency: A is better (the output on the left (A))"]
     with pytest.raises(MedevalError, match="already gold item"):
-        tg.mark_task_gold(tdb, cid, src, {"knowledge": "left"}, "why", actor=res)
-    tg.retire_task_gold(tdb, cid, gid, actor=res)
-    assert gi.active_gold_ids(tdb, cid) == [] and tg.list_task_gold(tdb, cid, actor=res)[0].retired
+        gold.mark_task_gold(tdb, cid, src, {"knowledge": "left"}, "why", actor=res)
+    gold.retire_task_gold(tdb, cid, gid, actor=res)
+    assert gold.active_gold_ids(tdb, cid) == [] and gold.list_task_gold(tdb, cid, actor=res)[0].retired
     with pytest.raises(MedevalError, match="retired"):
-        tg.mark_task_gold(tdb, cid, src, {"knowledge": "left"}, "why", actor=res)
+        gold.mark_task_gold(tdb, cid, src, {"knowledge": "left"}, "why", actor=res)
     with pytest.raises(Exception, match="append-only"), tdb.conn:
         tdb.conn.execute("UPDATE task_gold_items SET reason = 'x'")
     with pytest.raises(MedevalError, match="is a task campaign: its gold items are task items"):  # (tier functions)
-        gi.list_gold(tdb, cid, actor=res)
+        gold.list_gold(tdb, cid, actor=res)
 
 
 def test_csv_import_is_all_or_nothing(tdb, tmp_path):
     res, = users(tdb, "res")
     cid = _rubric(tdb, res)
-    srcs = [c.source for c in tg.candidates(tdb, cid, actor=res)]
+    srcs = [c.source for c in gold.candidates(tdb, cid, actor=res)]
     assert len(srcs) == 2
     good = write(tmp_path / "g.csv", "source,question,expected,reason\n"
                  f"{srcs[0]},r1:relevancy,5,the reference says so\n{srcs[0]},judge:j_knowledge,2,\n"
@@ -123,25 +119,25 @@ def test_csv_import_is_all_or_nothing(tdb, tmp_path):
                       (no_reason, "no reason"), (two_reasons, "different reason"), (dup, "already on an earlier row"),
                       (cols, "question"), (latin, "UTF-8")):
         with pytest.raises(InputError, match=msg):
-            tg.import_task_gold_csv(tdb, cid, path, actor=res)
+            gold.import_task_gold_csv(tdb, cid, path, actor=res)
         assert tdb.conn.execute("SELECT count(*) FROM task_gold_items").fetchone()[0] == 0
-    assert tg.import_task_gold_csv(tdb, cid, good, actor=res) == 2
-    items = tg.list_task_gold(tdb, cid, actor=res)
+    assert gold.import_task_gold_csv(tdb, cid, good, actor=res) == 2
+    items = gold.list_task_gold(tdb, cid, actor=res)
     assert items[0].expected == {"r1:relevancy": "5", "judge:j_knowledge": "2"} and items[0].reason == "the reference says so"
     with pytest.raises(InputError, match="already gold item"):
-        tg.import_task_gold_csv(tdb, cid, good, actor=res)
+        gold.import_task_gold_csv(tdb, cid, good, actor=res)
 
 
 def _set(db, cid, res, **values):
-    return gi.set_settings(db, cid, values, actor=res)
+    return gold.set_settings(db, cid, values, actor=res)
 
 
 def test_qualification_gates_real_items_then_review_and_retry(tdb):
     doc1, doc2, res = users(tdb, "doc1", "doc2", "res")
     cid = _pref(tdb, res)
-    cands = tg.candidates(tdb, cid, actor=res)
+    cands = gold.candidates(tdb, cid, actor=res)
     for c in cands[:3]:  # expected: A (the data's first output) is better on knowledge
-        tg.mark_task_gold(tdb, cid, c.source, {"knowledge": "left"}, f"{c.payload['a']['source']} is right", actor=res)
+        gold.mark_task_gold(tdb, cid, c.source, {"knowledge": "left"}, f"{c.payload['a']['source']} is right", actor=res)
     with pytest.raises(MedevalError, match="needs at least that many gold items"):
         _set(tdb, cid, res, qualification_required=True, qualification_items=4)
     _set(tdb, cid, res, qualification_required=True, qualification_items=2, pass_mark=1.0, retries=1)
@@ -149,9 +145,9 @@ def test_qualification_gates_real_items_then_review_and_retry(tdb):
     assert s.phase == "qualification" and s.item is None and s.qualification.status == "not_started"
     real = tdb.conn.execute("SELECT item_id FROM task_assignments WHERE user_id = ? AND campaign_id = ?",
                             (doc1.id, cid)).fetchone()[0]
-    with pytest.raises(gd.QualificationPending):  # the library refuses real answers until the round is passed
+    with pytest.raises(gold.QualificationPending):  # the library refuses real answers until the round is passed
         tasks.submit_answer(tdb, doc1, real, "knowledge", "left", client_token="x")
-    assert gd.start_attempt(tdb, doc1, cid, tgold.TASK) == 1
+    assert gold.start_attempt(tdb, doc1, cid, gold.TASK) == 1
     s = tasks.task_state(tdb, doc1, cid)
     assert s.item is not None and s.item.ref.startswith("q:") and not s.item.changeable and s.total == 2
     real_ids = {r[0] for r in tdb.conn.execute("SELECT item_id FROM task_assignments WHERE user_id = ?", (doc1.id,))}
@@ -160,7 +156,7 @@ def test_qualification_gates_real_items_then_review_and_retry(tdb):
     assert not any(m in shown for m in ("alpha", "beta", "gamma"))  # blind like a real item
 
     def wrong(view, q):  # the opposite of "A is better" whatever the side A is on
-        payload = tg.task_gold_item(tdb, int(view.ref.split(":")[1])).payload
+        payload = gold.task_gold_item(tdb, int(view.ref.split(":")[1])).payload
         return "right" if _a_text(view) == payload["a"]["text"] else "left"
 
     v = tasks.task_state(tdb, doc1, cid).item
@@ -172,31 +168,31 @@ def test_qualification_gates_real_items_then_review_and_retry(tdb):
     with pytest.raises(Exception, match="no longer on your screen"):
         tasks.answer(tdb, doc1, cid, first, "relevancy", "tie", client_token="late")
     _answer_item(tdb, doc1, cid, wrong)
-    q = gd.qualification_state(tdb, doc1, cid, tgold.TASK)
+    q = gold.qualification_state(tdb, doc1, cid, gold.TASK)
     assert q.status == "failed_retry" and q.results[-1]["correct"] == 0
-    rev = tgold.review(tdb, doc1, cid)
+    rev = gold.review(tdb, doc1, cid, backend=gold.TASK)
     assert [r["correct"] for r in rev] == [False, False]
-    first_ids = gd._attempts(tdb, doc1.id, cid)[0][1]
-    sides = [tgold.layout_for(tdb, doc1, cid, g)["left"] for g in first_ids]
+    first_ids = qualification._attempts(tdb, doc1.id, cid)[0][1]
+    sides = [gold.layout_for(tdb, doc1, cid, g)["left"] for g in first_ids]
     # told in the annotator's own layout: where A (the expected better output) was on their right, it says "B"
     assert [r["expected"] for r in rev] == ["A is better" if s == "a" else "B is better" for s in sides]
     assert [r["answer"] for r in rev] == ["B is better" if s == "a" else "A is better" for s in sides]
     assert all("is right" in r["reason"] for r in rev)
-    assert gd.start_attempt(tdb, doc1, cid, tgold.TASK) == 2
+    assert gold.start_attempt(tdb, doc1, cid, gold.TASK) == 2
 
     def right(view, q):
-        payload = tg.task_gold_item(tdb, int(view.ref.split(":")[1])).payload
+        payload = gold.task_gold_item(tdb, int(view.ref.split(":")[1])).payload
         return "left" if _a_text(view) == payload["a"]["text"] else "right"
 
     _answer_item(tdb, doc1, cid, right, token="2")
     _answer_item(tdb, doc1, cid, right, token="2")
-    assert gd.qualification_state(tdb, doc1, cid, tgold.TASK).status == "passed"
+    assert gold.qualification_state(tdb, doc1, cid, gold.TASK).status == "passed"
     s = tasks.task_state(tdb, doc1, cid)
     assert s.phase == "items" and s.item.ref.startswith("i:")
     # nothing of it reached the real answers or the results
     assert tdb.conn.execute("SELECT count(*) FROM task_answers").fetchone()[0] == 0
     assert tasks.answers(tdb, cid, actor=res) == []
-    acc = gold_accuracy(tdb, cid, actor=res, backend=tgold.TASK)
+    acc = gold_accuracy(tdb, cid, actor=res, backend=gold.TASK)
     row = next(a for a in acc["annotators"] if a["annotator"] == "doc1")
     assert row["qualification"] == "passed" and [a["correct"] for a in row["attempts"]] == [0, 2]
     assert next(a for a in acc["annotators"] if a["annotator"] == "doc2")["qualification"] == "not_started"
@@ -205,10 +201,10 @@ def test_qualification_gates_real_items_then_review_and_retry(tdb):
 def test_hidden_gold_in_the_queue_feedback_accuracy_and_tolerance(tdb):
     doc1, res = users(tdb, "doc1", "res")
     cid = _rubric(tdb, res)
-    cands = tg.candidates(tdb, cid, actor=res)
+    cands = gold.candidates(tdb, cid, actor=res)
     t = tasks.get("rubric")
     for c in cands:  # expected: response 1 (in the data's order) scores 5 on knowledge
-        tg.mark_task_gold(tdb, cid, c.source, {"r1:knowledge": "5"}, "the reference names it", actor=res)
+        gold.mark_task_gold(tdb, cid, c.source, {"r1:knowledge": "5"}, "the reference names it", actor=res)
     _set(tdb, cid, res, hidden_share=0.5, feedback=True, score_tolerance=1, alert_threshold=0.6)
     s = tasks.task_state(tdb, doc1, cid)
     assert s.total == 1 + 1  # 1 real item + round(0.5 * 1 / 0.5) = 1 hidden gold item
@@ -220,8 +216,8 @@ def test_hidden_gold_in_the_queue_feedback_accuracy_and_tolerance(tdb):
         q = v.pending
         value = "3"
         if v.ref.startswith("h:") and q.id.endswith(":knowledge"):
-            g = tg.task_gold_item(tdb, int(v.ref[2:]))
-            lay = tgold.layout_for(tdb, doc1, cid, g.id)
+            g = gold.task_gold_item(tdb, int(v.ref[2:]))
+            lay = gold.layout_for(tdb, doc1, cid, g.id)
             order_of[g.id] = lay["order"]
             value = "4" if t.canonical(g.payload, lay, q.id, "4")[0] == "r1:knowledge" else "2"
         _id, fb = tasks.answer(tdb, doc1, cid, v.ref, q.id, value, client_token=f"{v.ref}:{v.revision}",
@@ -232,11 +228,11 @@ def test_hidden_gold_in_the_queue_feedback_accuracy_and_tolerance(tdb):
     shown_as = order_of[next(iter(order_of))].index(0) + 1  # where the data's first response was on screen
     assert feedback and feedback[0].startswith(f"Expected: Response {shown_as} · Knowledge Correctness: 5")
     assert "the reference names it" in feedback[0] and len(feedback) == 1  # once, when the item is done
-    acc = gold_accuracy(tdb, cid, actor=res, backend=tgold.TASK)
+    acc = gold_accuracy(tdb, cid, actor=res, backend=gold.TASK)
     row = next(a for a in acc["annotators"] if a["annotator"] == "doc1")
     assert row["hidden_answered"] == 1 and row["hidden_correct"] == 1  # 4 is within 1 of the expected 5
     _set(tdb, cid, res, score_tolerance=0)
-    row = next(a for a in gold_accuracy(tdb, cid, actor=res, backend=tgold.TASK)["annotators"]
+    row = next(a for a in gold_accuracy(tdb, cid, actor=res, backend=gold.TASK)["annotators"]
                if a["annotator"] == "doc1")
     assert row["hidden_correct"] == 0 and row["flagged"]  # exact match required now: 4 != 5, below 0.6
     # the real answers hold the real item only; the results never see the gold answers
@@ -249,8 +245,8 @@ def test_hidden_gold_in_the_queue_feedback_accuracy_and_tolerance(tdb):
 def test_hidden_gold_answers_can_change_and_flags_go_with_the_gold_item(tdb):
     doc1, res = users(tdb, "doc1", "res")
     cid = _pref(tdb, res)
-    for c in tg.candidates(tdb, cid, actor=res)[:4]:
-        tg.mark_task_gold(tdb, cid, c.source, {"fluency": "tie"}, "equally fluent", actor=res)
+    for c in gold.candidates(tdb, cid, actor=res)[:4]:
+        gold.mark_task_gold(tdb, cid, c.source, {"fluency": "tie"}, "equally fluent", actor=res)
     _set(tdb, cid, res, hidden_share=0.5)
     refs = []
     while (s := tasks.task_state(tdb, doc1, cid)).item is not None:
@@ -281,8 +277,8 @@ def test_hidden_gold_answers_can_change_and_flags_go_with_the_gold_item(tdb):
 def test_answers_to_gold_items_are_refused_when_not_on_screen(tdb):
     doc1, doc2, res = users(tdb, "doc1", "doc2", "res")
     cid = _pref(tdb, res)
-    gids = [tg.mark_task_gold(tdb, cid, c.source, {"knowledge": "left"}, "why", actor=res)
-            for c in tg.candidates(tdb, cid, actor=res)[:2]]
+    gids = [gold.mark_task_gold(tdb, cid, c.source, {"knowledge": "left"}, "why", actor=res)
+            for c in gold.candidates(tdb, cid, actor=res)[:2]]
     with pytest.raises(PermissionDenied, match="not assigned"):  # no hidden share: not in anyone's queue
         tasks.answer(tdb, doc1, cid, f"h:{gids[0]}", "knowledge", "left", client_token="a")
     with pytest.raises(Exception, match="no longer on your screen"):  # no attempt started
@@ -312,8 +308,8 @@ def test_canonical_maps_each_layout_back(tdb):
     assert pref.canonical({}, {"left": "b"}, "knowledge", "left") == ("knowledge", "right")
     assert pref.canonical({}, {"left": "b"}, "knowledge", "tie") == ("knowledge", "tie")
     assert pref.canonical({}, {"left": "a"}, "knowledge", "left") == ("knowledge", "left")
-    assert tgold.matches(rub, payload, {"order": [1, 0, 2]}, {"r2:fluency": "4"}, {"r1:fluency": "5"}, 1)
+    assert gold.matches(rub, payload, {"order": [1, 0, 2]}, {"r2:fluency": "4"}, {"r1:fluency": "5"}, 1)
     # on this screen Response 1 is the data's second response: a 5 for it says nothing of the first
-    assert not tgold.matches(rub, payload, {"order": [1, 0, 2]}, {"r1:fluency": "5"}, {"r1:fluency": "5"}, 1)
-    assert not tgold.matches(rub, payload, {"order": [0, 1, 2]}, {"r1:fluency": "3"}, {"r1:fluency": "5"}, 1)
-    assert json.dumps(tgold.parse_ref("q:3:2")) == '["qualification", 3, 2]'
+    assert not gold.matches(rub, payload, {"order": [1, 0, 2]}, {"r1:fluency": "5"}, {"r1:fluency": "5"}, 1)
+    assert not gold.matches(rub, payload, {"order": [0, 1, 2]}, {"r1:fluency": "3"}, {"r1:fluency": "5"}, 1)
+    assert json.dumps(gold.parse_ref("q:3:2")) == '["qualification", 3, 2]'

@@ -7,9 +7,8 @@ import json
 from click.testing import CliRunner
 
 from medeval.annotation import campaigns as cp
-from medeval.annotation import gold_items as gi
+from medeval.annotation import gold as gd
 from medeval.annotation import tasks
-from medeval.annotation.tasks import gold_items as tg
 from medeval.cli import main
 from medeval.engine.importer import import_files
 from tests.conftest import db_dump, invoke, write
@@ -50,7 +49,7 @@ def test_candidates_list_the_items_and_the_questions_to_expect(tdb, db_path, tmp
     res, = users(tdb, "res")
     cid = _pref(tdb, res)
     real = {r[0] for r in tdb.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,))}
-    cands = tg.candidates(tdb, cid, actor=res)
+    cands = gd.candidates(tdb, cid, actor=res)
     out = gold(db_path, cid, "candidates")
     listed = [line.split("\t")[0] for line in out.splitlines() if "\t" in line and "|" in line.split("\t")[0]]
     assert listed == [c.source for c in cands] and not set(listed) & real
@@ -84,7 +83,7 @@ def test_candidates_list_the_items_and_the_questions_to_expect(tdb, db_path, tmp
 def test_add_task_marks_with_canonical_ids_and_refuses_bad_input(tdb, db_path):
     res, = users(tdb, "res")
     cid = _pref(tdb, res)
-    src = tg.candidates(tdb, cid, actor=res)[0].source
+    src = gd.candidates(tdb, cid, actor=res)[0].source
     real = tdb.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,)).fetchone()[0]
     for args, msg in ((("--expect", "knowledge"), "write QUESTION=ANSWER"),
                       (("--expect", "safety=left"), "no question 'safety'"),
@@ -98,7 +97,7 @@ def test_add_task_marks_with_canonical_ids_and_refuses_bad_input(tdb, db_path):
     assert "gold add-task" in refused(db_path, cid, "add", "--response", 1, "--tier", "CW", "--reason", "x")
     out = gold(db_path, cid, "add-task", "--source", src, "--expect", "knowledge=T", "--expect",
                "fluency=A is better", "--reason", "B misses the drug")
-    g, = tg.list_task_gold(tdb, cid, actor=res)
+    g, = gd.list_task_gold(tdb, cid, actor=res)
     assert g.source == src and g.expected == {"knowledge": "tie", "fluency": "left"}  # key, label -> value
     assert out.splitlines() == [f"gold item {g.id}: {src}",
                                 "  expected: A versus B · Knowledge Correctness: Tie (neither is better)",
@@ -110,7 +109,7 @@ def test_add_task_marks_with_canonical_ids_and_refuses_bad_input(tdb, db_path):
 def test_import_takes_the_task_csv_all_or_nothing(tdb, db_path, tmp_path):
     res, = users(tdb, "res")
     cid = _rubric(tdb, res)
-    s1, s2 = [c.source for c in tg.candidates(tdb, cid, actor=res)]
+    s1, s2 = [c.source for c in gd.candidates(tdb, cid, actor=res)]
     bad = write(tmp_path / "bad.csv", "source,question,expected,reason\n"
                 f"{s1},r1:relevancy,5,the reference says so\n{s2},r9:knowledge,1,x\n")
     assert "row 3" in refused(db_path, cid, "import", bad) and "no question 'r9:knowledge'" in refused(
@@ -120,7 +119,7 @@ def test_import_takes_the_task_csv_all_or_nothing(tdb, db_path, tmp_path):
     good = write(tmp_path / "good.csv", "source,question,expected,reason\n"
                  f"{s1},r1:relevancy,5,the reference says so\n{s1},judge:j_knowledge,2,\n{s2},r2:knowledge,1,wrong drug\n")
     assert gold(db_path, cid, "import", good).strip() == f"imported 2 gold items into campaign {cid}"
-    items = tg.list_task_gold(tdb, cid, actor=res)
+    items = gd.list_task_gold(tdb, cid, actor=res)
     assert [g.expected for g in items] == [{"r1:relevancy": "5", "judge:j_knowledge": "2"}, {"r2:knowledge": "1"}]
     # a tier-grading campaign still takes the tier CSV (and refuses the task one)
     tier = _tier_campaign(tdb, tmp_path)
@@ -131,22 +130,22 @@ def test_import_takes_the_task_csv_all_or_nothing(tdb, db_path, tmp_path):
 def test_list_retire_settings_and_results_on_a_task_campaign(tdb, db_path):
     doc1, res = users(tdb, "doc1", "res")
     cid = _pref(tdb, res)
-    cands = tg.candidates(tdb, cid, actor=res)
+    cands = gd.candidates(tdb, cid, actor=res)
     assert "has no gold items" in gold(db_path, cid, "list")
-    gids = [tg.mark_task_gold(tdb, cid, c.source, {"knowledge": "left", "fluency": "tie"}, "A names the drug",
+    gids = [gd.mark_task_gold(tdb, cid, c.source, {"knowledge": "left", "fluency": "tie"}, "A names the drug",
                               actor=res) for c in cands[:4]]
     lines = gold(db_path, cid, "list").splitlines()
     assert lines[0] == (f"{gids[0]}\t{cands[0].source}\tA versus B · Knowledge Correctness: A is better (the output "
                         "on the left (A)); A versus B · Fluency: Tie (neither is better)\tA names the drug")
     assert gold(db_path, cid, "retire", "--gold", gids[3]).strip() == f"gold item {gids[3]} retired"
     assert gold(db_path, cid, "list").splitlines()[3].endswith("\t(retired)")
-    assert gi.active_gold_ids(tdb, cid) == gids[:3]
+    assert gd.active_gold_ids(tdb, cid) == gids[:3]
     assert "has no gold item 999" in refused(db_path, cid, "retire", "--gold", 999)
     # settings: shared with tier campaigns, score_tolerance for task ones
     out = gold(db_path, cid, "settings")
     assert "score_tolerance = 1\t# task campaigns" in out and "hidden_share = 0.0" in out
     out = gold(db_path, cid, "settings", "--set", "score_tolerance=0", "--set", "hidden_share=0.5")
-    assert "score_tolerance = 0\t" in out and gi.get_settings(tdb, cid)["hidden_share"] == 0.5
+    assert "score_tolerance = 0\t" in out and gd.get_settings(tdb, cid)["hidden_share"] == 0.5
     assert "score_tolerance" in refused(db_path, cid, "settings", "--set", "score_tolerance=9")
     assert "NAME=VALUE" in refused(db_path, cid, "settings", "--set", "feedback")
     # results: doc1 answers everything "tie" (hidden gold included: knowledge is not as expected)
@@ -181,5 +180,5 @@ def test_the_readme_csv_example_imports(tdb, db_path, tmp_path):
     cid = _rubric(tdb, res)  # (its real item is clin/c1/2: the example's items are both free)
     path = write(tmp_path / "example.csv", "source,question,expected,reason\n" + example)
     assert gold(db_path, cid, "import", path).strip() == f"imported 2 gold items into campaign {cid}"
-    assert [g.expected for g in tg.list_task_gold(tdb, cid, actor=res)] == [
+    assert [g.expected for g in gd.list_task_gold(tdb, cid, actor=res)] == [
         {"r1:knowledge": "5", "judge:j_knowledge": "2"}, {"r2:knowledge": "1"}]

@@ -303,17 +303,16 @@ def _pref_with_gold(db, *, gold: bool):
 
     With ``gold``: two gold items, one expecting the tie on relevancy (everyone right), one expecting A (everyone
     wrong), a hidden share that puts both in each queue."""
-    from medeval.annotation import gold_items as gi
-    from medeval.annotation.tasks import gold_items as tg
+    from medeval.annotation import gold as gd
 
     res = get_user(db, "res")
     cid = tasks.create_campaign(db, "preference", "pref with gold" if gold else "pref", ["doc1", "doc2"], k=2,
                                 seed=3, config={"dataset": "clin", "compare": "answers", "max_items": 3}, actor=res)
     if gold:
-        cands = tg.candidates(db, cid, actor=res)
-        tg.mark_task_gold(db, cid, cands[0].source, {"relevancy": "tie"}, "both say the same", actor=res)
-        tg.mark_task_gold(db, cid, cands[1].source, {"relevancy": "left"}, f"A is right {HOSTILE}", actor=res)
-        gi.set_settings(db, cid, {"hidden_share": 0.5, "feedback": False}, actor=res)
+        cands = gd.candidates(db, cid, actor=res)
+        gd.mark_task_gold(db, cid, cands[0].source, {"relevancy": "tie"}, "both say the same", actor=res)
+        gd.mark_task_gold(db, cid, cands[1].source, {"relevancy": "left"}, f"A is right {HOSTILE}", actor=res)
+        gd.set_settings(db, cid, {"hidden_share": 0.5, "feedback": False}, actor=res)
     for who in ("doc1", "doc2"):
         user = get_user(db, who)
         while (v := tasks.task_state(db, user, cid).item) is not None:
@@ -323,7 +322,7 @@ def _pref_with_gold(db, *, gold: bool):
 
 
 def test_report_of_a_task_campaign_with_gold_items_has_the_methods_sentence_and_the_gold_table(tdb, tmp_path):
-    from medeval.annotation.gold_results import methods_sentence
+    from medeval.annotation.gold import methods_sentence
 
     cid = _pref_with_gold(tdb, gold=True)
     r = tr.build(tdb, cid)

@@ -445,16 +445,16 @@ def test_accr_claim_without_its_twin_is_left_out_and_counted(tdb, tmp_path):
 
 
 def test_accr_gold_item_expects_an_answer_per_claim(tdb, tmp_path):
-    from medeval.annotation.tasks import gold_items as tg
+    from medeval.annotation import gold
 
     cid, (d1, d2, res), items = _accr(tdb, tmp_path, per_model=1, pool="followed items")
-    free = [s.source for s in tg.candidates(tdb, cid, actor=res)]
+    free = [s.source for s in gold.candidates(tdb, cid, actor=res)]
     real = {p for (p,) in tdb.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (cid,))}
     assert free and not set(free) & real and all(s.count("/") == 2 for s in free)  # whole items
     with pytest.raises(MedevalError, match="no question 'supports'"):  # the single-claim question of old
-        tg.mark_task_gold(tdb, cid, free[0], {"supports": "yes"}, "x", actor=res)
-    gid = tg.mark_task_gold(tdb, cid, free[0], {"factual": "y", "counterfactual": "no"}, "both checked", actor=res)
-    assert tg.task_gold_item(tdb, gid).expected == {"factual": "yes", "counterfactual": "no"}
+        gold.mark_task_gold(tdb, cid, free[0], {"supports": "yes"}, "x", actor=res)
+    gid = gold.mark_task_gold(tdb, cid, free[0], {"factual": "y", "counterfactual": "no"}, "both checked", actor=res)
+    assert gold.task_gold_item(tdb, gid).expected == {"factual": "yes", "counterfactual": "no"}
 
 
 def test_results_of_a_campaign_without_answers(tdb):

@@ -3,7 +3,7 @@ saved/not-saved messages, running a library action, the settings form, a CSV upl
 the "Results per annotator" table.
 
 Every widget key starts with the panel's ``prefix`` ("gold" on Campaigns, "task_gold" on Task results), so the
-two panels never share state. All checks are the library's (``medeval.annotation.gold_items``).
+two panels never share state. All checks are the library's (``medeval.annotation.gold``).
 """
 
 from __future__ import annotations
@@ -45,25 +45,25 @@ def run(action: Callable[[Any], Any], done: str | Callable[[Any], str], *, prefi
 def settings_form(cid: int, user, s: dict, *, prefix: str, task: bool) -> None:
     """The gold settings of campaign ``cid`` (``s``: its current ones) as a form; "Save settings" saves a new
     version. ``task``: a task campaign (answers rather than grades, and the score tolerance of 1-5 scales)."""
-    from medeval.annotation import gold_items as gi
+    from medeval.annotation import gold
 
     what = "answer" if task else "grade"
     with st.form(key=f"{prefix}_settings_{cid}", border=True):
         st.markdown("**Settings**")
         c1, c2, c3 = st.columns(3)
         req = c1.checkbox("Require a qualification", value=s["qualification_required"], key=f"{prefix}_req",
-                          help=gi.SETTINGS_HELP["qualification_required"])
+                          help=gold.SETTINGS_HELP["qualification_required"])
         n = c2.number_input("Qualification items", 1, 50, s["qualification_items"], key=f"{prefix}_n",
-                            help=gi.SETTINGS_HELP["qualification_items"])
+                            help=gold.SETTINGS_HELP["qualification_items"])
         retries = c3.number_input("Retries allowed", 0, 10, s["retries"], key=f"{prefix}_retries",
-                                  help=gi.SETTINGS_HELP["retries"])
+                                  help=gold.SETTINGS_HELP["retries"])
         c1, c2, c3 = st.columns(3)
         mark = c1.slider("Pass mark", 0.05, 1.0, float(s["pass_mark"]), 0.05, format="%.2f", key=f"{prefix}_pass",
-                         help=gi.SETTINGS_HELP["pass_mark"])
+                         help=gold.SETTINGS_HELP["pass_mark"])
         share = c2.slider("Hidden gold share", 0.0, 0.5, float(s["hidden_share"]), 0.01, key=f"{prefix}_share",
-                          help=gi.SETTINGS_HELP["hidden_share"])
+                          help=gold.SETTINGS_HELP["hidden_share"])
         alert = c3.slider("Accuracy alert below", 0.0, 1.0, float(s["alert_threshold"]), 0.05, key=f"{prefix}_alert",
-                          help=gi.SETTINGS_HELP["alert_threshold"])
+                          help=gold.SETTINGS_HELP["alert_threshold"])
         c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
         fb = c1.checkbox(f"Tell the annotator the expected {what} after a hidden gold item", value=s["feedback"],
                          key=f"{prefix}_feedback")
@@ -75,7 +75,7 @@ def settings_form(cid: int, user, s: dict, *, prefix: str, task: bool) -> None:
         if st.form_submit_button("Save settings", type="primary"):
             values.update({"qualification_required": req, "qualification_items": int(n), "retries": int(retries),
                            "pass_mark": mark, "hidden_share": share, "alert_threshold": alert, "feedback": fb})
-            run(lambda d: gi.set_settings(d, cid, values, actor=user), "Saved the gold settings", prefix=prefix)
+            run(lambda d: gold.set_settings(d, cid, values, actor=user), "Saved the gold settings", prefix=prefix)
 
 
 def import_upload(upload, importer: Callable[[Any, Path], Any], done: str | Callable[[Any], str], *,
@@ -89,7 +89,7 @@ def import_upload(upload, importer: Callable[[Any, Path], Any], done: str | Call
 
 def results_table(results: dict, *, key: str) -> None:
     """"Results per annotator": qualification status and attempts, hidden-gold accuracy and its trend, the flag
-    (``results``: ``medeval.annotation.gold_results.gold_accuracy``)."""
+    (``results``: ``medeval.annotation.gold.gold_accuracy``)."""
     st.markdown("**Results per annotator**")
     st.caption(f"Hidden-gold accuracy over time: per block of {results['block']} consecutive hidden gold "
                f"answers. Flagged: the latest block is below {results['threshold']:.0%}.")

@@ -29,9 +29,9 @@ def _plain(text, cut: int = 0, *, one_line: bool = True) -> str:
 
 
 def _family(db, campaign_id: int) -> str:
-    from medeval.annotation import gold_items as gi
+    from medeval.annotation import gold
 
-    return gi.gold_family(db, campaign_id)[0]
+    return gold.gold_family(db, campaign_id)[0]
 
 
 @click.group("gold")
@@ -53,12 +53,12 @@ def gold_grp():
 @friendly
 def gold_add(db_path, campaign_id, response_id, tier, reason):
     """Mark one response as a gold item of a tier-grading campaign."""
-    from medeval.annotation import gold_items as gi
+    from medeval.annotation import gold
 
     actor = local_actor()
     with connect(db_path) as db:
-        gid = gi.mark_gold(db, campaign_id, response_id, tier, reason, actor=actor)
-    click.echo(f"gold item {gid}: response {response_id}, expected {gi.TIER_NAMES[gi.parse_tier(tier)]}")
+        gid = gold.mark_gold(db, campaign_id, response_id, tier, reason, actor=actor)
+    click.echo(f"gold item {gid}: response {response_id}, expected {gold.TIER_NAMES[gold.parse_tier(tier)]}")
 
 
 def _summary(payload: dict) -> str:
@@ -93,18 +93,18 @@ def gold_candidates(db_path, campaign_id, contains, limit, source):
     comparison, left = A = the data's first output, right = B. Write them as `gold add-task --expect ID=ANSWER`
     or as rows of the `gold import` CSV.
     """
-    from medeval.annotation.tasks import gold_items as tg
+    from medeval.annotation import gold
     from medeval.core.errors import MedevalError
 
     actor = local_actor()
     if not 1 <= limit <= CANDIDATES_MAX:
         raise MedevalError(f"--limit {limit}: list between 1 and {CANDIDATES_MAX} items; --contains TEXT narrows")
     with connect(db_path) as db:
-        _c, t = tg.task_type(db, campaign_id)
+        _c, t = gold.task_type(db, campaign_id)
         if source is None:
-            items = tg.candidates(db, campaign_id, contains=contains, limit=limit, actor=actor)
+            items = gold.candidates(db, campaign_id, contains=contains, limit=limit, actor=actor)
         else:
-            items = [s for s in tg.candidates(db, campaign_id, limit=10 ** 9, actor=actor) if s.source == source]
+            items = [s for s in gold.candidates(db, campaign_id, limit=10 ** 9, actor=actor) if s.source == source]
             if not items:
                 raise MedevalError(f"{_plain(source, 80)!r} cannot become a gold item of campaign {campaign_id} (a real "
                                    "item, gold already, or not in its data); `medeval gold candidates` lists those that can")
@@ -119,14 +119,14 @@ def gold_candidates(db_path, campaign_id, contains, limit, source):
             click.echo(f"{_plain(s.source)}\t{_summary(s.payload)}")
         click.echo("")
     else:
-        for b in tg.gold_blocks(t, items[0].payload):
+        for b in gold.gold_blocks(t, items[0].payload):
             click.echo(_plain(b.label) + (f" (part {b.part}: shown once the earlier parts are answered)"
                                           if b.part > 1 else ""))
             click.echo("\n".join("    " + line for line in _plain(b.text, one_line=False).splitlines() or [""]))
         click.echo("")
     click.echo(f"questions of {_plain(items[0].source)} (write --expect ID=ANSWER, or CSV rows "
                "source,question,expected,reason):")
-    for q in tg.gold_questions(t, items[0].payload):
+    for q in gold.gold_questions(t, items[0].payload):
         click.echo(f"  {q.id}\t{q.target} · {q.criterion}: {_answers(q)}")
 
 
@@ -157,16 +157,16 @@ def _expectations(pairs) -> dict:
 @friendly
 def gold_add_task(db_path, campaign_id, source, pairs, reason):
     """Task campaigns: mark one item of the campaign's data as a gold item with its expected answers."""
-    from medeval.annotation.tasks import gold_items as tg
+    from medeval.annotation import gold
 
     actor = local_actor()
     expected = _expectations(pairs)
     with connect(db_path) as db:
-        gid = tg.mark_task_gold(db, campaign_id, source, expected, reason, actor=actor)
-        _c, t = tg.task_type(db, campaign_id)
-        g = tg.task_gold_item(db, gid)
+        gid = gold.mark_task_gold(db, campaign_id, source, expected, reason, actor=actor)
+        _c, t = gold.task_type(db, campaign_id)
+        g = gold.task_gold_item(db, gid)
     click.echo(f"gold item {gid}: {_plain(g.source)}")
-    for line in tg.describe(t, g.payload, g.expected):
+    for line in gold.describe(t, g.payload, g.expected):
         click.echo(f"  expected: {_plain(line)}")
 
 
@@ -182,15 +182,14 @@ def gold_import(db_path, campaign_id, path):
     campaign: columns source, question, expected, reason (one row per expected answer; an item's reason on at
     least one of its rows; ids as `gold candidates` lists them).
     """
-    from medeval.annotation import gold_items as gi
-    from medeval.annotation.tasks import gold_items as tg
+    from medeval.annotation import gold
 
     actor = local_actor()
     with connect(db_path) as db:
         if _family(db, campaign_id) == "task":
-            n = tg.import_task_gold_csv(db, campaign_id, path, actor=actor)
+            n = gold.import_task_gold_csv(db, campaign_id, path, actor=actor)
         else:
-            n = gi.import_gold_csv(db, campaign_id, path, actor=actor)
+            n = gold.import_gold_csv(db, campaign_id, path, actor=actor)
     click.echo(f"imported {n} gold items into campaign {campaign_id}")
 
 
@@ -200,19 +199,18 @@ def gold_import(db_path, campaign_id, path):
 @friendly
 def gold_list(db_path, campaign_id):
     """The campaign's gold items (retired ones marked)."""
-    from medeval.annotation import gold_items as gi
-    from medeval.annotation.tasks import gold_items as tg
+    from medeval.annotation import gold
 
     actor = local_actor()
     with connect(db_path) as db:
         if _family(db, campaign_id) == "task":
-            _c, t = tg.task_type(db, campaign_id)
-            rows = [(g.id, _plain(g.source), _plain("; ".join(tg.describe(t, g.payload, g.expected))),
-                     _plain(g.reason), g.retired) for g in tg.list_task_gold(db, campaign_id, actor=actor)]
+            _c, t = gold.task_type(db, campaign_id)
+            rows = [(g.id, _plain(g.source), _plain("; ".join(gold.describe(t, g.payload, g.expected))),
+                     _plain(g.reason), g.retired) for g in gold.list_task_gold(db, campaign_id, actor=actor)]
             how = "`medeval gold add-task` or `medeval gold import`"
         else:
-            rows = [(g.id, g.disease, g.aspect, g.model, gi.TIER_NAMES[g.expected_tier], g.reason, g.retired)
-                    for g in gi.list_gold(db, campaign_id, actor=actor)]
+            rows = [(g.id, g.disease, g.aspect, g.model, gold.TIER_NAMES[g.expected_tier], g.reason, g.retired)
+                    for g in gold.list_gold(db, campaign_id, actor=actor)]
             how = "`medeval gold import`"
     if not rows:
         click.echo(f"campaign {campaign_id} has no gold items; add some with {how}")
@@ -227,15 +225,14 @@ def gold_list(db_path, campaign_id):
 @friendly
 def gold_retire(db_path, campaign_id, gold_id):
     """Retire a gold item (kept in the history, no longer handed out or counted)."""
-    from medeval.annotation import gold_items as gi
-    from medeval.annotation.tasks import gold_items as tg
+    from medeval.annotation import gold
 
     actor = local_actor()
     with connect(db_path) as db:
         if _family(db, campaign_id) == "task":
-            tg.retire_task_gold(db, campaign_id, gold_id, actor=actor)
+            gold.retire_task_gold(db, campaign_id, gold_id, actor=actor)
         else:
-            gi.unmark_gold(db, campaign_id, gold_id, actor=actor)
+            gold.unmark_gold(db, campaign_id, gold_id, actor=actor)
     click.echo(f"gold item {gold_id} retired")
 
 
@@ -249,7 +246,7 @@ def gold_retire(db_path, campaign_id, gold_id):
 @friendly
 def gold_settings(db_path, campaign_id, pairs):
     """Show the campaign's gold settings, or change some with --set NAME=VALUE (tier and task campaigns)."""
-    from medeval.annotation import gold_items as gi
+    from medeval.annotation import gold
     from medeval.core.errors import MedevalError
 
     actor = local_actor()
@@ -260,10 +257,10 @@ def gold_settings(db_path, campaign_id, pairs):
             raise MedevalError(f"--set {_plain(p, 40)!r}: write NAME=VALUE, e.g. --set pass_mark=0.75")
         values[name.strip()] = value.strip()
     with connect(db_path) as db:
-        s = gi.set_settings(db, campaign_id, values, actor=actor) if values else (
-            gi.require_gold_campaign(db, campaign_id, "any") and gi.get_settings(db, campaign_id))
+        s = gold.set_settings(db, campaign_id, values, actor=actor) if values else (
+            gold.require_gold_campaign(db, campaign_id, "any") and gold.get_settings(db, campaign_id))
     for k, v in s.items():
-        click.echo(f"{k} = {v}\t# {gi.SETTINGS_HELP[k]}")
+        click.echo(f"{k} = {v}\t# {gold.SETTINGS_HELP[k]}")
 
 
 @gold_grp.command("results")
@@ -273,14 +270,12 @@ def gold_settings(db_path, campaign_id, pairs):
 @friendly
 def gold_results(db_path, campaign_id, as_json):
     """Per annotator: qualification attempts, hidden-gold accuracy over time and the alert flag."""
-    from medeval.annotation import gold as gd
-    from medeval.annotation.gold_results import gold_accuracy
-    from medeval.annotation.tasks.gold import TASK
+    from medeval.annotation import gold
 
     actor = local_actor()
     with connect(db_path) as db:
-        backend = TASK if _family(db, campaign_id) == "task" else gd.TIER
-        r = gold_accuracy(db, campaign_id, actor=actor, backend=backend)
+        backend = gold.TASK if _family(db, campaign_id) == "task" else gold.TIER
+        r = gold.gold_accuracy(db, campaign_id, actor=actor, backend=backend)
     if as_json:
         click.echo(json.dumps(r, indent=2, ensure_ascii=False))
         return

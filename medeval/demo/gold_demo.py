@@ -22,8 +22,7 @@ import numpy as np
 
 from medeval.accounts import auth
 from medeval.accounts.policy import demo_actor
-from medeval.annotation import gold as gd
-from medeval.annotation import gold_items as gi
+from medeval.annotation import gold
 from medeval.demo import clinicians as sc
 from medeval.engine import thresholds as th
 
@@ -85,7 +84,7 @@ def _mark(db, campaign_id: int, n: int, ts) -> int:
     picked = sc._rng("gold", campaign_id).choice(len(free), size=min(n, len(free)), replace=False).tolist()
     for i in sorted(picked):
         rid, tier = free[i]
-        gi.mark_gold(db, campaign_id, rid, tier, REASONS[tier], actor=actor)
+        gold.mark_gold(db, campaign_id, rid, tier, REASONS[tier], actor=actor)
     return len(picked)
 
 
@@ -100,18 +99,18 @@ def _answer_hidden(db, campaign_id: int) -> int:
             "SELECT min(g.created_at) FROM grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND "
             "a.user_id = g.user_id WHERE a.campaign_id = ? AND g.user_id = ? GROUP BY g.item_id ORDER BY 1",
             (campaign_id, user.id))]
-        order, slots = gd.hidden_plan(db, user, campaign_id)
+        order, slots = gold.hidden_plan(db, user, campaign_id)
         if not times:
             continue
         for j, (gold_id, slot) in enumerate(zip(order, slots)):
-            if gd.latest_hidden_id(db, user, gold_id) is not None:
+            if gold.latest_hidden_id(db, user, gold_id) is not None:
                 continue
-            expected = gi.gold_item(db, gold_id).expected_tier
+            expected = gold.gold_item(db, gold_id).expected_tier
             p_right = 0.92 - (0.75 * j / max(len(order) - 1, 1) if c.username == DRIFTER else 0.0)
             right = sc._rng("gold-answer", c.username, gold_id).uniform() < p_right
             tier = expected if right else (expected - 1 if expected > 0 else 1)
             before = min(max(slot - j, 1), len(times))
-            gd.submit_gold(db, user, campaign_id, gold_id, "hidden", attempt=None, tier=tier,
+            gold.submit_gold(db, user, campaign_id, gold_id, "hidden", attempt=None, tier=tier,
                            client_token=f"demo-gold:{campaign_id}:{gold_id}", at=times[before - 1] + 7.0)
             added += 1
     return added
@@ -126,11 +125,11 @@ def add_demo_gold(db, round_campaign: int | None) -> dict:
     if round_campaign is not None:
         out["round"] = _mark(db, round_campaign, ROUND_GOLD, ts)
         if out["round"]:
-            gi.set_settings(db, round_campaign, ROUND_SETTINGS, actor=actor)
+            gold.set_settings(db, round_campaign, ROUND_SETTINGS, actor=actor)
     row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (sc.CALIBRATION_CAMPAIGN,)).fetchone()
     if row:
         out["clinicians"] = _mark(db, row[0], CLINICIAN_GOLD, ts)
         if out["clinicians"]:
-            gi.set_settings(db, row[0], CLINICIAN_SETTINGS, actor=actor)
+            gold.set_settings(db, row[0], CLINICIAN_SETTINGS, actor=actor)
         out["answers"] = _answer_hidden(db, row[0])
     return out

@@ -29,11 +29,8 @@ import numpy as np
 
 from medeval.accounts.auth import get_user
 from medeval.accounts.policy import demo_actor
-from medeval.annotation import gold as gd
-from medeval.annotation import gold_items as gi
+from medeval.annotation import gold
 from medeval.annotation import tasks
-from medeval.annotation.tasks import gold as tgold
-from medeval.annotation.tasks import gold_items as tg
 from medeval.demo import tasks as dt
 from medeval.demo.generate import DEMO_SEED
 
@@ -64,7 +61,7 @@ def _mark(db, campaign_id: int) -> int:
     actor = demo_actor()
     if db.conn.execute("SELECT 1 FROM task_gold_items WHERE campaign_id = ?", (campaign_id,)).fetchone():
         return 0
-    free = sorted(tg.candidates(db, campaign_id, limit=10_000, actor=actor), key=lambda s: s.source)
+    free = sorted(gold.candidates(db, campaign_id, limit=10_000, actor=actor), key=lambda s: s.source)
     bad = [s for s in free if _bad(s.payload)]
     good = [s for s in free if not _bad(s.payload)]
     rng = np.random.default_rng([DEMO_SEED, SALT])
@@ -72,16 +69,16 @@ def _mark(db, campaign_id: int) -> int:
     picked = [bad[i] for i in rng.choice(len(bad), size=n_bad, replace=False).tolist()]
     picked += [good[i] for i in rng.choice(len(good), size=min(GOLD_ITEMS - n_bad, len(good)), replace=False).tolist()]
     for spec in sorted(picked, key=lambda s: s.source):
-        tg.mark_task_gold(db, campaign_id, spec.source, expected(spec.payload),
+        gold.mark_task_gold(db, campaign_id, spec.source, expected(spec.payload),
                           REASONS["no" if _bad(spec.payload) else "yes"], actor=actor)
     return len(picked)
 
 
 def _answer(db, user, campaign_id: int, view, shown) -> None:
     """The doctor's answer to the hidden gold item ``view`` shows (its pending question)."""
-    _mode, gold_id, _attempt = tgold.parse_ref(view.ref)
-    g = tg.task_gold_item(db, gold_id)
-    layout = tgold.layout_for(db, user, campaign_id, gold_id)
+    _mode, gold_id, _attempt = gold.parse_ref(view.ref)
+    g = gold.task_gold_item(db, gold_id)
+    layout = gold.layout_for(db, user, campaign_id, gold_id)
     q = view.pending.id
     value = dt._pick("accr", user.username, g.source, g.payload, layout, q, dt._rng(user.username, g.source, q))
     tasks.answer(db, user, campaign_id, view.ref, q, value, client_token=f"demo-gold:{campaign_id}:{gold_id}:{q}",
@@ -106,13 +103,13 @@ def _answer_hidden(db, campaign_id: int, username: str) -> int:
     added = 0
     while True:
         view = tasks.task_state(db, user, campaign_id).item
-        if view is None or view.pending is None or tgold.parse_ref(view.ref)[0] != "hidden":
+        if view is None or view.pending is None or gold.parse_ref(view.ref)[0] != "hidden":
             break  # done, or a real item the doctor left open: they stop here
         _answer(db, user, campaign_id, view, shown)
         added += 1
-    for gold_id in gd.hidden_plan(db, user, campaign_id, tgold.TASK)[0]:
-        while tgold.TASK.outcome(db, user.id, gold_id, "hidden", None) is None:
-            view = tgold.gold_view(db, user, campaign_id, gold_id, "hidden", None)
+    for gold_id in gold.hidden_plan(db, user, campaign_id, gold.TASK)[0]:
+        while gold.TASK.outcome(db, user.id, gold_id, "hidden", None) is None:
+            view = gold.gold_view(db, user, campaign_id, gold_id, "hidden", None)
             if view.pending is None:
                 break
             _answer(db, user, campaign_id, view, shown)
@@ -134,8 +131,8 @@ def add_demo_task_gold(db) -> dict:
     cid = row[0]
     out["gold_items"] = _mark(db, cid)
     if out["gold_items"]:
-        gi.set_settings(db, cid, SETTINGS, actor=actor)
-    if not gi.active_gold_ids(db, cid):
+        gold.set_settings(db, cid, SETTINGS, actor=actor)
+    if not gold.active_gold_ids(db, cid):
         return out
     for who in dt.SIMULATED:
         out["answers"] += _answer_hidden(db, cid, who)

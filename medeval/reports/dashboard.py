@@ -28,7 +28,7 @@ import sqlite_utils
 from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
 from medeval.annotation import adjudication as adj
-from medeval.annotation.gold_results import gold_accuracy, methods_sentence
+from medeval.annotation.gold import gold_accuracy, methods_sentence
 from medeval.annotation.campaigns import require_grading
 from medeval.core.errors import MedevalError
 from medeval.stats.agreement import (

@@ -118,8 +118,6 @@ __all__ = [
     "pairwise",
     "accr",
     "common",
-    "gold",
-    "gold_items",
     "state",
 ]
 
@@ -127,8 +125,6 @@ from medeval.annotation.tasks import rubric  # noqa: E402,I001
 from medeval.annotation.tasks import pairwise  # noqa: E402,I001
 from medeval.annotation.tasks import accr  # noqa: E402,I001
 from medeval.annotation.tasks import common  # noqa: E402,I001
-from medeval.annotation.tasks import gold  # noqa: E402,I001
-from medeval.annotation.tasks import gold_items  # noqa: E402,I001
 from medeval.annotation.tasks import state  # noqa: E402,I001
 from medeval.annotation.tasks.builtin import BUILTIN_TYPES, register_builtin  # noqa: E402,I001
 

@@ -10,10 +10,9 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
-from medeval.annotation import gold as gd
+from medeval.annotation import gold
 from medeval.annotation import guidelines as gl
 from medeval.annotation.screen_keys import screen_key
-from medeval.annotation.tasks import gold as tgold
 from medeval.annotation.tasks import state
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import get, is_task_kind
@@ -42,7 +41,7 @@ class TaskState:
     skipped: int  # items skipped and not complete
     position: int  # 1-based number of the item on screen (skipped items count as passed)
     phase: str = "items"  # "qualification": the qualification round (see ``qualification``); "items" otherwise
-    qualification: gd.QualificationState | None = None
+    qualification: gold.QualificationState | None = None
 
 
 def _assignment(db, user: User, item_id: int) -> tuple[dict, dict, str, str, int]:
@@ -75,7 +74,7 @@ def my_task_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
         if not is_task_kind(kind):
             continue
         s = state.progress(db, user.id, cid)
-        g_done, g_total = gd.hidden_counts(db, user, cid, tgold.TASK)
+        g_done, g_total = gold.hidden_counts(db, user, cid, gold.TASK)
         out.append({"id": cid, "name": name, "task": get(kind).title, "kind": kind, "status": status,
                     "done": s["done"] + g_done, "total": s["total"] + g_total})
     return out
@@ -101,16 +100,16 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
     t = get(c["kind"])
     is_open = c["status"] == "open"
     head = (campaign_id, c["name"], c["kind"], t.title, t.instructions, is_open)
-    q = gd.qualification_state(db, user, campaign_id, tgold.TASK)
+    q = gold.qualification_state(db, user, campaign_id, gold.TASK)
     if not q.cleared:
-        view = (tgold.gold_view(db, user, campaign_id, q.next_gold, "qualification", q.attempt)
+        view = (gold.gold_view(db, user, campaign_id, q.next_gold, "qualification", q.attempt)
                 if q.next_gold is not None and is_open else None)
         return TaskState(*head, view, q.answered, q.items, 0, min(q.answered + 1, q.items), "qualification", q)
-    due, g_done, g_total = gd.hidden_now(db, user, campaign_id, tgold.TASK, real_counts=(p["done"], p["total"]))
+    due, g_done, g_total = gold.hidden_now(db, user, campaign_id, gold.TASK, real_counts=(p["done"], p["total"]))
     if not is_open or revisit_skipped:
         due = None
     if due is not None:
-        view = tgold.gold_view(db, user, campaign_id, due, "hidden", None)
+        view = gold.gold_view(db, user, campaign_id, due, "hidden", None)
     else:
         queue = p["todo"] or (p["skipped"] if revisit_skipped else [])
         view = item_view(db, user, queue[0]) if queue else None
@@ -153,7 +152,7 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
         if (dup := _already_saved(db, user, client_token, status)) is not None:
             return dup
         gl.require_acknowledged(db, user, cid)
-        gd.require_qualified(db, user, cid, tgold.TASK)
+        gold.require_qualified(db, user, cid, gold.TASK)
         t = get(kind)
         st = state.latest(db, user.id, [item_id]).get(item_id, state.EMPTY)
         if revision is not None and revision != st["rows"]:
@@ -212,23 +211,23 @@ def answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, qu
     (:func:`medeval.annotation.tasks.gold.submit_gold_answer`), never to the real answers. ``feedback``: the
     expected answers and their reason once a hidden gold item is done, when the campaign enables it.
     """
-    mode, ident, attempt = tgold.parse_ref(ref)
+    mode, ident, attempt = gold.parse_ref(ref)
     if mode == "real":
         if _assignment(db, user, ident)[4] != campaign_id:
             raise PermissionDenied("this item is not part of this campaign")
         return submit_answer(db, user, ident, question or "", value, client_token=client_token, skipped=skipped,
                              revision=revision, guideline_version=guideline_version), None
-    return tgold.submit_gold_answer(db, user, campaign_id, ident, mode, attempt=attempt, question=question or "",
+    return gold.submit_gold_answer(db, user, campaign_id, ident, mode, attempt=attempt, question=question or "",
                                     value=value, client_token=client_token, skipped=skipped, revision=revision,
                                     guideline_version=guideline_version)
 
 
 def flag(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, note: str, *, client_token: str) -> int:
     """Flag whatever :func:`task_state` put on screen, by its ``ref`` (see :func:`flag_item`)."""
-    mode, ident, attempt = tgold.parse_ref(ref)
+    mode, ident, attempt = gold.parse_ref(ref)
     if mode == "real":
         if _assignment(db, user, ident)[4] != campaign_id:
             raise PermissionDenied("this item is not part of this campaign")
         return flag_item(db, user, ident, note, client_token=client_token)
-    return tgold.submit_gold_answer(db, user, campaign_id, ident, mode, attempt=attempt, question="", value=None,
+    return gold.submit_gold_answer(db, user, campaign_id, ident, mode, attempt=attempt, question="", value=None,
                                     client_token=client_token, note=note)[0]

@@ -174,7 +174,7 @@ class TaskType:
                 answers: list[AnswerRow]) -> list[Section]:
         raise NotImplementedError
 
-    # gold items (medeval.annotation.tasks.gold_items): expected answers are written in a canonical layout
+    # gold items (medeval.annotation.gold.task_items): expected answers are written in a canonical layout
 
     def gold_layout(self, payload: dict) -> dict:
         """The canonical layout expected answers are written in (responses in the data's order, A on the left)."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from medeval.annotation.gold_results import gold_accuracy, methods_sentence
-from medeval.annotation.tasks.gold import TASK
+from medeval.annotation.gold import gold_accuracy, methods_sentence
+from medeval.annotation.gold import TASK
 from medeval.reports import html_kit as kit
 
 COLUMNS = [("annotator", "annotator"), ("qualification", "qualification"), ("hidden_answered", "hidden gold answered"),

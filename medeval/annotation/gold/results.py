@@ -13,15 +13,17 @@ import sqlite_utils
 
 from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
-from medeval.annotation import gold as gd
-from medeval.annotation import gold_items as gi
+from medeval.annotation.gold.backends import TIER, Backend
+from medeval.annotation.gold.qualification import qualification_state
+from medeval.annotation.gold.settings import active_gold_ids, get_settings, gold_family, require_gold_campaign
+from medeval.annotation.gold.task_backend import TASK
 from medeval.core.errors import MedevalError
 
 BLOCK = 5  # hidden gold answers per point of "accuracy over time"
 
 
 def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, block: int = BLOCK,
-                  backend: gd.Backend = gd.TIER) -> dict:
+                  backend: Backend = TIER) -> dict:
     """Everything the Campaigns and Agreement pages show about gold answers, as plain data (JSON-ready).
 
     ``{"campaign_id", "settings", "gold_items" (active), "block", "threshold", "annotators": [{"annotator",
@@ -31,17 +33,17 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
     "flagged"}]}``. Researchers and admins only.
     """
     authorize(actor, "gold.manage")
-    gi.require_gold_campaign(db, campaign_id, backend.family)
+    require_gold_campaign(db, campaign_id, backend.family)
     if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= 100:
         raise MedevalError("the block size (hidden gold answers per point over time) must be a whole number 1..100")
-    s = gi.get_settings(db, campaign_id)
+    s = get_settings(db, campaign_id)
     users = db.conn.execute(f"SELECT DISTINCT u.id, u.username, u.role, u.active FROM {backend.tables[1]} a JOIN "
                             "users u ON u.id = a.user_id WHERE a.campaign_id = ? ORDER BY u.username",
                             (campaign_id,)).fetchall()
     out = []
     for uid, name, role, active in users:
         user = User(uid, name, role, bool(active))
-        q = gd.qualification_state(db, user, campaign_id, backend)
+        q = qualification_state(db, user, campaign_id, backend)
         rows = backend.hidden_rows(db, uid, campaign_id)
         answered = [(c, at) for c, at in rows if c is not None]
         blocks = []
@@ -58,18 +60,18 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
                     "accuracy": correct / len(answered) if answered else None, "blocks": blocks,
                     "latest_accuracy": latest,
                     "flagged": latest is not None and latest < s["alert_threshold"] - 1e-9})
-    return {"campaign_id": campaign_id, "settings": s, "gold_items": len(gi.active_gold_ids(db, campaign_id)),
+    return {"campaign_id": campaign_id, "settings": s, "gold_items": len(active_gold_ids(db, campaign_id)),
             "block": block, "threshold": s["alert_threshold"], "annotators": out}
 
 
 def methods_sentence(db: sqlite_utils.Database, campaign_id: int) -> str:
     """One sentence for the methods paragraph saying how gold items were used and treated ("" without gold)."""
-    family = gi.gold_family(db, campaign_id)[0]
-    table = "gold_items" if family == "tier" else "task_gold_items"
+    family = gold_family(db, campaign_id)[0]
+    table = (TIER if family == "tier" else TASK).tables[2]
     n = db.conn.execute(f"SELECT count(*) FROM {table} WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
     if not n:
         return ""
-    s = gi.get_settings(db, campaign_id)
+    s = get_settings(db, campaign_id)
     uses = []
     if s["qualification_required"]:
         uses.append(f"a qualification round ({s['qualification_items']} items, pass mark {s['pass_mark']:.0%})")

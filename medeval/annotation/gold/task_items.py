@@ -1,5 +1,5 @@
 """Gold items of task campaigns (rubric, preference, AccR): candidates, marking with expected answers, the CSV
-import, the list, retiring.
+import, the list (retiring: :func:`.items.retire_task_gold`).
 
 A task gold item is an item the campaign's own settings could give (:meth:`TaskType.gold_pool`: the same data
 set, rubric, judge and comparison, unsampled) that is not one of its real items, frozen with the expected answer
@@ -19,14 +19,14 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
-from medeval.annotation import gold_items as gi
+from medeval.annotation.gold.settings import GOLD_MAX, _check_reason, _now, active_gold_ids, require_gold_campaign
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import Block, ItemSpec, Question, TaskType, get
 from medeval.core.errors import InputError, MedevalError
 from medeval.core.limits import NAME_MAX_CHARS, check_text
 from medeval.store.db import transaction
 
-CSV_COLUMNS = ("source", "question", "expected", "reason")
+TASK_CSV_COLUMNS = ("source", "question", "expected", "reason")
 _NOT_SETTINGS = ("task", "k", "seed", "annotators")
 
 
@@ -45,7 +45,7 @@ class TaskGoldItem:
 
 def task_type(db: sqlite_utils.Database, campaign_id: int) -> tuple[dict, TaskType]:
     """(the task campaign, its type), refusing a campaign that takes no task gold items."""
-    gi.require_gold_campaign(db, campaign_id, "task")
+    require_gold_campaign(db, campaign_id, "task")
     c = campaign(db, campaign_id)
     return c, get(c["kind"])
 
@@ -137,7 +137,7 @@ def _insert(db, campaign_id: int, spec: ItemSpec, expected: dict, reason: str, w
     return db.conn.execute(
         "INSERT INTO task_gold_items (campaign_id, source, payload, expected, reason, created_by, created_at) VALUES "
         "(?, ?, ?, ?, ?, ?, ?)", (campaign_id, spec.source, json.dumps(spec.payload, ensure_ascii=False),
-                                  json.dumps(expected, ensure_ascii=False), reason, who, gi._now())).lastrowid
+                                  json.dumps(expected, ensure_ascii=False), reason, who, _now())).lastrowid
 
 
 def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, expected: dict, reason: str, *,
@@ -146,24 +146,19 @@ def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, exp
     authorize(actor, "gold.manage")
     c, t = task_type(db, campaign_id)
     source = check_text(source, what="the item's source", max_chars=NAME_MAX_CHARS * 4, allow_newlines=False)
-    reason = gi._check_reason(reason)
+    reason = _check_reason(reason)
     pool = {s.source: s for s in t.gold_pool(db, _settings_of(c))}  # (outside the write transaction)
     with transaction(db):
         real, gold = _taken(db, campaign_id)
         if why := _refusal(source, campaign_id, real, gold, pool):
             raise MedevalError(why)
         exp = check_expected(t, pool[source].payload, expected)
-        if len(gi.active_gold_ids(db, campaign_id)) >= gi.GOLD_MAX:
-            raise MedevalError(f"campaign {campaign_id} has {gi.GOLD_MAX} gold items, the limit; retire some first")
+        if len(active_gold_ids(db, campaign_id)) >= GOLD_MAX:
+            raise MedevalError(f"campaign {campaign_id} has {GOLD_MAX} gold items, the limit; retire some first")
         who = actor.username if actor else "cli"
         gid = _insert(db, campaign_id, pool[source], exp, reason, who)
         audit(db, who, "gold.mark", f"campaign:{campaign_id}", {"gold": gid, "source": source, "expected": exp})
     return gid
-
-
-def retire_task_gold(db: sqlite_utils.Database, campaign_id: int, gold_id: int, *, actor: User | None) -> None:
-    """Retire a task gold item: no longer handed out; its answers stay, out of the accuracy figures."""
-    gi.unmark_gold(db, campaign_id, gold_id, actor=actor, family="task")
 
 
 _SQL = ("SELECT id, campaign_id, source, payload, expected, reason, created_by, created_at, EXISTS (SELECT 1 FROM "
@@ -206,14 +201,14 @@ def import_task_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, a
     c, t = task_type(db, campaign_id)
     file = str(path)
     header, rows = read_table_limited(path)
-    require_columns(path, header, list(CSV_COLUMNS))
+    require_columns(path, header, list(TASK_CSV_COLUMNS))
     if not rows:
         raise InputError("the file has no rows", file=file, fix="add one row per expected answer")
     pool = {s.source: s for s in t.gold_pool(db, _settings_of(c))}
     real, gold = _taken(db, campaign_id)
     plan: dict[str, dict] = {}
     for n, row in rows:
-        cells = {k: str(row.get(k) if row.get(k) is not None else "").strip() for k in CSV_COLUMNS}
+        cells = {k: str(row.get(k) if row.get(k) is not None else "").strip() for k in TASK_CSV_COLUMNS}
         where = {"file": file, "row": n}
         if not cells["source"] or not cells["question"] or not cells["expected"]:
             raise InputError("source, question and expected must all be filled in", **where)
@@ -229,7 +224,7 @@ def import_task_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, a
         except MedevalError as e:
             raise InputError(str(e), **where) from None
         if cells["reason"]:
-            reason = gi._check_reason(cells["reason"], **where)
+            reason = _check_reason(cells["reason"], **where)
             if p["reason"] and reason != p["reason"]:
                 raise InputError(f"a different reason for {src[:60]!r} than on row {p['row']}", **where,
                                  fix="give an item's reason once, or the same on each of its rows")
@@ -240,8 +235,8 @@ def import_task_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, a
                              fix="give the guideline's one-line why on one of the item's rows")
     who = actor.username if actor else "cli"
     with transaction(db):
-        if len(gi.active_gold_ids(db, campaign_id)) + len(plan) > gi.GOLD_MAX:
-            raise InputError(f"that would make more than {gi.GOLD_MAX} gold items", file=file, fix="retire some first")
+        if len(active_gold_ids(db, campaign_id)) + len(plan) > GOLD_MAX:
+            raise InputError(f"that would make more than {GOLD_MAX} gold items", file=file, fix="retire some first")
         real, gold = _taken(db, campaign_id)  # (changed since the checks above?)
         for src, p in plan.items():
             if why := _refusal(src, campaign_id, real, gold, pool):
