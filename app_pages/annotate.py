@@ -17,7 +17,7 @@ import sqlite3
 
 import streamlit as st
 
-from medeval.annotation import gold, tasks
+from medeval.annotation import answers, gold, tasks
 from medeval.annotation import guidelines as gl
 from medeval.annotation.tasks import layout
 from medeval.core.errors import MedevalError
@@ -83,8 +83,9 @@ def _answer(ref: str, question: str | None, value: str | None, revision: int, wh
     token = f"{ref}:{revision}:{question or 'skip'}:{value or ''}"
     try:
         with ui.db() as d:
-            _id, feedback = tasks.answer(d, user, cid, ref, question, value, client_token=token,
-                                         skipped=question is None, revision=revision, guideline_version=shown_version)
+            _id, feedback = answers.submit(d, user, cid, ref, answers.Answer.skip() if question is None else
+                                           answers.Answer.questions({question: value}), client_token=token,
+                                           expected=revision, guideline_version=shown_version)
     except tasks.StaleAnswer:
         # a key press that reached a button of the previous screen (Streamlit keeps it mounted during a rerun)
         st.session_state["task_stale"] = True

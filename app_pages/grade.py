@@ -16,6 +16,7 @@ import time
 
 import streamlit as st
 
+from medeval.annotation import answers
 from medeval.annotation import campaigns as cp
 from medeval.annotation import gold
 from medeval.annotation import guidelines as gl
@@ -97,9 +98,9 @@ def _answer(ref: str, item_id: int, prior: int | None, *, tier: int | None = Non
         action += ":flag"
     try:
         with ui.db() as d:
-            _id, feedback = cp.submit_answer(d, user, cid, ref, tier=tier, skipped=skipped, flagged=flagged,
-                                             note=note, client_token=_token(item_id, prior, action, note or ""),
-                                             expected_prior=prior, guideline_version=shown_version)
+            _id, feedback = answers.submit(
+                d, user, cid, ref, answers.Answer.from_tier_form(tier, skipped=skipped, flagged=flagged, note=note),
+                client_token=_token(item_id, prior, action, note or ""), expected=prior, guideline_version=shown_version)
     except cp.StaleGrade:
         # a key that reached the previous item's button (Streamlit keeps it mounted during a rerun)
         st.session_state["grade_stale"] = True

@@ -12,15 +12,15 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit
+from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
-from medeval.annotation import gold
-from medeval.annotation.answer_input import check_tier_answer
+from medeval.annotation import answers, gold
 from medeval.annotation import guidelines as gl
+from medeval.annotation.answer_input import ANY as _ANY
+from medeval.annotation.answer_input import StaleGrade  # noqa: F401 (re-exported: a StaleAnswer of a grade)
 from medeval.annotation.screen_keys import keyer, screen_key
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.engine.aspects import BY_NAME
-from medeval.store.db import transaction
 
 TIER_GUIDE = gl.TIER_GUIDE  # (defined with the guidelines: they are the default tier definitions)
 
@@ -118,20 +118,14 @@ def progress(db: sqlite_utils.Database, user: User, campaign_id: int) -> tuple[i
     return done, total
 
 
-class StaleGrade(MedevalError):
-    """The grade was given on a screen that has changed since (the item got another answer first): not saved."""
-
-
-_ANY = object()
-
-
 def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: int | None, client_token: str,
                  skipped: bool = False, flagged: bool = False, note: str | None = None,
                  expected_prior: int | None | object = _ANY, at: float | None = None,
                  guideline_version: int | None = None) -> int:
     """Record a grade (0/1/2), a skip or a flag; idempotent per client token. Returns the annotation id.
 
-    A second grade of the same item supersedes the first (both are kept). With ``expected_prior`` (the
+    A thin wrapper over the one submit path (:func:`medeval.annotation.answers.submit_item` with the tier
+    store): a second grade of the same item supersedes the first (both are kept). With ``expected_prior`` (the
     annotation the screen showed for this item, None for a new item) a grade given on a screen that has
     changed since raises :class:`StaleGrade`: a key typed ahead of the next item must not regrade the last.
     ``at``: when the grade was given (seconds since the epoch; default now) -- for grades recorded after the
@@ -140,32 +134,9 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
     acknowledged the current guidelines (:class:`medeval.annotation.guidelines.GuidelinesPending`).
     """
     authorize(user, "grade")
-    note, at = check_tier_answer(tier, skipped=skipped, client_token=client_token, note=note, at=at)
-    with transaction(db):
-        status = _assigned(db, user, item_id)
-        cid = db.conn.execute("SELECT campaign_id FROM campaign_items WHERE id = ?", (item_id,)).fetchone()[0]
-        guideline_version = gl.check_version(db, cid, guideline_version)
-        dup = db.conn.execute("SELECT id FROM grade_annotations WHERE user_id = ? AND client_token = ?",
-                              (user.id, client_token)).fetchone()
-        if dup:
-            return dup[0]
-        if status != "open":
-            raise MedevalError("this campaign is closed: grades can no longer be given or changed")
-        gl.require_acknowledged(db, user, cid)
-        gold.require_qualified(db, user, cid)
-        prev = _current(db, user.id, item_id)
-        if expected_prior is not _ANY and (prev[0] if prev else None) != expected_prior:
-            raise StaleGrade("the screen changed before this grade arrived: nothing was saved from it")
-        cur = db.conn.execute(
-            "INSERT INTO grade_annotations (item_id, user_id, tier, skipped, flagged, note, client_token, supersedes, "
-            "created_at, guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item_id, user.id, None if skipped else tier, int(skipped), int(flagged), note, client_token,
-             prev[0] if prev else None, at, guideline_version))
-        if prev:
-            audit(db, user.username, "annotation.change", str(item_id),
-                  {"from": "skipped" if prev[2] else prev[1], "to": "skipped" if skipped else tier,
-                   "flagged": bool(flagged)})
-        return cur.lastrowid
+    answer = answers.Answer.from_tier_form(tier, skipped=skipped, flagged=flagged, note=note)
+    return answers.submit_item(db, user, answers.TIER_STORE, item_id, answer, client_token=client_token,
+                               expected=expected_prior, guideline_version=guideline_version, at=at)
 
 
 @dataclass(frozen=True)
@@ -295,25 +266,12 @@ def submit_answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: 
                   guideline_version: int | None = None) -> tuple[int, str | None]:
     """Answer whatever :func:`grading_state` put on screen, by its ``ref``; returns (answer id, feedback or None).
 
-    A real item's answer is :func:`submit_grade`; a gold item's goes to ``gold_answers``
+    A thin wrapper over :func:`medeval.annotation.answers.submit` (the tier store): a real item's answer is a
+    grade (:func:`submit_grade`'s rules); a gold item's goes to ``gold_answers``
     (:func:`medeval.annotation.gold.submit_gold`), never to the grades. ``feedback``: the expected grade and
     its reason after a hidden gold item, when the campaign enables it.
     """
-    mode, ident, attempt = gold.parse_ref(ref)  # ident: the real item's id, or the gold item's
-    if mode == "real":
-        cid = db.conn.execute("SELECT campaign_id FROM campaign_items WHERE id = ?", (ident,)).fetchone()
-        if cid is None or cid[0] != campaign_id:
-            raise PermissionDenied("this item is not assigned to you")
-        return submit_grade(db, user, ident, tier=tier, client_token=client_token, skipped=skipped,
-                            flagged=flagged, note=note, expected_prior=expected_prior, at=at,
-                            guideline_version=guideline_version), None
-    gold_id = ident
-    prior = None if expected_prior is _ANY else expected_prior
-    if expected_prior is _ANY and mode == "hidden":
-        prior = gold.latest_hidden_id(db, user, gold_id)
-    try:
-        return gold.submit_gold(db, user, campaign_id, gold_id, mode, attempt=attempt, tier=tier,
-                                client_token=client_token, skipped=skipped, flagged=flagged, note=note,
-                                expected_prior=prior, at=at)
-    except gold.StaleGoldAnswer as e:
-        raise StaleGrade(str(e)) from None
+    authorize(user, "grade")
+    answer = answers.Answer.from_tier_form(tier, skipped=skipped, flagged=flagged, note=note)
+    return answers.submit_ref(db, user, answers.TIER_STORE, campaign_id, ref, answer, client_token=client_token,
+                              expected=expected_prior, guideline_version=guideline_version, at=at)

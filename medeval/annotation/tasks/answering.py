@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 
 import sqlite_utils
 
-from medeval.accounts.auth import User, audit
+from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
-from medeval.annotation import gold
+from medeval.annotation import answers, gold
 from medeval.annotation import guidelines as gl
 from medeval.annotation.screen_keys import screen_key
 from medeval.annotation.tasks import state
@@ -23,9 +22,7 @@ from medeval.annotation.tasks.state import (  # noqa: F401 (re-exported: the pac
     ItemView,
     StaleAnswer,
 )
-from medeval.core.errors import MedevalError, PermissionDenied
-from medeval.core.limits import NAME_MAX_CHARS, check_note, check_text
-from medeval.store.db import transaction
+from medeval.core.errors import PermissionDenied
 
 @dataclass(frozen=True)
 class TaskState:
@@ -118,18 +115,8 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
                      "items", q)
 
 
-def _already_saved(db, user: User, client_token: str, status: str) -> int | None:
-    """The row a resubmission with this token saved before (so it is harmless), or None; refuses a closed campaign."""
-    if not client_token:
-        raise MedevalError("a client token is required (it makes a resubmission harmless)")
-    check_text(client_token, what="the client token", max_chars=NAME_MAX_CHARS, allow_newlines=False)
-    dup = db.conn.execute("SELECT id FROM task_answers WHERE user_id = ? AND client_token = ?",
-                          (user.id, client_token)).fetchone()
-    if dup:
-        return dup[0]
-    if status != "open":
-        raise MedevalError("this campaign is closed: answers and flags can no longer be given or changed")
-    return None
+def _expected(revision: int | None):
+    return answers.ANY if revision is None else revision
 
 
 def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question: str, value: str | None, *,
@@ -137,6 +124,7 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
                   guideline_version: int | None = None) -> int:
     """Record one answer (or an item-level skip: ``skipped=True``, question ``""``); idempotent per token.
 
+    A thin wrapper over the one submit path (:func:`medeval.annotation.answers.submit_item`, the task store).
     A question of a later part is refused while an earlier part has unanswered questions; a change of an
     answer adds a row that supersedes the previous one (both are kept, the change is audited). With
     ``revision`` (the :attr:`ItemView.revision` the screen was drawn from), an answer given on a screen
@@ -146,60 +134,20 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
     has not acknowledged the current guidelines (:class:`medeval.annotation.guidelines.GuidelinesPending`).
     """
     authorize(user, "task.answer")
-    with transaction(db):
-        payload, layout, kind, status, cid = _assignment(db, user, item_id)
-        guideline_version = gl.check_version(db, cid, guideline_version)
-        if (dup := _already_saved(db, user, client_token, status)) is not None:
-            return dup
-        gl.require_acknowledged(db, user, cid)
-        gold.require_qualified(db, user, cid, gold.TASK)
-        t = get(kind)
-        st = state.latest(db, user.id, [item_id]).get(item_id, state.EMPTY)
-        if revision is not None and revision != st["rows"]:
-            raise StaleAnswer("the screen changed before this answer arrived: nothing was saved from it")
-        prev = None
-        if skipped:
-            question, value = SKIP, None
-        else:
-            qs = {q.id: q for q in t.questions(payload, layout)}
-            if question not in qs:
-                raise MedevalError(f"no question {question!r} in this item")
-            q = qs[question]
-            value = q.option(str(value)).value
-            open_part, _ = state.open_part(list(qs.values()), st["answers"])
-            if q.part > open_part:
-                raise MedevalError(f"part {q.part} opens once every question of part {open_part} has an answer")
-            prev = st["ids"].get(question)
-            if prev is not None and st["answers"][question] == value:
-                return prev  # the same answer again: nothing to record
-        cur = db.conn.execute(
-            "INSERT INTO task_answers (item_id, user_id, question, value, skipped, client_token, supersedes, "
-            "created_at, guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item_id, user.id, question, value, int(skipped), client_token, prev, time.time(), guideline_version))
-        if prev is not None:
-            audit(db, user.username, "annotation.change", f"task_item:{item_id}",
-                  {"question": question, "from": st["answers"][question], "to": value})
-        return cur.lastrowid
+    ans = answers.Answer.skip() if skipped else answers.Answer.questions({question: value})
+    return answers.submit_item(db, user, answers.TASK_STORE, item_id, ans, client_token=client_token,
+                               expected=_expected(revision), guideline_version=guideline_version)
 
 
 def flag_item(db: sqlite_utils.Database, user: User, item_id: int, note: str, *, client_token: str) -> int:
     """Flag an assigned item with a note (a wrong reference, an unreadable answer...); idempotent per token.
 
-    A flag does not answer anything and does not move the annotator on; researchers read the notes with
-    :func:`flags`. The note is untrusted text like everything else the annotator writes.
+    A flag does not answer anything and does not move the annotator on (it needs no qualification); researchers
+    read the notes with :func:`flags`. The note is untrusted text like everything else the annotator writes.
     """
     authorize(user, "task.answer")
-    note = check_note(note, what="the flag note").strip()
-    if not note:
-        raise MedevalError("write a short note saying what is wrong with this item")
-    with transaction(db):
-        _payload, _layout, _kind, status, cid = _assignment(db, user, item_id)
-        if (dup := _already_saved(db, user, client_token, status)) is not None:
-            return dup
-        gl.require_acknowledged(db, user, cid)
-        return db.conn.execute(
-            "INSERT INTO task_answers (item_id, user_id, question, value, skipped, client_token, created_at) "
-            "VALUES (?, ?, ?, ?, 0, ?, ?)", (item_id, user.id, FLAG, note, client_token, time.time())).lastrowid
+    return answers.submit_item(db, user, answers.TASK_STORE, item_id, answers.Answer.flag(note),
+                               client_token=client_token)
 
 
 def answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, question: str | None,
@@ -207,27 +155,19 @@ def answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, qu
            guideline_version: int | None = None) -> tuple[int, str | None]:
     """Answer whatever :func:`task_state` put on screen, by its ``ref``; returns (row id, feedback or None).
 
-    A real item's answer is :func:`submit_answer`; a gold item's goes to ``task_gold_answers``
-    (:func:`medeval.annotation.tasks.gold.submit_gold_answer`), never to the real answers. ``feedback``: the
+    A thin wrapper over :func:`medeval.annotation.answers.submit` (the task store): a real item's answer
+    follows :func:`submit_answer`'s rules; a gold item's goes to ``task_gold_answers``
+    (:func:`medeval.annotation.gold.submit_gold_answer`), never to the real answers. ``feedback``: the
     expected answers and their reason once a hidden gold item is done, when the campaign enables it.
     """
-    mode, ident, attempt = gold.parse_ref(ref)
-    if mode == "real":
-        if _assignment(db, user, ident)[4] != campaign_id:
-            raise PermissionDenied("this item is not part of this campaign")
-        return submit_answer(db, user, ident, question or "", value, client_token=client_token, skipped=skipped,
-                             revision=revision, guideline_version=guideline_version), None
-    return gold.submit_gold_answer(db, user, campaign_id, ident, mode, attempt=attempt, question=question or "",
-                                    value=value, client_token=client_token, skipped=skipped, revision=revision,
-                                    guideline_version=guideline_version)
+    authorize(user, "task.answer")
+    ans = answers.Answer.skip() if skipped else answers.Answer.questions({question or "": value})
+    return answers.submit_ref(db, user, answers.TASK_STORE, campaign_id, ref, ans, client_token=client_token,
+                              expected=_expected(revision), guideline_version=guideline_version)
 
 
 def flag(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, note: str, *, client_token: str) -> int:
     """Flag whatever :func:`task_state` put on screen, by its ``ref`` (see :func:`flag_item`)."""
-    mode, ident, attempt = gold.parse_ref(ref)
-    if mode == "real":
-        if _assignment(db, user, ident)[4] != campaign_id:
-            raise PermissionDenied("this item is not part of this campaign")
-        return flag_item(db, user, ident, note, client_token=client_token)
-    return gold.submit_gold_answer(db, user, campaign_id, ident, mode, attempt=attempt, question="", value=None,
-                                    client_token=client_token, note=note)[0]
+    authorize(user, "task.answer")
+    return answers.submit_ref(db, user, answers.TASK_STORE, campaign_id, ref, answers.Answer.flag(note),
+                              client_token=client_token)[0]

@@ -1,0 +1,171 @@
+"""Where each family's answers are written, once the guards have passed: :data:`TIER_STORE` (tier grading:
+``grade_annotations``; gold items: ``gold_answers``) and :data:`TASK_STORE` (task campaigns: ``task_answers``;
+gold items: ``task_gold_answers``). Both append only: a change adds a row that supersedes the previous one (both
+are kept, the change is audited). A store also says its family's words (the closed-campaign message, its stale
+error) and reads what the guards ask (the assignment, the token's earlier row, the current state)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from medeval.accounts.auth import audit
+from medeval.annotation import gold
+from medeval.annotation.answer_input import ANY, StaleAnswer, StaleGrade
+from medeval.annotation.answers.model import FLAGGED, QUESTIONS, TIER, Answer
+from medeval.annotation.tasks import state
+from medeval.annotation.tasks.registry import get
+from medeval.core.errors import MedevalError
+
+
+@dataclass(frozen=True)
+class Target:
+    """An assigned item as the guards and the write see it."""
+
+    item_id: int
+    campaign_id: int
+    status: str  # the campaign's status
+    kind: str = ""  # the campaign's kind (a task type)
+    payload: dict | None = None  # a task item's payload and this annotator's layout
+    layout: dict | None = None
+
+
+def _one_question(answer: Answer) -> tuple[str, str | int]:
+    if len(answer.value) != 1:
+        raise MedevalError(f"a task answer gives one question's value at a time; got {len(answer.value)}: "
+                           f"{', '.join(sorted(answer.value))[:120]}")
+    return next(iter(answer.value.items()))
+
+
+class TierStore:
+    family, action, kind, noun = "tier", "grade", TIER, "grade"
+    closed = "this campaign is closed: grades can no longer be given or changed"
+    elsewhere = "this item is not assigned to you"
+    stale = StaleGrade
+
+    def backend(self):
+        return gold.TIER
+
+    def lookup(self, db, user, item_id: int) -> Target | None:
+        row = db.conn.execute("SELECT c.status, c.id FROM assignments a JOIN campaigns c ON c.id = a.campaign_id "
+                              "WHERE a.item_id = ? AND a.user_id = ?", (item_id, user.id)).fetchone()
+        return Target(item_id, row[1], row[0]) if row else None
+
+    def saved(self, db, user, client_token: str) -> int | None:
+        dup = db.conn.execute("SELECT id FROM grade_annotations WHERE user_id = ? AND client_token = ?",
+                              (user.id, client_token)).fetchone()
+        return dup[0] if dup else None
+
+    def needs_qualification(self, answer: Answer) -> bool:
+        return True
+
+    def current(self, db, user, target: Target):
+        """(latest annotation row or None, its id: what a screen shows as its ``expected``)."""
+        prev = db.conn.execute("SELECT id, tier, skipped, flagged, note FROM grade_annotations WHERE item_id = ? "
+                               "AND user_id = ? ORDER BY id DESC LIMIT 1", (target.item_id, user.id)).fetchone()
+        return prev, (prev[0] if prev else None)
+
+    def write(self, db, user, target: Target, answer: Answer, client_token: str, current, at: float,
+              guideline_version: int | None) -> int:
+        prev = current
+        skipped = answer.skipped
+        cur = db.conn.execute(
+            "INSERT INTO grade_annotations (item_id, user_id, tier, skipped, flagged, note, client_token, supersedes, "
+            "created_at, guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (target.item_id, user.id, answer.value, int(skipped), int(answer.flagged), answer.note, client_token,
+             prev[0] if prev else None, at, guideline_version))
+        if prev:
+            audit(db, user.username, "annotation.change", str(target.item_id),
+                  {"from": "skipped" if prev[2] else prev[1], "to": "skipped" if skipped else answer.value,
+                   "flagged": answer.flagged})
+        return cur.lastrowid
+
+    def submit_gold(self, db, user, campaign_id: int, gold_id: int, mode: str, attempt, answer: Answer, *,
+                    client_token: str, expected, guideline_version, at) -> tuple[int, str | None]:
+        """A tier gold item's answer goes to ``gold_answers`` (:func:`medeval.annotation.gold.submit_gold`)."""
+        prior = None if expected is ANY else expected
+        if expected is ANY and mode == "hidden":
+            prior = gold.latest_hidden_id(db, user, gold_id)
+        try:
+            return gold.submit_gold(db, user, campaign_id, gold_id, mode, attempt=attempt, tier=answer.value,
+                                    client_token=client_token, skipped=answer.skipped, flagged=answer.flagged,
+                                    note=answer.note, expected_prior=prior, at=at)
+        except gold.StaleGoldAnswer as e:
+            raise StaleGrade(str(e)) from None
+
+
+class TaskStore:
+    family, action, kind, noun = "task", "task.answer", QUESTIONS, "answer"
+    closed = "this campaign is closed: answers and flags can no longer be given or changed"
+    elsewhere = "this item is not part of this campaign"
+    stale = StaleAnswer
+
+    def backend(self):
+        return gold.TASK
+
+    def lookup(self, db, user, item_id: int) -> Target | None:
+        row = db.conn.execute(
+            "SELECT ti.payload, a.layout, c.kind, c.status, c.id FROM task_assignments a JOIN task_items ti ON "
+            "ti.id = a.item_id JOIN campaigns c ON c.id = a.campaign_id WHERE a.item_id = ? AND a.user_id = ?",
+            (item_id, user.id)).fetchone()
+        if row is None:
+            return None
+        return Target(item_id, row[4], row[3], row[2], json.loads(row[0]), json.loads(row[1]))
+
+    def saved(self, db, user, client_token: str) -> int | None:
+        dup = db.conn.execute("SELECT id FROM task_answers WHERE user_id = ? AND client_token = ?",
+                              (user.id, client_token)).fetchone()
+        return dup[0] if dup else None
+
+    def needs_qualification(self, answer: Answer) -> bool:
+        return answer.status != FLAGGED  # a flag answers nothing: it reports a problem with the item
+
+    def current(self, db, user, target: Target):
+        """(the annotator's folded answers on the item, how many rows: what a screen shows as its ``revision``)."""
+        st = state.latest(db, user.id, [target.item_id]).get(target.item_id, state.EMPTY)
+        return st, st["rows"]
+
+    def write(self, db, user, target: Target, answer: Answer, client_token: str, current, at: float,
+              guideline_version: int | None) -> int:
+        st, prev, item_id = current, None, target.item_id
+        if answer.flagged:
+            question, value = state.FLAG, answer.note.strip()
+        elif answer.skipped:
+            question, value = state.SKIP, None
+        else:
+            question, value = _one_question(answer)
+            qs = {q.id: q for q in get(target.kind).questions(target.payload, target.layout)}
+            if question not in qs:
+                raise MedevalError(f"no question {question!r} in this item")
+            q = qs[question]
+            value = q.option(str(value)).value
+            open_part, _ = state.open_part(list(qs.values()), st["answers"])
+            if q.part > open_part:
+                raise MedevalError(f"part {q.part} opens once every question of part {open_part} has an answer")
+            prev = st["ids"].get(question)
+            if prev is not None and st["answers"][question] == value:
+                return prev  # the same answer again: nothing to record
+        cur = db.conn.execute(
+            "INSERT INTO task_answers (item_id, user_id, question, value, skipped, client_token, supersedes, "
+            "created_at, guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (item_id, user.id, question, value, int(answer.status == "skipped"), client_token, prev, at,
+             guideline_version))
+        if prev is not None:
+            audit(db, user.username, "annotation.change", f"task_item:{item_id}",
+                  {"question": question, "from": st["answers"][question], "to": value})
+        return cur.lastrowid
+
+    def submit_gold(self, db, user, campaign_id: int, gold_id: int, mode: str, attempt, answer: Answer, *,
+                    client_token: str, expected, guideline_version, at) -> tuple[int, str | None]:
+        """A task gold item's answer goes to ``task_gold_answers``
+        (:func:`medeval.annotation.gold.submit_gold_answer`)."""
+        question, value = (_one_question(answer) if answer.kind == QUESTIONS else ("", None))
+        return gold.submit_gold_answer(
+            db, user, campaign_id, gold_id, mode, attempt=attempt, question=question, value=value,
+            client_token=client_token, skipped=answer.status == "skipped",
+            revision=None if expected is ANY else expected, guideline_version=guideline_version,
+            note=answer.note if answer.flagged else None, at=at)
+
+
+TIER_STORE = TierStore()
+TASK_STORE = TaskStore()
