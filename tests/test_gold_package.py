@@ -57,6 +57,7 @@ def test_the_task_modules_reach_gold_only_through_the_package():
             assert not inner, f"{mod} imports {inner}: import the package (`from medeval.annotation import gold`)"
 
 
+@pytest.mark.slow  # a fresh interpreter per case (the project marks tests that start processes slow)
 @pytest.mark.parametrize("first", ["medeval.annotation.gold", "medeval.annotation.campaigns",
                                    "medeval.annotation.tasks", "medeval.annotation.gold.answers",
                                    "medeval.annotation.gold.task_items", "medeval.cli.gold"])
