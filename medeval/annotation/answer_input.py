@@ -1,8 +1,8 @@
 """The checks every answer goes through before anything is stored, the one place they are written: a tier
 (``check_tier``), a map of task questions to values (``check_values``), a flag's note, the client token, the
 answer's time; and :class:`StaleAnswer`, what an answer from a screen that has changed since raises in either
-family. :class:`medeval.annotation.answers.Answer` validates itself with these; a real grade and an answer to a
-gold item (``gold.submit_gold``: :func:`check_tier_answer`) alike, the time check shared with task gold answers.
+family. :class:`medeval.annotation.answers.Answer` validates itself with these, and ``answers.submit`` checks
+the token and the time of every answer, to a real item or a gold one.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping
 
 from medeval.core.errors import MedevalError
-from medeval.core.limits import NAME_MAX_CHARS, check_note, check_number, check_text
+from medeval.core.limits import NAME_MAX_CHARS, check_number, check_text
 
 TIER_MESSAGE = "a grade is 0 (completely wrong), 1 (partially correct) or 2 (basically correct)"
 
@@ -74,18 +74,3 @@ def check_values(values) -> dict[str, str | int]:
         out[q] = v
     return out
 
-
-def check_tier_answer(tier, *, skipped: bool, client_token: str, note: str | None,
-                      at: float | None) -> tuple[str | None, float]:
-    """The flag note (checked) and the answer's time (default now), or MedevalError saying what is wrong.
-
-    ``at``: when the answer was given (seconds since the epoch) -- for answers recorded after the fact, e.g.
-    the demo's simulated grading sessions.
-    """
-    at = check_time(at)
-    if not skipped:
-        check_tier(tier)
-    check_token(client_token)
-    if note is not None:
-        note = check_note(note, what="the flag note")
-    return note, at

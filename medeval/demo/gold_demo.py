@@ -12,7 +12,7 @@ rounded, and only where it is the tier the guideline's counting rule for enumera
   plan gives them, each timed just after the real grade before it. ``sim_clin_d`` drifts (:data:`DRIFTER`):
   their answers grow wrong over time, so the latest block falls below the alert threshold and is flagged.
 
-Through the library's own paths (``gold_items.mark_gold``, ``set_settings``, ``gold.submit_gold``);
+Through the library's own paths (``gold_items.mark_gold``, ``set_settings``, ``answers.submit``);
 idempotent: a campaign with gold items already is left alone.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 
 from medeval.accounts import auth
 from medeval.accounts.policy import demo_actor
-from medeval.annotation import gold
+from medeval.annotation import answers, gold
 from medeval.demo import clinicians as sc
 from medeval.engine import thresholds as th
 
@@ -110,7 +110,7 @@ def _answer_hidden(db, campaign_id: int) -> int:
             right = sc._rng("gold-answer", c.username, gold_id).uniform() < p_right
             tier = expected if right else (expected - 1 if expected > 0 else 1)
             before = min(max(slot - j, 1), len(times))
-            gold.submit_gold(db, user, campaign_id, gold_id, "hidden", attempt=None, tier=tier,
+            answers.submit(db, user, campaign_id, f"h:{gold_id}", answers.Answer.tier(tier),
                            client_token=f"demo-gold:{campaign_id}:{gold_id}", at=times[before - 1] + 7.0)
             added += 1
     return added

@@ -1,6 +1,6 @@
 """The one submit path: :func:`submit` answers whatever a screen put in front of an annotator, tier grading or a
 task campaign alike, by the item's opaque ``ref``; the shared guards run once (:mod:`.guards`), then the family's
-store writes (:mod:`.stores`). A gold item's ref goes to the gold path of its family."""
+store writes (:mod:`.stores`). A gold item's ref passes the same guards, then its family's gold store writes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from medeval.annotation.answer_input import check_time, check_token
 from medeval.annotation.answers import guards
 from medeval.annotation.answers.guards import ANY
 from medeval.annotation.answers.model import TIER, Answer
-from medeval.annotation.answers.stores import TASK_STORE, TIER_STORE
+from medeval.annotation.answers.stores import TASK_STORE, TIER_STORE, GoldStore
 from medeval.annotation.tasks.registry import is_task_kind
 from medeval.core.errors import MedevalError
 from medeval.store.db import transaction
@@ -47,6 +47,14 @@ def submit_item(db, user, store, item_id: int, answer: Answer, *, client_token: 
     :class:`medeval.annotation.answer_input.StaleAnswer`. ``guideline_version``: the version on screen (must
     exist; recorded). ``at``: when it was given (default now).
     """
+    return _guarded(db, user, store, item_id, answer, client_token=client_token, campaign_id=campaign_id,
+                    expected=expected, guideline_version=guideline_version, at=at)[0]
+
+
+def _guarded(db, user, store, item_id: int, answer: Answer, *, client_token: str, campaign_id: int | None,
+             expected, guideline_version: int | None, at: float | None) -> tuple[int, str | None]:
+    """The guards, in order, then ``store``'s write: a real item's store or a gold item's
+    (:class:`medeval.annotation.answers.stores.GoldStore`); (row id, feedback or None)."""
     authorize(user, store.action)
     _check(store, answer)
     check_token(client_token)
@@ -55,27 +63,27 @@ def submit_item(db, user, store, item_id: int, answer: Answer, *, client_token: 
         target = guards.assigned(db, store, user, item_id, campaign_id)
         guideline_version = gl.check_version(db, target.campaign_id, guideline_version)
         if (dup := guards.already_saved(db, store, user, client_token)) is not None:
-            return dup
+            return dup, None
         guards.campaign_open(store, target)
         guards.acknowledged(db, user, target)
         if store.needs_qualification(answer):
             guards.qualified(db, user, store, target)
         current, revision = store.current(db, user, target)
         guards.not_stale(store, revision, expected)
-        return store.write(db, user, target, answer, client_token, current, at, guideline_version)
+        written = store.write(db, user, target, answer, client_token, current, at, guideline_version)
+    return written if isinstance(written, tuple) else (written, None)
 
 
 def submit_ref(db, user, store, campaign_id: int, ref: str, answer: Answer, *, client_token: str, expected=ANY,
                guideline_version: int | None = None, at: float | None = None) -> tuple[int, str | None]:
-    """:func:`submit` with the family's store given (what the family's own functions call)."""
+    """:func:`submit` with the family's store given (what the family's own functions call). A gold item's ref
+    passes the same guards, in the same order, through a :class:`GoldStore` of the family."""
     _check(store, answer)
     mode, ident, attempt = gold.parse_ref(ref)  # ident: the real item's id, or the gold item's
-    if mode == "real":
-        return submit_item(db, user, store, ident, answer, client_token=client_token, campaign_id=campaign_id,
-                           expected=expected, guideline_version=guideline_version, at=at), None
-    authorize(user, store.action)
-    return store.submit_gold(db, user, campaign_id, ident, mode, attempt, answer, client_token=client_token,
-                             expected=expected, guideline_version=guideline_version, at=at)
+    if mode != "real":
+        store = GoldStore(store, ident, mode, attempt)
+    return _guarded(db, user, store, ident, answer, client_token=client_token, campaign_id=campaign_id,
+                    expected=expected, guideline_version=guideline_version, at=at)
 
 
 def submit(db, user, campaign_id: int, ref: str, answer: Answer, *, client_token: str, expected=ANY,

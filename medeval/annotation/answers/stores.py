@@ -2,7 +2,8 @@
 ``grade_annotations``; gold items: ``gold_answers``) and :data:`TASK_STORE` (task campaigns: ``task_answers``;
 gold items: ``task_gold_answers``). Both append only: a change adds a row that supersedes the previous one (both
 are kept, the change is audited). A store also says its family's words (the closed-campaign message, its stale
-error) and reads what the guards ask (the assignment, the token's earlier row, the current state)."""
+error) and reads what the guards ask (the assignment, the token's earlier row, the current state). A gold item's
+answers go through a :class:`GoldStore` of the family, made per answer, past the same guards."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from dataclasses import dataclass
 
 from medeval.accounts.auth import audit
 from medeval.annotation import gold
-from medeval.annotation.answer_input import ANY, StaleAnswer, StaleGrade
-from medeval.annotation.answers.model import FLAGGED, QUESTIONS, TIER, Answer
+from medeval.annotation.answer_input import StaleAnswer, StaleGrade
+from medeval.annotation.answers.model import FLAGGED, QUESTIONS, SKIPPED, TIER, Answer
 from medeval.annotation.tasks import state
 from medeval.annotation.tasks.registry import get
 from medeval.core.errors import MedevalError
@@ -80,19 +81,6 @@ class TierStore:
                    "flagged": answer.flagged})
         return cur.lastrowid
 
-    def submit_gold(self, db, user, campaign_id: int, gold_id: int, mode: str, attempt, answer: Answer, *,
-                    client_token: str, expected, guideline_version, at) -> tuple[int, str | None]:
-        """A tier gold item's answer goes to ``gold_answers`` (:func:`medeval.annotation.gold.submit_gold`)."""
-        prior = None if expected is ANY else expected
-        if expected is ANY and mode == "hidden":
-            prior = gold.latest_hidden_id(db, user, gold_id)
-        try:
-            return gold.submit_gold(db, user, campaign_id, gold_id, mode, attempt=attempt, tier=answer.value,
-                                    client_token=client_token, skipped=answer.skipped, flagged=answer.flagged,
-                                    note=answer.note, expected_prior=prior, at=at)
-        except gold.StaleGoldAnswer as e:
-            raise StaleGrade(str(e)) from None
-
 
 class TaskStore:
     family, action, kind, noun = "task", "task.answer", QUESTIONS, "answer"
@@ -155,16 +143,61 @@ class TaskStore:
                   {"question": question, "from": st["answers"][question], "to": value})
         return cur.lastrowid
 
-    def submit_gold(self, db, user, campaign_id: int, gold_id: int, mode: str, attempt, answer: Answer, *,
-                    client_token: str, expected, guideline_version, at) -> tuple[int, str | None]:
-        """A task gold item's answer goes to ``task_gold_answers``
-        (:func:`medeval.annotation.gold.submit_gold_answer`)."""
-        question, value = (_one_question(answer) if answer.kind == QUESTIONS else ("", None))
-        return gold.submit_gold_answer(
-            db, user, campaign_id, gold_id, mode, attempt=attempt, question=question, value=value,
-            client_token=client_token, skipped=answer.status == "skipped",
-            revision=None if expected is ANY else expected, guideline_version=guideline_version,
-            note=answer.note if answer.flagged else None, at=at)
+
+class GoldStore:
+    """A gold item's answers (``gold_answers`` / ``task_gold_answers``, never the real answers), for the family of
+    ``base`` (:data:`TIER_STORE` or :data:`TASK_STORE`), one gold item in one mode (qualification or hidden) and
+    attempt: made per answer by :func:`medeval.annotation.answers.flow.submit_ref`, so that a gold answer passes
+    the same guards as a real one -- the item is one of this campaign's gold items (``assigned``), the token,
+    the campaign open, the guidelines, a hidden item's qualification, not stale -- then
+    :func:`medeval.annotation.gold.submit_gold` checks the item is the annotator's to answer now and writes."""
+
+    elsewhere = "this item is not part of this campaign"
+    noun = "answer"
+
+    def __init__(self, base, gold_id: int, mode: str, attempt: int | None):
+        self.base, self.gold_id, self.mode, self.attempt = base, gold_id, mode, attempt
+        self.family, self.action, self.kind, self.stale = base.family, base.action, base.kind, base.stale
+        self.gold = base.backend()
+        self.closed = self.gold.closed
+
+    def backend(self):
+        return self.gold
+
+    def lookup(self, db, user, gold_id: int) -> Target | None:
+        row = db.conn.execute(f"SELECT c.id, c.status, c.kind FROM {self.gold.tables[2]} g JOIN campaigns c ON "
+                              "c.id = g.campaign_id WHERE g.id = ?", (gold_id,)).fetchone()
+        return Target(gold_id, row[0], row[1], row[2]) if row else None
+
+    def saved(self, db, user, client_token: str) -> int | None:
+        token = gold.gold_token(self.mode, self.gold_id, self.attempt, client_token)
+        dup = db.conn.execute(f"SELECT id FROM {self.gold.answers} WHERE user_id = ? AND client_token = ?",
+                              (user.id, token)).fetchone()
+        return dup[0] if dup else None
+
+    def needs_qualification(self, answer: Answer) -> bool:
+        return self.mode == "hidden"  # (a flag too: hidden items come after the qualification)
+
+    def current(self, db, user, target: Target):
+        try:
+            return gold.gold_current(db, user, target.item_id, self.mode, self.attempt, self.gold)
+        except gold.StaleGoldAnswer as e:
+            raise self.stale(str(e)) from None
+
+    def write(self, db, user, target: Target, answer: Answer, client_token: str, current, at: float,
+              guideline_version: int | None) -> tuple[int, str | None]:
+        if self.family == "tier":
+            value, skipped, note = answer.value, answer.skipped, answer.note
+        else:
+            value = _one_question(answer) if answer.kind == QUESTIONS else None
+            skipped, note = answer.status == SKIPPED, (answer.note if answer.flagged else None)
+        try:
+            return gold.submit_gold(db, user, self.gold, target.campaign_id, target.item_id, self.mode, self.attempt,
+                                    value=value, skipped=skipped, flagged=answer.flagged, note=note,
+                                    token=gold.gold_token(self.mode, self.gold_id, self.attempt, client_token),
+                                    guideline_version=guideline_version, at=at)
+        except gold.StaleGoldAnswer as e:
+            raise self.stale(str(e)) from None
 
 
 TIER_STORE = TierStore()

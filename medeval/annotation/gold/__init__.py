@@ -78,12 +78,14 @@ from medeval.annotation.gold.task_backend import (
     on_screen,
 )
 from medeval.annotation.gold.answers import (
+    check_turn,
+    gold_current,
+    gold_token,
     gold_view,
     latest_hidden_id,
     parse_ref,
     recent_hidden,
     submit_gold,
-    submit_gold_answer,
 )
 from medeval.annotation.gold.results import BLOCK, gold_accuracy, methods_sentence
 
@@ -102,6 +104,7 @@ __all__ = [
     # the flow
     "QualificationPending", "QualificationState", "qualification_state", "require_qualified", "review",
     "start_attempt", "display_id", "hidden_counts", "hidden_due", "hidden_now", "hidden_plan",
-    "gold_view", "latest_hidden_id", "parse_ref", "recent_hidden", "submit_gold", "submit_gold_answer",
+    "check_turn", "gold_current", "gold_token", "gold_view", "latest_hidden_id", "parse_ref", "recent_hidden",
+    "submit_gold",
     "BLOCK", "gold_accuracy", "methods_sentence",
 ]

@@ -157,7 +157,7 @@ def answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, qu
 
     A thin wrapper over :func:`medeval.annotation.answers.submit` (the task store): a real item's answer
     follows :func:`submit_answer`'s rules; a gold item's goes to ``task_gold_answers``
-    (:func:`medeval.annotation.gold.submit_gold_answer`), never to the real answers. ``feedback``: the
+    (:func:`medeval.annotation.gold.submit_gold`), never to the real answers. ``feedback``: the
     expected answers and their reason once a hidden gold item is done, when the campaign enables it.
     """
     authorize(user, "task.answer")
