@@ -298,7 +298,8 @@ def _save_flag() -> None:
         return
     try:
         with ui.db() as d:
-            tasks.flag(d, user, cid, item.ref, note, client_token=f"{item.ref}:{item.revision}:flag")
+            answers.submit(d, user, cid, item.ref, answers.Answer.flag(note),
+                           client_token=f"{item.ref}:{item.revision}:flag")
     except (MedevalError, sqlite3.Error) as e:
         st.session_state["task_flag_error"] = f"Not saved: {e}. Your note is still here; press Enter to save it again."
         return

@@ -4,7 +4,8 @@
 task questions to values), ``guards`` (assigned, campaign open, guidelines acknowledged, qualified, not stale,
 idempotent by client token: one function each), ``stores`` (where each family writes: ``grade_annotations``,
 ``task_answers``, and their gold answers), ``flow`` (:func:`submit`). ``campaigns.submit_answer``,
-``tasks.answer`` and ``tasks.flag`` are thin wrappers over this path.
+``tasks.answer`` and ``tasks.flag`` are thin wrappers over this path; a gold item's answer takes it too (a
+``stores.GoldStore`` of the family, then ``gold.submit_gold``).
 """
 
 from __future__ import annotations

@@ -96,7 +96,9 @@ def submit(db, user, campaign_id: int, ref: str, answer: Answer, *, client_token
     item, when the campaign enables it). Guards, in order: the item is assigned to ``user`` in this campaign,
     the guidelines version exists, a resubmitted ``client_token`` returns its row, the campaign is open, the
     guidelines are acknowledged, a required qualification is passed (not for a task flag), the screen is not
-    stale (``expected``; not checked when left out).
+    stale (``expected``; not checked when left out). A gold item's answer passes the same guards in the same
+    order (its "assigned": a gold item of this campaign; its qualification: for a hidden item only), then
+    :func:`medeval.annotation.gold.submit_gold` checks it is the annotator's to answer now and writes it.
     """
     return submit_ref(db, user, store_for(db, campaign_id), campaign_id, ref, answer, client_token=client_token,
                       expected=expected, guideline_version=guideline_version, at=at)

@@ -1,11 +1,13 @@
-"""The guards every real answer passes, one function each, written once for both families (tier grading and
-task campaigns); :func:`medeval.annotation.answers.submit` runs them in this order inside one transaction:
+"""The guards every answer passes (to a real item or a gold one), one function each, written once for both
+families (tier grading and task campaigns); :func:`medeval.annotation.answers.submit` runs them in this order
+inside one transaction:
 :func:`assigned` (exactly-k: the item is this annotator's), the guidelines version on screen exists,
 :func:`already_saved` (a resubmission with the same client token returns the row it saved),
 :func:`campaign_open`, :func:`acknowledged` (the current guidelines), :func:`qualified` (a required gold
 qualification passed), :func:`not_stale` (the screen the answer came from is the current one). What differs
 between the families -- their tables, their words -- comes from the family's store
-(:mod:`medeval.annotation.answers.stores`)."""
+(:mod:`medeval.annotation.answers.stores`); a gold item's answer passes them too, through a
+:class:`medeval.annotation.answers.stores.GoldStore`."""
 
 from __future__ import annotations
 
