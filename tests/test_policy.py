@@ -33,7 +33,7 @@ users.manage        M     no    auth.add_user, set_role, reset_password, enable,
 help.read           AJRM  yes   the Help page (ui.require() with no role)
 hints.own           AJRM  yes   hints.is_dismissed, dismiss, restore (require_role(user))
 grade               ARM   yes   campaigns.grading.*, gold.start_attempt/review/submit_gold, guidelines.acknowledge
-task.answer         ARM   yes   tasks.answering.*, gold.submit_gold_answer, gold.review(backend=TASK)
+task.answer         ARM   yes   tasks.answering.*, gold.submit_gold(backend=TASK), gold.review(backend=TASK)
 adjudicate          JRM   yes   adjudication.adjudicate
 adjudication.read   JRM   no    adjudication.campaigns, queue
 campaign.create     RM    no    campaigns.assignment.create_*, annotator_choices; tasks.campaigns.preview, create
