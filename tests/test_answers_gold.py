@@ -178,6 +178,19 @@ def test_guidelines_and_a_stale_screen_refuse_a_gold_answer(hidden, family):
     assert _rows(f, family) == 1
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_gold_answer_records_the_guidelines_version_on_screen(hidden, family):
+    """Like a real answer, a gold answer of either family keeps the version of the guidelines it was given
+    under (tier gold since m022), so a reviewer of a missed gold item knows what the annotator had read."""
+    f, _gids, gid = hidden[family]
+    v1 = gl.set_guidelines(f["db"], f["cid"], "Read the reference first.", actor=f["res"])
+    gl.acknowledge(f["db"], f["user"], f["cid"], v1)
+    _submit(f, f"h:{gid}", _answer(f, family, gid), "v1", guideline_version=v1)
+    (stored,) = f["db"].conn.execute(f"SELECT guideline_version FROM {TABLE[family]} ORDER BY id DESC LIMIT 1")\
+        .fetchone()
+    assert stored == v1 and v1 is not None
+
+
 def test_a_flag_on_a_hidden_task_gold_item_goes_to_its_gold_answers(hidden):
     f, _gids, gid = hidden["task"]
     fid, feedback = _submit(f, f"h:{gid}", Answer.flag("  the two answers are identical "), "flag")

@@ -108,6 +108,7 @@ MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m017_judge_criterion_scores"])  # i
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m018_table12_tokenizer"])  # issue 21: Table 12 under cjk-med-v2+t2s
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m020_scores_metric_scorer"])  # issue 23: scorers by index
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m021_latest_grade_annotations"])  # issue 25: the latest grade, a view
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m022_gold_guideline_version"])  # issue 25: gold answers record guidelines
 
 
 def schema_text(path) -> str:

@@ -208,7 +208,7 @@ CREATE TABLE gold_answers (
         attempt INTEGER,
         client_token TEXT NOT NULL,
         supersedes INTEGER REFERENCES gold_answers(id),
-        created_at REAL NOT NULL,
+        created_at REAL NOT NULL, guideline_version INTEGER,
         UNIQUE (user_id, client_token),
         CHECK ((mode = 'qualification') = (attempt IS NOT NULL))
     );

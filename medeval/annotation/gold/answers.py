@@ -102,18 +102,19 @@ def submit_gold(db: sqlite_utils.Database, user: User, backend: Backend, campaig
         if revision is None:
             check_turn(db, user, campaign_id, gold_id, mode, attempt, backend)
         return _write_tier(db, user, campaign_id, gold_id, mode, attempt, current, value, skipped, flagged, note,
-                           token, at)
+                           token, guideline_version, at)
     check_turn(db, user, campaign_id, gold_id, mode, attempt, backend)  # (a flag too: only the item on screen)
     return _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, skipped, note, token,
                        guideline_version, at)
 
 
-def _write_tier(db, user, campaign_id, gold_id, mode, attempt, prev, tier, skipped, flagged, note, token, at):
+def _write_tier(db, user, campaign_id, gold_id, mode, attempt, prev, tier, skipped, flagged, note, token,
+                guideline_version, at):
     cur = db.conn.execute(
         "INSERT INTO gold_answers (gold_id, user_id, tier, skipped, flagged, note, mode, attempt, client_token, "
-        "supersedes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "supersedes, guideline_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (gold_id, user.id, None if skipped else tier, int(skipped), int(flagged), note, mode, attempt, token,
-         prev[0] if prev else None, at))
+         prev[0] if prev else None, guideline_version, at))
     feedback = None
     if mode == "hidden" and prev is None and get_settings(db, campaign_id)["feedback"]:
         item = gold_item(db, gold_id)
