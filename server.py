@@ -26,4 +26,6 @@ load_plugins()  # metric plugins (medeval.metrics entry points, MEDEVAL_PLUGINS)
 settings.check_all()  # a malformed setting (MEDEVAL_TRUSTED_PROXIES, MEDEVAL_DEMO, ...) stops the start, named
 auth.use_production_hashing()  # the web app's runtime never hashes with MEDEVAL_PASSWORD_HASH_PROFILE=test-only
 disable_uvicorn_proxy_headers()
-app = st.App("app.py", routes=routes(), middleware=proxy_middleware() + middleware() + websocket_middleware())
+# lifespan: the runtime is closed when the server stops (idle connections closed, the write-ahead log folded in)
+app = st.App("app.py", routes=routes(), middleware=proxy_middleware() + middleware() + websocket_middleware(),
+             lifespan=runtime.closing)

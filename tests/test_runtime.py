@@ -175,3 +175,59 @@ def test_the_web_app_start_creates_a_production_hashing_runtime(tmp_path):
                          timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "runtime: web app True production True" in out.stdout
+
+
+def test_close_closes_the_idle_connections_and_folds_the_log_back(tmp_path):
+    """``Runtime.close`` (the web app's shutdown): the pool's idle connections are closed, and the last one
+    closing checkpoints the write-ahead log into the database file, so one file is left to back up."""
+    path = tmp_path / "a.db"
+    with connect(path):
+        pass
+    rt = Runtime("closing")
+    with runtime.use(rt):
+        with pooled(path) as d:
+            d.conn.execute("CREATE TABLE t (x)")
+            d.conn.execute("INSERT INTO t VALUES (1)")
+            d.conn.commit()
+            held = d.conn
+        assert rt.pool is not None and (tmp_path / "a.db-wal").exists()
+        rt.close()
+        assert rt.pool is None and rt.embeddings is None
+        with pytest.raises(Exception, match="closed"):
+            held.execute("SELECT 1")
+        assert not (tmp_path / "a.db-wal").exists()
+        rt.close()  # idempotent
+        with pooled(path) as d:  # a part used again is made again
+            assert d.conn.execute("SELECT x FROM t").fetchone() == (1,)
+        assert rt.pool is not None
+        rt.close()
+
+
+def test_the_closing_lifespan_closes_the_current_runtime_when_the_server_stops():
+    import asyncio
+
+    closed = []
+
+    class Probe(Runtime):
+        def close(self):
+            closed.append(self.name)
+
+    async def serve():
+        async with runtime.closing(object()):
+            assert closed == []  # nothing at start
+
+    with runtime.use(Probe("web app")):
+        asyncio.run(serve())
+    assert closed == ["web app"]
+
+
+@pytest.mark.slow
+def test_the_web_app_closes_its_runtime_when_the_server_stops(tmp_path):
+    """server.py hands Streamlit's app the closing lifespan (st.App keeps it as ``_user_lifespan``)."""
+    check = ("import runpy; ns = runpy.run_path('server.py'); from medeval.core import runtime; "
+             "print('closing:', ns['app']._user_lifespan is runtime.closing)")
+    env = {**os.environ, "MEDEVAL_DB": str(tmp_path / "a.db"), "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", check], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "closing: True" in out.stdout

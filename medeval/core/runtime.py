@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, AsyncIterator, Callable, Iterator, TypeVar
 
 T = TypeVar("T")
 
@@ -62,6 +62,17 @@ class Runtime:
     def but(self, **changes: Any) -> Runtime:
         """A new runtime with ``changes`` and this one's other parts (the same objects, shared)."""
         return dataclasses.replace(self, **changes)
+
+    def close(self) -> None:
+        """Let go of what the parts hold: the pool's idle connections are closed (the last connection to a
+        database file closing folds its write-ahead log back into the file, so a stopped server leaves one file
+        to back up) and the loaded embedding models are dropped. Idempotent; a part used afterwards is made
+        again on first use. The web app calls it when the server stops (:func:`closing`)."""
+        with self._lock:
+            pool, self.pool = self.pool, None
+            self.embeddings = None
+        if pool is not None:
+            pool.clear()
 
 
 _current: Runtime | None = None  # the one holder of the process's runtime (install / use / default)
@@ -100,6 +111,16 @@ def start(name: str) -> Runtime:
         if _current is None:
             _current = Runtime(name)
         return _current
+
+
+@asynccontextmanager
+async def closing(_app: Any = None) -> AsyncIterator[None]:
+    """A server lifespan (``st.App(lifespan=closing)`` in ``server.py``): nothing at start; the process's runtime
+    is closed (:meth:`Runtime.close`) when the server stops."""
+    try:
+        yield None
+    finally:
+        current().close()
 
 
 @contextmanager
