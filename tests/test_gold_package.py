@@ -5,6 +5,7 @@ families told apart only by their backend."""
 from __future__ import annotations
 
 import importlib
+import pathlib
 import subprocess
 import sys
 
@@ -69,6 +70,23 @@ def test_the_package_imports_whichever_module_comes_first(first):
                        timeout=120)
     assert r.returncode == 0, r.stderr[-800:]
     assert r.stdout.split() == ["task", "tier"]
+
+
+def test_the_campaigns_package_takes_no_name_from_gold_while_it_loads():
+    """Why any order of gold's own imports works: ``annotation.campaigns`` (reached by the task modules' imports
+    while gold loads) imports no name *from* gold at load time -- it offers gold's qualification names through a
+    module ``__getattr__`` -- so a half-loaded gold package is never asked for a name it has not defined yet."""
+    import ast
+
+    from medeval.annotation import campaigns
+
+    tree = ast.parse(pathlib.Path(campaigns.__file__).read_text(encoding="utf-8"))
+    top = [n for n in tree.body if isinstance(n, ast.ImportFrom)]
+    assert not [n.module for n in top if n.module and n.module.startswith("medeval.annotation.gold")]
+    assert campaigns.QualificationPending is gold.QualificationPending
+    assert campaigns.start_attempt is gold.start_attempt and campaigns.qualification_state is gold.qualification_state
+    with pytest.raises(AttributeError, match="no_such_name"):
+        campaigns.no_such_name  # noqa: B018
 
 
 def test_both_families_answer_the_same_interface_with_their_own_tables():

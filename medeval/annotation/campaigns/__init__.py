@@ -45,7 +45,6 @@ from medeval.annotation.campaigns.grading import (
     submit_grade,
     tier_label,
 )
-from medeval.annotation.gold import QualificationPending, qualification_state, start_attempt
 from medeval.annotation.guidelines import GuidelinesPending, acknowledge, needs_acknowledgement
 from medeval.annotation.campaigns.sampling import (
     BucketConfig,
@@ -67,6 +66,20 @@ from medeval.annotation.campaigns.status import (
     review_item,
     set_campaign_status,
 )
+
+# The qualification's names are gold's (``medeval.annotation.gold``), offered here too; looked up when first used
+# (PEP 562), so importing this package never needs gold's names while gold itself may still be loading -- the task
+# modules gold imports reach this package.
+_FROM_GOLD = ("QualificationPending", "qualification_state", "start_attempt")
+
+
+def __getattr__(name: str):
+    if name in _FROM_GOLD:
+        from medeval.annotation import gold
+
+        return getattr(gold, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "QualificationPending",

@@ -16,8 +16,8 @@ package re-exports their public names: callers write ``from medeval.annotation i
 
 from __future__ import annotations
 
-# (the order matters: the tier flow first, so that medeval.annotation.campaigns, which the task modules' imports
-# reach, finds the qualification's names here while this package is still loading)
+# (any order works: medeval.annotation.campaigns, which the task modules' imports reach while this package loads,
+# takes the qualification's names from here only when they are first used -- tests/test_gold_package.py)
 from medeval.annotation.gold.settings import (
     DEFAULTS,
     EDITING_ROLES,
