@@ -40,6 +40,9 @@ class Setting:
     check: Callable[[str], None] | None = None  # type "list": a further check of each item (raises MedevalError)
     shown_default: str = ""  # README's default cell when the default itself says little ("(none)")
     secret: bool = False  # never printed by `medeval settings`
+    # a parser of its own (raw text -> value, or a MedevalError), for a value the types cannot check alone: a bound
+    # that depends on the machine, an order between the items; ``type`` and the rest still describe it
+    parser: Callable[["Setting", str], Any] | None = None
 
     def __post_init__(self):
         if self.type not in TYPES:
@@ -54,7 +57,7 @@ class Setting:
         text = "" if raw is None else str(raw)
         if not text.strip():
             text = self.default
-        return _PARSERS[self.type](self, text)
+        return (self.parser or _PARSERS[self.type])(self, text)
 
 
 def _bad(s: Setting, raw: str, kind: str) -> MedevalError:
@@ -157,6 +160,19 @@ def _parse_list(s: Setting, raw: str) -> tuple:
     return tuple(out)
 
 
+def _parse_workers(s: Setting, raw: str) -> int:
+    """1 to 2 x this machine's CPU count."""
+    limit = (os.cpu_count() or 1) * 2
+    try:
+        x = int(raw.strip())
+    except ValueError:
+        x = 0
+    if not 1 <= x <= limit:
+        raise MedevalError(f"embedding workers must be a whole number from 1 to {limit} (2 x the {limit // 2} CPUs "
+                           f"here), not {raw!r}: use --workers or {s.name}")
+    return x
+
+
 _PARSERS: dict[str, Callable[[Setting, str], Any]] = {
     "str": _parse_str, "path": _parse_path, "int": _parse_int, "float": _parse_float, "seconds": _parse_seconds,
     "bool": _parse_bool, "choice": _parse_choice, "list": _parse_list,
@@ -186,7 +202,7 @@ SETTINGS: tuple[Setting, ...] = (
             fold_case=True),
     Setting("MEDEVAL_EMBEDDING_WORKERS", "1",
             "CPU processes encoding embeddings in `score` when the database holds more than 5,000 responses "
-            "(1 to 2 x CPU count)", "--workers", type="int", low=1, example="4"),
+            "(1 to 2 x CPU count)", "--workers", type="int", low=1, example="4", parser=_parse_workers),
     Setting("MEDEVAL_BATCH_SIZE", "2000", "responses scored and committed per chunk by `score`",
             "--batch-size", type="int", low=1, example="500"),
     Setting("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED", "1",
