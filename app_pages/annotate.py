@@ -26,7 +26,7 @@ from webui import gold as ui_gold
 from webui import page as ui
 from webui import screen
 from webui.grade_screen import test_submit_delay
-from webui.screen import SETTLE_MS
+from webui.screen import SETTLE_MS, all_answered
 
 user = ui.require_page("annotate")
 # one item on one screen (1366×768 and up): text boxes scroll inside, full option labels, a fixed status line
@@ -175,14 +175,9 @@ if q is not None and q.results and q.status == "passed" and s.phase == "items" a
     ui_gold.qualification_passed(q, answer="answers", on_continue=_continue)
 
 if s.item is None:
-    st.progress(1.0, text=f"{s.done} of {s.total} done")
-    if s.skipped:
-        st.info(f"Every other item is done. You skipped {s.skipped}.")
-        st.button("Go back to the skipped items", key="task_revisit", type="primary", on_click=_set_revisit,
-                  args=(True,))
-    else:
-        st.success(f"All {s.total} items are done. Thank you!")
-    guidelines_button(st.columns(4)[0])  # G works here too
+    all_answered(s.done, s.total, s.skipped, finished="done", every="Every other item is done.",
+                 revisit="Go back to the skipped items", revisit_key="task_revisit", on_revisit=_set_revisit,
+                 guidelines_button=guidelines_button, columns=4)
     st.stop()
 
 item = s.item

@@ -25,6 +25,7 @@ from medeval.core.limits import NOTE_MAX_CHARS
 from webui import gold as ui_gold
 from webui import grade_screen
 from webui import page as ui
+from webui.screen import all_answered
 
 user = ui.require_page("grade")
 grade_screen.install()
@@ -226,14 +227,9 @@ def screen() -> None:
         ui_gold.qualification_passed(q, answer="grade", on_continue=_continue)
 
     if s.item is None:
-        st.progress(1.0, text=f"{s.done} of {s.total} done")
-        if s.skipped:
-            st.info(f"Every item has an answer. You skipped {s.skipped}.")
-            st.button("Grade the skipped items now", key="revisit", type="primary", on_click=_set_revisit,
-                      args=(True,))
-        else:
-            st.success(f"All {s.total} items are graded. Thank you!")
-        guidelines_button(st.columns(3)[0])  # G works here too
+        all_answered(s.done, s.total, s.skipped, finished="graded", every="Every item has an answer.",
+                     revisit="Grade the skipped items now", revisit_key="revisit", on_revisit=_set_revisit,
+                     guidelines_button=guidelines_button, columns=3)
         recent_answers(editable=True)
         return
 

@@ -196,6 +196,20 @@ _GUARD_JS = """
 _KEY_NAMES = {"left": "ArrowLeft", "right": "ArrowRight", "up": "ArrowUp", "down": "ArrowDown"}
 
 
+def all_answered(done: int, total: int, skipped: int, *, finished: str, every: str, revisit: str, revisit_key: str,
+                 on_revisit, guidelines_button, columns: int) -> None:
+    """The screen after the last item, the same on Grade and Rate & compare (each in its own words): the full
+    progress bar; the count of skipped items and a button back to them (``on_revisit(True)``), or the thanks
+    ("All N items are ``finished``"); and the guidelines button in the first of ``columns`` (G works here too)."""
+    st.progress(1.0, text=f"{done} of {total} done")
+    if skipped:
+        st.info(f"{every} You skipped {skipped}.")
+        st.button(revisit, key=revisit_key, type="primary", on_click=on_revisit, args=(True,))
+    else:
+        st.success(f"All {total} items are {finished}. Thank you!")
+    guidelines_button(st.columns(columns)[0])
+
+
 def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str,
               note: dict[str, str] | None = None) -> None:
     """Install the key guard once per tab for a page whose answer buttons' keys start with ``answer`` (``skip``: the
