@@ -161,7 +161,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=60, help="replications per model x distribution cell")
     ap.add_argument("--pool", type=int, default=20000, help="scored items in the pool")
-    ap.add_argument("--round", type=int, default=25, help="items per adaptive round")
+    ap.add_argument("--round", type=int, default=20, help="items per adaptive round (default: the product's, --round-size 20)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="3 replications per cell: a smoke run of the script")
     a = ap.parse_args()

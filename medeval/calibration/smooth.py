@@ -12,7 +12,7 @@ the cut-off or the one above it -- a split logistic, ``width * exp(-/+ skew / 2)
 slowly on one side and fast on the other (a linear ramp with a kink, uneven slopes) does not drag the
 crossing; ``lapse`` in [0, 0.3]; and, when the grades come from several clinicians, one offset per clinician
 (shrunk towards 0, so ``cutoff`` is the average clinician's). The fit maximises the likelihood with weak
-priors on the width, the skew (N(0, 1): symmetric unless the grades say otherwise) and the lapse (which keep
+priors on the width, the skew (N(0, 0.3²): symmetric unless the grades say otherwise) and the lapse (which keep
 a small or perfectly separated sample finite); the 95% interval is the profile-likelihood one (every other
 parameter re-fitted at each trial cut-off; chi-square with 1 df).
 
@@ -40,7 +40,7 @@ BOUNDARIES = ("CW|PC", "PC|BC")
 MIN_ITEMS = 5  # graded items (or grades) below which a boundary is not fitted
 GRID_POINTS = 101
 LAPSE_MAX = 0.3
-# weak priors: log width ~ N(log 0.05, 1.5^2); lapse ~ Beta(1, 20); skew ~ N(0, 1); clinician offsets ~ N(0, 0.1^2)
+# weak priors: log width ~ N(log 0.05, 1.5^2); lapse ~ Beta(1, 20); skew ~ N(0, 0.3^2); clinician offsets ~ N(0, 0.1^2)
 _LOGW_MU, _LOGW_SD = np.log(0.05), 1.5
 _LAPSE_B = 19.0
 _OFFSET_SD = 0.1
