@@ -52,10 +52,12 @@ key = (metric, atype)
 info = METRICS[metric]
 
 scores = tiers = np.array([])
+grades = None  # each clinician's grade (median consensus only), which the smooth estimator fits
 if cid is not None:
     with ui.db() as d:
-        examples = cal.graded_examples(cal.campaign_rows(d, cid, consensus=consensus))
-    scores, tiers = examples.get(key, (np.array([]), np.array([], dtype=int)))
+        rows = cal.campaign_rows(d, cid, consensus=consensus)
+    scores, tiers = cal.graded_examples(rows).get(key, (np.array([]), np.array([], dtype=int)))
+    grades = designs.graded_grades(rows).get(key) if consensus == "median" else None
 is_active = cid is not None and by_id[cid]["kind"] == "active_calibration"
 criterion = by_id[cid]["config"].get("criterion", "kappa") if is_active else "kappa"
 # an active campaign's own estimator suggests the cut-offs (calibration v2: smooth curves by default)
@@ -64,10 +66,10 @@ smooth = is_active and designs.estimator_of(by_id[cid]["config"]) == "smooth"
 
 @st.cache_data(show_spinner="Fitting the cut-offs…", max_entries=64)
 def cut_off_intervals(metric_: str, atype_: str, scores_: np.ndarray, tiers_: np.ndarray, criterion_: str,
-                      smooth_: bool) -> dict:
+                      smooth_: bool, grades_=None) -> dict:
     """The suggested cut-offs and each one's 95% interval (the smooth fit's, or a bootstrap of the search); cached
     per grades (the arrays), so moving the slider stays fast."""
-    c = (designs.calibrate_smooth(metric_, atype_, scores_, tiers_) if smooth_ else
+    c = (designs.calibrate_smooth(metric_, atype_, scores_, tiers_, grades=grades_) if smooth_ else
          cal.calibrate(metric_, atype_, scores_, tiers_, criterion=criterion_, n_boot=200, rng=0))
     return {"cut_offs": c.cut_offs, "low": c.bootstrap.get("low_ci95"), "high": c.bootstrap.get("high_ci95")}
 
@@ -78,7 +80,7 @@ else:  # an active campaign's own criterion (accuracy by default), never the pag
     optimum = cal.calibrate(metric, atype, scores, tiers, criterion=criterion, n_boot=0) if len(scores) else None
 
 
-bands = cut_off_intervals(metric, atype, scores, tiers, criterion, smooth) if len(scores) >= 3 else None
+bands = cut_off_intervals(metric, atype, scores, tiers, criterion, smooth, grades) if len(scores) >= 3 else None
 if smooth and bands and bands["cut_offs"]:
     optimum = cal.Calibration(metric, atype, bands["cut_offs"], "smooth", None, len(scores))
 

@@ -119,7 +119,9 @@ def test_the_next_round_of_an_adaptive_campaign_is_what_propose_items_picks(pool
         assert _round_items(db, cid, 2) == sorted(pool_rids[picked].tolist())
 
 
-def test_the_smooth_estimate_of_a_round_is_fit_cutoffs_on_the_consensus_tiers(pool_db):
+def test_the_smooth_estimate_of_a_round_is_fit_cutoffs_on_each_clinicians_grade(pool_db):
+    """Items graded by several clinicians: the smooth estimator fits every grade with an offset per clinician (issue
+    24: each clinician's grade met the bar in all nine cells, the consensus tiers in eight)."""
     from medeval.calibration import fit_cutoffs
 
     with connect(pool_db) as db:
@@ -127,8 +129,12 @@ def test_the_smooth_estimate_of_a_round_is_fit_cutoffs_on_the_consensus_tiers(po
         cid = assignment.create_active_campaign(db, "smooth", _cfg(per_interval=5), DOCS, actor=res)
         _grade_everything(db, cid, noise=0.25)
         s = rounds.round_status(db, cid, actor=res)["strata"][0]
-        (_, scores, tiers), = rounds.graded_items(db, cid).values()
-        fit = fit_cutoffs(scores, tiers, ci=True)
+        (g_scores, g_tiers, who), = rounds.graded_grades(db, cid).values()
+        (_, scores, _tiers), = rounds.graded_items(db, cid).values()
+        assert len(set(who.tolist())) > 1 and len(g_scores) > len(scores)  # several clinicians, a grade each
+        fit = fit_cutoffs(g_scores, g_tiers, clinicians=who, ci=True)
+        consensus_fit = fit_cutoffs(scores, _tiers, ci=True)
+        assert list(fit.cutoffs()) != pytest.approx(list(consensus_fit.cutoffs()), abs=1e-9)
         assert s["cut_offs"] == pytest.approx(list(fit.cutoffs()))
         assert s["low_ci95"] == pytest.approx(list(fit.low.ci), abs=1e-6)
         assert s["widths"][1] == pytest.approx(fit.high.ci[1] - fit.high.ci[0], abs=2e-6)
@@ -275,9 +281,11 @@ def test_tune_cut_offs_draws_the_fitted_curves_round_by_round_beside_the_other_d
     at.selectbox(key="tune_campaign").set_value(v2).run()
     at.selectbox(key="tune_metric").set_value("rouge1").run()
     assert not at.exception
-    # the suggested cut-offs of a smooth campaign are its smooth fit's
+    # the suggested cut-offs of a smooth campaign are its smooth fit's (on each clinician's grade)
     compare = next(d.value for d in at.dataframe if "cut-offs" in d.value.columns)
-    want = designs.calibrate_smooth("rouge1", "enumerated", scores, tiers).cut_offs
+    with connect(pool_db) as db:
+        grades = rounds.graded_grades(db, v2)[("rouge1", "enumerated")]
+    want = designs.calibrate_smooth("rouge1", "enumerated", scores, tiers, grades=grades).cut_offs
     row = compare[compare["cut-offs"] == "suggested optimum"].iloc[0]
     assert (row["low"], row["high"]) == pytest.approx(want)
     assert any("smooth fit, profile likelihood" in c.value for c in at.caption)
@@ -351,13 +359,15 @@ def test_cli_calibrate_uses_an_active_campaigns_estimator_and_publishes_it(pool_
         res = auth.get_user(db, "res")
         cid = assignment.create_active_campaign(db, "cli smooth", _cfg(per_interval=5), DOCS, actor=res)
         _grade_everything(db, cid, noise=0.25)
-        [(scores, tiers)] = cal.graded_examples(cal.campaign_rows(db, cid)).values()
+        rows = cal.campaign_rows(db, cid)
+        [(scores, tiers)] = cal.graded_examples(rows).values()
+        [grades] = designs.graded_grades(rows).values()  # each clinician's grade: the smooth estimator fits these
     out = invoke("calibrate", "--campaign", cid, "--publish", "v2 from the CLI").output
     assert "published threshold set v" in out
     [r] = json.loads(out[out.index("["):])  # the JSON after the message on stderr
     assert r["criterion"] == "smooth" and r["value"] is None
-    assert r["cut_offs"] == pytest.approx(list(designs.calibrate_smooth("rouge1", "enumerated", scores,
-                                                                         tiers).cut_offs))
+    assert r["cut_offs"] == pytest.approx(list(designs.calibrate_smooth("rouge1", "enumerated", scores, tiers,
+                                                                         grades=grades).cut_offs))
     assert r["bootstrap"]["interval"] == "profile likelihood" and r["bootstrap"]["low_ci95"][0] <= r["cut_offs"][0]
     with connect(pool_db) as db:
         p = th.active(db).provenance
@@ -395,3 +405,40 @@ def test_tune_cut_offs_on_an_active_campaign_with_nothing_graded_yet(pool_db, es
     assert any("fresh — 0 graded, no cut-offs yet" in c for c in captions())
     at.selectbox(key="tune_metric").set_value("bleu1").run()  # a metric the campaign does not calibrate
     assert any("does not calibrate bleu1 / enumerated" in c for c in captions()) and not at.exception
+
+
+def test_the_smooth_estimator_fits_each_grade_only_when_several_clinicians_gave_them():
+    """One clinician (or no annotator named): the consensus tiers, as before; several: every grade with an offset per
+    clinician -- and ``calibrate_rows`` takes the grades only under the median consensus (majority and adjudicated
+    rows are one per item: the chosen consensus is what is fitted)."""
+    from medeval.calibration import fit_cutoffs
+
+    g = np.random.default_rng(4)
+    scores = np.sort(g.uniform(0, 1, 60))
+    lenient = np.array([-0.08, 0.0, 0.08])
+    grades3 = np.clip(np.rint(2 * (scores[:, None] + lenient[None, :] - 0.3) / 0.4 + g.normal(0, 0.3, (60, 3))),
+                      0, 2).astype(int)
+    consensus = np.sort(grades3, axis=1)[:, 1]
+    each = (np.repeat(scores, 3), grades3.ravel(), np.tile(np.array(["a", "b", "c"]), 60))
+    one = (scores, consensus, np.array(["a"] * 60))
+    assert designs.by_clinician(each) and not designs.by_clinician(one) and not designs.by_clinician(None)
+
+    by_consensus = designs.estimate("rouge1", scores, consensus, {"estimator": "smooth"}, rng=0)
+    assert by_consensus.cut_offs == pytest.approx(fit_cutoffs(scores, consensus, ci=False).cutoffs())
+    assert designs.estimate("rouge1", scores, consensus, {"estimator": "smooth"}, rng=0, grades=one).cut_offs \
+        == pytest.approx(by_consensus.cut_offs)
+    by_grade = designs.estimate("rouge1", scores, consensus, {"estimator": "smooth"}, rng=0, grades=each)
+    assert by_grade.cut_offs == pytest.approx(fit_cutoffs(*each[:2], clinicians=each[2], ci=False).cutoffs())
+    assert by_grade.cut_offs != pytest.approx(by_consensus.cut_offs, abs=1e-9)
+    assert by_grade.n == 60  # items, not grades
+    # the accuracy search uses the consensus whatever grades are given
+    acc = designs.estimate("rouge1", scores, consensus, {"estimator": "accuracy"}, rng=0, grades=each, n_boot=0)
+    assert acc.cut_offs == designs.estimate("rouge1", scores, consensus, {"estimator": "accuracy"}, rng=0,
+                                            n_boot=0).cut_offs
+
+    rows = [{"metric": "rouge1", "aspect_type": "enumerated", "score": float(s), "tier": int(t), "item": str(i),
+             "user": u} for i, (s, ts) in enumerate(zip(scores, grades3)) for t, u in zip(ts, (1, 2, 3))]
+    [median] = designs.calibrate_rows(rows, estimator="smooth", rng=0)
+    assert median.cut_offs == pytest.approx(by_grade.cut_offs)
+    [majority] = designs.calibrate_rows(rows, estimator="smooth", rng=0, consensus="majority")
+    assert majority.cut_offs != pytest.approx(by_grade.cut_offs, abs=1e-9)

@@ -307,20 +307,21 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None, consensus
     For a bucket campaign an item counts for the (metric, aspect type) it was sampled for; for a random
     campaign it counts for every metric it has a score for (under the threshold set's scorers). With
     ``consensus`` "majority" or "adjudicated" each item has one row per metric instead, with its consensus
-    tier by that method (:func:`medeval.annotation.adjudication.consensus`); "median" keeps one row per
-    annotator, combined by :func:`graded_examples`.
+    tier by that method (:func:`medeval.annotation.adjudication.consensus`) and ``user`` None; "median" keeps one
+    row per annotator (``user``: the annotator's id), combined by :func:`graded_examples` (or kept one per grade by
+    :func:`medeval.calibration.designs.graded_grades`).
     """
     ts = th.load(db, version) if version is not None else th.active(db)
     if not db.conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone():
         raise MedevalError(f"no campaign {campaign_id}")
-    q = ("SELECT ci.id, ci.strata, ci.response_id, g.tier FROM latest_grade_annotations g JOIN campaign_items ci ON "
-         "ci.id = g.item_id WHERE ci.campaign_id = ? AND g.skipped = 0")
+    q = ("SELECT ci.id, ci.strata, ci.response_id, g.tier, g.user_id FROM latest_grade_annotations g JOIN "
+         "campaign_items ci ON ci.id = g.item_id WHERE ci.campaign_id = ? AND g.skipped = 0")
     graded = db.conn.execute(q, (campaign_id,)).fetchall()
     if adj.check_method(consensus) != "median":
         per_item = adj.consensus(db, campaign_id, consensus)
-        graded = list({item: (item, strata, rid, per_item[item]) for item, strata, rid, _ in graded}.values())
+        graded = list({item: (item, strata, rid, per_item[item], None) for item, strata, rid, _, _ in graded}.values())
     rows = []
-    for item, strata, rid, tier in graded:
+    for item, strata, rid, tier, user in graded:
         targets = {(s["metric"], s["aspect_type"]) for s in json.loads(strata) if "metric" in s}
         for metric, scorer, score, atype in db.conn.execute(
                 "SELECT s.metric, s.scorer, s.score, k.aspect_type FROM scores s JOIN responses r ON "
@@ -329,7 +330,8 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None, consensus
                 continue
             ok = ts.grades(metric, scorer)
             if ok and (not targets or (metric, atype) in targets):
-                rows.append({"metric": metric, "aspect_type": atype, "score": score, "tier": tier, "item": str(item)})
+                rows.append({"metric": metric, "aspect_type": atype, "score": score, "tier": tier, "item": str(item),
+                             "user": user})
     return rows
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 ESTIMATOR_TEXT = {
     "smooth": "smooth cut-off estimator: a psychometric curve of P(tier ≥ k | score) per boundary with a lapse rate, "
-              "each cut-off where its curve crosses 0.5, 95% interval from the fit (medeval.calibration.smooth)",
+              "fitted to every clinician's grade with an offset per clinician when items have grades from several "
+              "(else to the consensus tiers), each cut-off where the average clinician's curve crosses 0.5, 95% "
+              "interval from the fit (medeval.calibration.smooth)",
     "accuracy": "the paper's exhaustive cut-off search (medeval.calibration.cutoffs), the pair that maximises "
                 "agreement with the clinicians' tiers, 95% intervals by bootstrap over items",
 }

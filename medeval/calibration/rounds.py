@@ -75,9 +75,28 @@ def _missing_answers(db, campaign_id: int, round_: int) -> tuple[int, int]:
     return missing, total
 
 
-def _estimate(metric: str, scores, tiers, cfg: dict, index: int, n_boot: int) -> designs.Estimate:
+def _estimate(metric: str, scores, tiers, cfg: dict, index: int, n_boot: int, grades=None) -> designs.Estimate:
     rng = np.random.default_rng([int(cfg["seed"]), 7, len(scores), index])  # the same data, the same figures
-    return designs.estimate(metric, scores, tiers, cfg, rng=rng, n_boot=n_boot)
+    return designs.estimate(metric, scores, tiers, cfg, rng=rng, n_boot=n_boot, grades=grades)
+
+
+def _rows(db, campaign_id: int, max_round: int | None) -> tuple[list[dict], dict]:
+    """The campaign's graded rows (one per annotator and metric), of rounds 1..max_round; and item -> response id."""
+    rid_of, round_of = {}, {}
+    for iid, rid, strata in db.conn.execute("SELECT id, response_id, strata FROM campaign_items WHERE campaign_id = ?",
+                                            (campaign_id,)):
+        rid_of[str(iid)] = rid
+        round_of[str(iid)] = min([int(s.get("round", 1)) for s in json.loads(strata)] or [1])
+    rows = [r for r in campaign_rows(db, campaign_id)
+            if max_round is None or round_of.get(r["item"], 1) <= max_round]
+    return rows, rid_of
+
+
+def graded_grades(db, campaign_id: int, *, max_round: int | None = None
+                  ) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per stratum: every grade of the graded items (score, tier, annotator), of rounds 1..max_round -- what the
+    smooth estimator fits when the grades come from several clinicians."""
+    return designs.graded_grades(_rows(db, campaign_id, max_round)[0])
 
 
 def graded_items(db, campaign_id: int, *, max_round: int | None = None
@@ -86,15 +105,9 @@ def graded_items(db, campaign_id: int, *, max_round: int | None = None
 
     ``max_round``: only the items of rounds 1..max_round (what the cut-offs stood on after that round).
     """
-    rid_of, round_of = {}, {}
-    for iid, rid, strata in db.conn.execute("SELECT id, response_id, strata FROM campaign_items WHERE campaign_id = ?",
-                                            (campaign_id,)):
-        rid_of[str(iid)] = rid
-        round_of[str(iid)] = min([int(s.get("round", 1)) for s in json.loads(strata)] or [1])
+    rows, rid_of = _rows(db, campaign_id, max_round)
     per: dict[tuple[str, str], dict] = defaultdict(dict)
-    for r in campaign_rows(db, campaign_id):
-        if max_round is not None and round_of.get(r["item"], 1) > max_round:
-            continue
+    for r in rows:
         entry = per[(r["metric"], r["aspect_type"])].setdefault(r["item"], [r["score"], []])
         entry[1].append(int(r["tier"]))
     return {key: (np.array([rid_of[i] for i in items], dtype=int),
@@ -121,6 +134,7 @@ def round_status(db: sqlite_utils.Database, campaign_id: int, *, actor: User | N
     per, last = _items(db, campaign_id)
     missing, total = _missing_answers(db, campaign_id, last)
     graded = graded_items(db, campaign_id)
+    grades = graded_grades(db, campaign_id)
     ts = th.active(db)
     in_campaign = _taken(db, campaign_id)
     strata = []
@@ -130,7 +144,7 @@ def round_status(db: sqlite_utils.Database, campaign_id: int, *, actor: User | N
         items = sum(per[(metric, atype)]["rounds"].values())
         rids, scores, tiers = graded.get((metric, atype), (np.array([], dtype=int), np.array([]),
                                                            np.array([], dtype=int)))
-        s = _estimate(metric, scores, tiers, cfg, index, n_boot)
+        s = _estimate(metric, scores, tiers, cfg, index, n_boot, grades.get((metric, atype)))
         stop = active.should_stop(s, n_graded=items, budget=int(cfg["budget"]), target_width=float(cfg["target_width"]))
         if stop is None and not any(rid not in in_campaign for rid, _ in stratum_pool(db, ts, metric, atype)):
             stop = "pool"
@@ -278,8 +292,10 @@ def fit_after_round(db: sqlite_utils.Database, campaign_id: int, metric: str, as
         raise MedevalError(f"campaign {campaign_id} does not calibrate {metric} / {aspect_type}")
     empty = (np.array([], dtype=int), np.array([]), np.array([], dtype=int))
     _, scores, tiers = graded_items(db, campaign_id, max_round=round_).get((metric, aspect_type), empty)
-    est = _estimate(metric, scores, tiers, cfg, strata.index((metric, aspect_type)), n_boot)
-    shown = est if est.fit is not None else designs.estimate(metric, scores, tiers, {"estimator": "smooth"}, rng=0)
+    grades = graded_grades(db, campaign_id, max_round=round_).get((metric, aspect_type))
+    est = _estimate(metric, scores, tiers, cfg, strata.index((metric, aspect_type)), n_boot, grades)
+    shown = est if est.fit is not None else designs.estimate(metric, scores, tiers, {"estimator": "smooth"}, rng=0,
+                                                             grades=grades)
     return {"round": round_, "metric": metric, "aspect_type": aspect_type, "estimator": designs.method_name(cfg),
             "design": designs.design_of(cfg), "scores": scores, "tiers": tiers, "n_graded": len(scores),
             "cut_offs": est.cut_offs, "low_ci95": est.ci95("low"), "high_ci95": est.ci95("high"),
