@@ -19,7 +19,9 @@ replications, with its standard error), at N items graded (each by the 3-clinici
 
 * ``paper``: interval sampling (N/10 items per 0.1-wide score interval; an interval with too few items gives
   what it has and the rest is spread over the others) + the accuracy-maximising search, N = 100, 300, 600, 1200;
-* ``smooth/interval``: the same samples, the smooth estimator (:func:`medeval.calibration.smooth_cutoffs`);
+* ``smooth/interval``: the same samples, the smooth estimator (:func:`medeval.calibration.fit_cutoffs`) fitted, as
+  the product fits it, to every clinician's grade with an offset per clinician (``--fit each``, the default), or to
+  the consensus tier of each item (``--fit consensus``: :func:`medeval.calibration.smooth_cutoffs`);
 * ``smooth/adaptive``: :func:`medeval.calibration.propose_items` in rounds of ``--round`` items from nothing
   graded, the smooth estimator, N = 50, 100, 150, 200, 300.
 
@@ -73,8 +75,8 @@ MODELS = {
 }
 
 
-def panel_tiers(model: str, scores: np.ndarray, leniency: np.ndarray, g) -> np.ndarray:
-    """The panel's consensus tier (median of 3) of every pool item."""
+def panel_grades(model: str, scores: np.ndarray, leniency: np.ndarray, g) -> np.ndarray:
+    """Every clinician's grade of every pool item: [items, clinicians]."""
     f, item, grade, lapse = MODELS[model]
     n = len(scores)
     base = f(scores) + item.rvs(size=n, random_state=g)
@@ -82,6 +84,12 @@ def panel_tiers(model: str, scores: np.ndarray, leniency: np.ndarray, g) -> np.n
     t = np.clip(np.rint(x), 0, 2).astype(int)
     careless = g.random(t.shape) < lapse
     t[careless] = g.integers(0, 3, int(careless.sum()))
+    return t
+
+
+def panel_tiers(model: str, scores: np.ndarray, leniency: np.ndarray, g) -> np.ndarray:
+    """The panel's consensus tier (median of 3) of every pool item."""
+    t = panel_grades(model, scores, leniency, g)
     return np.sort(t, axis=1)[:, len(leniency) // 2]
 
 
@@ -126,25 +134,32 @@ def _error(est, truth) -> float:
     return (abs(est[0] - truth[0]) + abs(est[1] - truth[1])) / 2
 
 
-def _smooth(scores, tiers):
-    """The smooth estimate, and whether it failed (crossed: the fitted values; not fitted: the range's middle)."""
-    fit = fit_cutoffs(scores, tiers, ci=False)
+def _smooth(scores, tiers, grades=None):
+    """The smooth estimate, and whether it failed (crossed: the fitted values; not fitted: the range's middle).
+    ``grades`` ([items, clinicians]): fit every clinician's grade with an offset each, as the product does."""
+    if grades is not None:
+        k = grades.shape[1]
+        fit = fit_cutoffs(np.repeat(scores, k), grades.ravel(), clinicians=np.tile(np.arange(k), len(scores)),
+                          ci=False)
+    else:
+        fit = fit_cutoffs(scores, tiers, ci=False)
     cuts = [b.cutoff if b.cutoff is not None else 0.5 for b in (fit.low, fit.high)]
     return cuts, fit.low.status != "ok" or fit.high.status != "ok"
 
 
 def replicate(args) -> dict:
-    model, dist, rep, pool_n, round_n = args
+    model, dist, rep, pool_n, round_n, each = args
     g = np.random.default_rng([list(MODELS).index(model), list(DISTRIBUTIONS).index(dist), rep])
     scores = DISTRIBUTIONS[dist](g, pool_n)
     leniency = g.normal(0, LENIENCY_SD, 3)
-    tiers = panel_tiers(model, scores, leniency, g)
+    grades = panel_grades(model, scores, leniency, g)
+    tiers = np.sort(grades, axis=1)[:, grades.shape[1] // 2]
     truth = true_cutoffs(model, leniency)
     out = {"model": model, "dist": dist, "truth": truth}
     for n in PAPER_N:
         pick = interval_sample(scores, n, np.random.default_rng([rep, n]))
         out[("paper", n)] = (_error(accuracy_cutoffs(scores[pick], tiers[pick]), truth), False)
-        cuts, failed = _smooth(scores[pick], tiers[pick])
+        cuts, failed = _smooth(scores[pick], tiers[pick], grades[pick] if each else None)
         out[("smooth/interval", n)] = (_error(cuts, truth), failed)
     rng = np.random.default_rng([rep, 7])
     graded = np.zeros(0, dtype=int)
@@ -152,7 +167,7 @@ def replicate(args) -> dict:
         while len(graded) < n:
             new = propose_items(scores, graded, tiers[graded], min(round_n, n - len(graded)), rng)
             graded = np.concatenate([graded, new])
-        cuts, failed = _smooth(scores[graded], tiers[graded])
+        cuts, failed = _smooth(scores[graded], tiers[graded], grades[graded] if each else None)
         out[("smooth/adaptive", n)] = (_error(cuts, truth), failed)
     return out
 
@@ -164,11 +179,15 @@ def main() -> None:
     ap.add_argument("--round", type=int, default=20, help="items per adaptive round (default: the product's, --round-size 20)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="3 replications per cell: a smoke run of the script")
+    ap.add_argument("--fit", choices=("each", "consensus"), default="each",
+                    help="what the smooth estimator fits: each clinician's grade with an offset each (the product's, "
+                         "default) or the consensus tier per item")
     a = ap.parse_args()
     if a.quick:
         a.reps, a.pool = 3, 5000
     t0 = time.perf_counter()
-    jobs = [(m, d, r, a.pool, a.round) for m in MODELS for d in DISTRIBUTIONS for r in range(a.reps)]
+    each = a.fit == "each"
+    jobs = [(m, d, r, a.pool, a.round, each) for m in MODELS for d in DISTRIBUTIONS for r in range(a.reps)]
     if a.workers > 1:
         with ProcessPoolExecutor(a.workers) as ex:
             results = list(ex.map(replicate, jobs, chunksize=4))
@@ -176,7 +195,8 @@ def main() -> None:
         results = [replicate(j) for j in jobs]
     columns = [("paper", n) for n in PAPER_N] + [("smooth/interval", n) for n in PAPER_N] + \
               [("smooth/adaptive", n) for n in ADAPTIVE_N]
-    print(f"{a.reps} replications per cell, pool {a.pool}, panel of 3, adaptive rounds of {a.round}; "
+    print(f"{a.reps} replications per cell, pool {a.pool}, panel of 3, adaptive rounds of {a.round}, smooth fit on "
+          f"{'each clinician' + chr(39) + 's grade' if each else 'the consensus tiers'}; "
           "mean absolute cut-off error (x 1000, ± its standard error); failures (a cut-off not fitted or crossed) "
           "in brackets")
     print("\n| model | distribution | true cut-offs (mean) | " + " | ".join(f"{d} {n}" for d, n in columns)
