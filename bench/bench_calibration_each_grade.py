@@ -40,18 +40,6 @@ CHECKPOINTS = (50, 100, 150)
 ROUND = 20
 
 
-def panel_grades(model: str, scores: np.ndarray, leniency: np.ndarray, g) -> np.ndarray:
-    """Every clinician's grade of every pool item (base.panel_tiers' draws, before the median)."""
-    f, item, grade, lapse = base.MODELS[model]
-    n = len(scores)
-    x = (f(scores) + item.rvs(size=n, random_state=g))[:, None] + leniency[None, :] \
-        + grade.rvs(size=(n, len(leniency)), random_state=g)
-    t = np.clip(np.rint(x), 0, 2).astype(int)
-    careless = g.random(t.shape) < lapse
-    t[careless] = g.integers(0, 3, int(careless.sum()))
-    return t
-
-
 def _cuts(fit) -> list[float]:
     return [b.cutoff if b.cutoff is not None else 0.5 for b in (fit.low, fit.high)]
 
@@ -61,7 +49,7 @@ def replicate(args) -> tuple[float, float, float, float]:
     g = np.random.default_rng([list(base.MODELS).index(model), list(base.DISTRIBUTIONS).index(dist), rep])
     scores = base.DISTRIBUTIONS[dist](g, pool_n)
     leniency = g.normal(0, base.LENIENCY_SD, 3)
-    grades = panel_grades(model, scores, leniency, g)
+    grades = base.panel_grades(model, scores, leniency, g)
     tiers = np.sort(grades, axis=1)[:, 1]
     truth = base.true_cutoffs(model, leniency)
     pick = base.interval_sample(scores, 1200, np.random.default_rng([rep, 1200]))

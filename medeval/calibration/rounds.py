@@ -105,7 +105,16 @@ def graded_items(db, campaign_id: int, *, max_round: int | None = None
 
     ``max_round``: only the items of rounds 1..max_round (what the cut-offs stood on after that round).
     """
+    return _by_item(*_rows(db, campaign_id, max_round))
+
+
+def _graded(db, campaign_id: int, max_round: int | None = None) -> tuple[dict, dict]:
+    """:func:`graded_items` and :func:`graded_grades` from one read of the campaign's rows."""
     rows, rid_of = _rows(db, campaign_id, max_round)
+    return _by_item(rows, rid_of), designs.graded_grades(rows)
+
+
+def _by_item(rows: list[dict], rid_of: dict) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]:
     per: dict[tuple[str, str], dict] = defaultdict(dict)
     for r in rows:
         entry = per[(r["metric"], r["aspect_type"])].setdefault(r["item"], [r["score"], []])
@@ -133,8 +142,7 @@ def round_status(db: sqlite_utils.Database, campaign_id: int, *, actor: User | N
     cfg = _config(db, campaign_id)
     per, last = _items(db, campaign_id)
     missing, total = _missing_answers(db, campaign_id, last)
-    graded = graded_items(db, campaign_id)
-    grades = graded_grades(db, campaign_id)
+    graded, grades = _graded(db, campaign_id)
     ts = th.active(db)
     in_campaign = _taken(db, campaign_id)
     strata = []
@@ -291,8 +299,9 @@ def fit_after_round(db: sqlite_utils.Database, campaign_id: int, metric: str, as
     if (metric, aspect_type) not in strata:
         raise MedevalError(f"campaign {campaign_id} does not calibrate {metric} / {aspect_type}")
     empty = (np.array([], dtype=int), np.array([]), np.array([], dtype=int))
-    _, scores, tiers = graded_items(db, campaign_id, max_round=round_).get((metric, aspect_type), empty)
-    grades = graded_grades(db, campaign_id, max_round=round_).get((metric, aspect_type))
+    by_item, by_grade = _graded(db, campaign_id, round_)
+    _, scores, tiers = by_item.get((metric, aspect_type), empty)
+    grades = by_grade.get((metric, aspect_type))
     est = _estimate(metric, scores, tiers, cfg, strata.index((metric, aspect_type)), n_boot, grades)
     shown = est if est.fit is not None else designs.estimate(metric, scores, tiers, {"estimator": "smooth"}, rng=0,
                                                              grades=grades)
