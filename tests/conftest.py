@@ -114,7 +114,7 @@ def run_cli(*args):
 def pytest_collection_modifyitems(items):
     """A test on the demo database is slow: building it loads and runs the real embedding model."""
     for item in items:
-        if "demo_template" in getattr(item, "fixturenames", ()):
+        if {"demo_template", "full_demo_template"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
 
 
@@ -127,6 +127,19 @@ def demo_template(tmp_path_factory):
     path = tmp_path_factory.mktemp("demo-template") / "demo.db"
     with connect(path) as db:
         build_demo(db, path.parent / "files", accounts=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def full_demo_template(tmp_path_factory):
+    """The whole demo as the README's first command builds it (accounts, campaigns, grades, task answers, gold
+    answers of both families), built once per test process: copy it, don't write it."""
+    from medeval.demo.build import build_demo
+    from medeval.store.db import connect
+
+    path = tmp_path_factory.mktemp("full-demo") / "demo.db"
+    with connect(path) as db:
+        build_demo(db, path.parent / "files")
     return path
 
 

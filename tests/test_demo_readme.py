@@ -15,7 +15,7 @@ from medeval.annotation.campaigns import grading
 from medeval.demo.generate import load_synonyms
 from medeval.demo.gold_demo import guideline_tier
 from medeval.store.db import connect
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copy_db
 
 WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
@@ -33,13 +33,8 @@ def stated(pattern: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def demo_db(tmp_path_factory):
-    from medeval.demo.build import build_demo
-
-    path = tmp_path_factory.mktemp("readme-demo") / "demo.db"
-    with connect(path) as db:
-        build_demo(db, path.parent / "files")
-    return path
+def demo_db(full_demo_template, tmp_path_factory):
+    return copy_db(full_demo_template, tmp_path_factory.mktemp("readme-demo") / "demo.db")
 
 
 def one(db, sql: str, *args) -> int:

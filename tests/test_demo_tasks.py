@@ -41,7 +41,7 @@ def demo(db):
 
 
 def counts(db):
-    have = {n for (n,) in db.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    have = {n for (n,) in db.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     return {t: db.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES if t in have}
 
 
@@ -331,7 +331,7 @@ def demo_gold(demo):
 
 
 def gold_counts(db):
-    have = {n for (n,) in db.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    have = {n for (n,) in db.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     return {t: db.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in GOLD_TABLES if t in have}
 
 

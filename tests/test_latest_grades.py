@@ -96,16 +96,18 @@ def test_reads_through_the_view_give_the_superseding_answer(graded):
 
 
 def test_a_read_through_the_view_seeks_the_index(graded):
-    """Without the index on (item_id, user_id, id) each row's "newest id" would be a scan of every grade."""
+    """Without the index on (item_id, user_id, id) each row's "newest id" would be a scan of every grade.
+    Since m023 (one table of answers) the index is ``answers_item``, with (family, gold) before the id."""
     path, cid = graded
     with connect(path) as db:
-        idx = [r[2] for r in db.conn.execute("PRAGMA index_info(grade_annotations_item)")]
-        assert idx == ["item_id", "user_id", "id"]
+        idx = [r[2] for r in db.conn.execute("PRAGMA index_info(answers_item)")]
+        assert idx == ["item_id", "user_id", "family", "gold", "id"]
         plan = [r[3] for r in db.conn.execute(
             "EXPLAIN QUERY PLAN SELECT g.item_id, g.tier FROM latest_grade_annotations g JOIN campaign_items ci "
             "ON ci.id = g.item_id WHERE ci.campaign_id = ?", (cid,))]
-        assert any("COVERING INDEX grade_annotations_item (item_id=? AND user_id=?)" in p for p in plan), plan
-        assert not any(p.startswith("SCAN g") for p in plan), plan
+        assert any("COVERING INDEX answers_item (item_id=? AND user_id=? AND family=? AND gold=?)" in p
+                   for p in plan), plan
+        assert not any(p.startswith(("SCAN g", "SCAN answers")) for p in plan), plan
 
 
 def test_the_subquery_is_written_once():

@@ -23,6 +23,7 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
+from medeval.annotation import answer_rows
 from medeval.core.errors import InputError, MedevalError
 from medeval.core.limits import (
     NAME_MAX_CHARS,
@@ -299,13 +300,7 @@ def gate_state(db: sqlite_utils.Database, user: User, campaign_id: int) -> dict:
     already (a grade, a skip, a task answer, a gold answer: "before your next item", not "your first");
     ``read_earlier`` -- they acknowledged an earlier version (the guidelines "have changed since you last read them").
     """
-    answered = db.conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id "
-        "WHERE g.user_id = :u AND ci.campaign_id = :c) OR EXISTS (SELECT 1 FROM task_answers a JOIN task_items ti "
-        "ON ti.id = a.item_id WHERE a.user_id = :u AND ti.campaign_id = :c) OR EXISTS (SELECT 1 FROM gold_answers a "
-        "JOIN gold_items gi ON gi.id = a.gold_id WHERE a.user_id = :u AND gi.campaign_id = :c) OR EXISTS (SELECT 1 "
-        "FROM task_gold_answers a JOIN task_gold_items gi ON gi.id = a.gold_id WHERE a.user_id = :u AND "
-        "gi.campaign_id = :c)", {"u": user.id, "c": campaign_id}).fetchone()[0]
+    answered = answer_rows.answered_in(db, user.id, campaign_id)
     read = db.conn.execute("SELECT EXISTS (SELECT 1 FROM guideline_acks WHERE user_id = ? AND campaign_id = ?)",
                            (user.id, campaign_id)).fetchone()[0]
     return {"answered": bool(answered), "read_earlier": bool(read)}

@@ -5,17 +5,17 @@
 -- index adjudications_item
 CREATE INDEX adjudications_item ON adjudications(item_id, id);
 
+-- index answers_campaign_user
+CREATE INDEX answers_campaign_user ON answers(campaign_id, user_id);
+
+-- index answers_item
+CREATE INDEX answers_item ON answers(item_id, user_id, family, gold, id);
+
 -- index audit_log_action
 CREATE INDEX audit_log_action ON audit_log(action, target);
 
 -- index exam_settlements_answer
 CREATE INDEX exam_settlements_answer ON exam_settlements(exam, model, question, id);
-
--- index gold_answers_user
-CREATE INDEX gold_answers_user ON gold_answers(user_id, gold_id, id);
-
--- index grade_annotations_item
-CREATE INDEX grade_annotations_item ON grade_annotations(item_id, user_id, id);
 
 -- index responses_kb
 CREATE INDEX responses_kb ON responses(kb_id);
@@ -25,12 +25,6 @@ CREATE INDEX scores_metric_scorer ON scores(metric, scorer);
 
 -- index sessions_user
 CREATE INDEX sessions_user ON sessions(user_id);
-
--- index task_answers_item
-CREATE INDEX task_answers_item ON task_answers(item_id, user_id, id);
-
--- index task_gold_answers_user
-CREATE INDEX task_gold_answers_user ON task_gold_answers(user_id, gold_id, id);
 
 -- index threshold_sets_one_active
 CREATE UNIQUE INDEX threshold_sets_one_active ON threshold_sets(active) WHERE active = 1;
@@ -48,6 +42,32 @@ CREATE TABLE adjudications (
         reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
         supersedes INTEGER REFERENCES adjudications(id),
         created_at REAL NOT NULL
+    );
+
+-- table answers
+CREATE TABLE answers (
+        id INTEGER PRIMARY KEY,
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        family TEXT NOT NULL CHECK (family IN ('tier', 'task')),
+        gold INTEGER NOT NULL DEFAULT 0 CHECK (gold IN (0, 1)),
+        item_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        question TEXT NOT NULL,
+        value,
+        status TEXT NOT NULL CHECK (status IN ('submitted', 'skipped', 'flagged')),
+        note TEXT,
+        mode TEXT CHECK (mode IN ('qualification', 'hidden')),
+        attempt INTEGER,
+        layout TEXT,
+        client_token TEXT NOT NULL,
+        supersedes INTEGER REFERENCES answers(id),
+        guideline_version INTEGER,
+        created_at REAL NOT NULL,
+        UNIQUE (user_id, client_token, family, gold),
+        CHECK ((gold = 1) = (mode IS NOT NULL)),
+        CHECK (mode IS NULL OR (mode = 'qualification') = (attempt IS NOT NULL)),
+        CHECK (family = 'task' OR (question = 'tier' AND (value IS NULL OR value IN (0, 1, 2)))),
+        CHECK (status != 'skipped' OR value IS NULL)
     );
 
 -- table app_secret
@@ -195,24 +215,6 @@ CREATE TABLE fact_claims (
         UNIQUE (dataset, model, item_key, label)
     );
 
--- table gold_answers
-CREATE TABLE gold_answers (
-        id INTEGER PRIMARY KEY,
-        gold_id INTEGER NOT NULL REFERENCES gold_items(id),
-        user_id INTEGER NOT NULL REFERENCES users(id),
-        tier INTEGER CHECK (tier IN (0, 1, 2)),
-        skipped INTEGER NOT NULL DEFAULT 0,
-        flagged INTEGER NOT NULL DEFAULT 0,
-        note TEXT,
-        mode TEXT NOT NULL CHECK (mode IN ('qualification', 'hidden')),
-        attempt INTEGER,
-        client_token TEXT NOT NULL,
-        supersedes INTEGER REFERENCES gold_answers(id),
-        created_at REAL NOT NULL, guideline_version INTEGER,
-        UNIQUE (user_id, client_token),
-        CHECK ((mode = 'qualification') = (attempt IS NOT NULL))
-    );
-
 -- table gold_attempts
 CREATE TABLE gold_attempts (
         campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
@@ -251,22 +253,6 @@ CREATE TABLE gold_settings (
         created_by TEXT NOT NULL,
         created_at TEXT NOT NULL,
         PRIMARY KEY (campaign_id, version)
-    );
-
--- table grade_annotations
-CREATE TABLE grade_annotations (
-        id INTEGER PRIMARY KEY,
-        item_id INTEGER NOT NULL,
-        user_id INTEGER NOT NULL,
-        tier INTEGER CHECK (tier IN (0, 1, 2)),
-        skipped INTEGER NOT NULL DEFAULT 0,
-        flagged INTEGER NOT NULL DEFAULT 0,
-        note TEXT,
-        client_token TEXT NOT NULL,
-        supersedes INTEGER REFERENCES grade_annotations(id),
-        created_at REAL NOT NULL, guideline_version INTEGER,
-        FOREIGN KEY (item_id, user_id) REFERENCES assignments(item_id, user_id),
-        UNIQUE (user_id, client_token)
     );
 
 -- table grades
@@ -378,21 +364,6 @@ CREATE TABLE sessions (
         end_reason TEXT
     );
 
--- table task_answers
-CREATE TABLE task_answers (
-        id INTEGER PRIMARY KEY,
-        item_id INTEGER NOT NULL,
-        user_id INTEGER NOT NULL,
-        question TEXT NOT NULL,
-        value TEXT,
-        skipped INTEGER NOT NULL DEFAULT 0,
-        client_token TEXT NOT NULL,
-        supersedes INTEGER REFERENCES task_answers(id),
-        created_at REAL NOT NULL, guideline_version INTEGER,
-        FOREIGN KEY (item_id, user_id) REFERENCES task_assignments(item_id, user_id),
-        UNIQUE (user_id, client_token)
-    );
-
 -- table task_assignments
 CREATE TABLE task_assignments (
         item_id INTEGER NOT NULL REFERENCES task_items(id),
@@ -402,25 +373,6 @@ CREATE TABLE task_assignments (
         layout TEXT NOT NULL,
         PRIMARY KEY (item_id, user_id),
         UNIQUE (campaign_id, user_id, position)
-    );
-
--- table task_gold_answers
-CREATE TABLE task_gold_answers (
-        id INTEGER PRIMARY KEY,
-        gold_id INTEGER NOT NULL REFERENCES task_gold_items(id),
-        user_id INTEGER NOT NULL REFERENCES users(id),
-        question TEXT NOT NULL,
-        value TEXT,
-        skipped INTEGER NOT NULL DEFAULT 0,
-        mode TEXT NOT NULL CHECK (mode IN ('qualification', 'hidden')),
-        attempt INTEGER,
-        layout TEXT NOT NULL,
-        client_token TEXT NOT NULL,
-        supersedes INTEGER REFERENCES task_gold_answers(id),
-        guideline_version INTEGER,
-        created_at REAL NOT NULL,
-        UNIQUE (user_id, client_token),
-        CHECK ((mode = 'qualification') = (attempt IS NOT NULL))
     );
 
 -- table task_gold_items
@@ -513,6 +465,29 @@ CREATE TRIGGER adjudications_no_delete BEFORE DELETE ON adjudications
 CREATE TRIGGER adjudications_no_update BEFORE UPDATE ON adjudications
         BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: record a new one instead'); END;
 
+-- trigger answers_item_exists
+CREATE TRIGGER answers_item_exists BEFORE INSERT ON answers
+        WHEN NOT CASE
+            WHEN NEW.family = 'tier' AND NEW.gold = 0 THEN EXISTS (SELECT 1 FROM assignments a
+                WHERE a.item_id = NEW.item_id AND a.user_id = NEW.user_id AND a.campaign_id = NEW.campaign_id)
+            WHEN NEW.family = 'task' AND NEW.gold = 0 THEN EXISTS (SELECT 1 FROM task_assignments a
+                WHERE a.item_id = NEW.item_id AND a.user_id = NEW.user_id AND a.campaign_id = NEW.campaign_id)
+            WHEN NEW.family = 'tier' AND NEW.gold = 1 THEN EXISTS (SELECT 1 FROM gold_items g
+                WHERE g.id = NEW.item_id AND g.campaign_id = NEW.campaign_id)
+            WHEN NEW.family = 'task' AND NEW.gold = 1 THEN EXISTS (SELECT 1 FROM task_gold_items g
+                WHERE g.id = NEW.item_id AND g.campaign_id = NEW.campaign_id)
+            ELSE 1
+        END
+        BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: an answer names an item that is not assigned'); END;
+
+-- trigger answers_no_delete
+CREATE TRIGGER answers_no_delete BEFORE DELETE ON answers
+        BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+
+-- trigger answers_no_update
+CREATE TRIGGER answers_no_update BEFORE UPDATE ON answers
+        BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+
 -- trigger audit_log_no_delete
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
         BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
@@ -537,12 +512,20 @@ CREATE TRIGGER exam_settlements_no_delete BEFORE DELETE ON exam_settlements
 CREATE TRIGGER exam_settlements_no_update BEFORE UPDATE ON exam_settlements
         BEGIN SELECT RAISE(ABORT, 'exam settlements are append-only: settle again instead'); END;
 
+-- trigger gold_answers_insert
+CREATE TRIGGER gold_answers_insert INSTEAD OF INSERT ON gold_answers BEGIN
+        INSERT INTO answers (id, campaign_id, family, gold, item_id, user_id, question, value, status, note, mode,
+                             attempt, client_token, supersedes, guideline_version, created_at)
+        VALUES (NEW.id, (SELECT campaign_id FROM gold_items WHERE id = NEW.gold_id), 'tier', 1, NEW.gold_id,
+                NEW.user_id, 'tier', CASE WHEN coalesce(NEW.skipped, 0) THEN NULL ELSE NEW.tier END, CASE WHEN coalesce(NEW.flagged, 0) THEN 'flagged' WHEN coalesce(NEW.skipped, 0) OR NEW.tier IS NULL THEN 'skipped' ELSE 'submitted' END, NEW.note,
+                NEW.mode, NEW.attempt, NEW.client_token, NEW.supersedes, NEW.guideline_version, NEW.created_at); END;
+
 -- trigger gold_answers_no_delete
-CREATE TRIGGER gold_answers_no_delete BEFORE DELETE ON gold_answers
+CREATE TRIGGER gold_answers_no_delete INSTEAD OF DELETE ON gold_answers
         BEGIN SELECT RAISE(ABORT, 'gold answers are append-only'); END;
 
 -- trigger gold_answers_no_update
-CREATE TRIGGER gold_answers_no_update BEFORE UPDATE ON gold_answers
+CREATE TRIGGER gold_answers_no_update INSTEAD OF UPDATE ON gold_answers
         BEGIN SELECT RAISE(ABORT, 'gold answers are append-only'); END;
 
 -- trigger gold_attempts_no_update
@@ -569,28 +552,54 @@ CREATE TRIGGER gold_retired_no_update BEFORE UPDATE ON gold_retired
 CREATE TRIGGER gold_settings_no_update BEFORE UPDATE ON gold_settings
         BEGIN SELECT RAISE(ABORT, 'gold settings are append-only: save a new version'); END;
 
+-- trigger grade_annotations_insert
+CREATE TRIGGER grade_annotations_insert INSTEAD OF INSERT ON grade_annotations BEGIN
+        INSERT INTO answers (id, campaign_id, family, gold, item_id, user_id, question, value, status, note,
+                             client_token, supersedes, guideline_version, created_at)
+        VALUES (NEW.id, (SELECT campaign_id FROM campaign_items WHERE id = NEW.item_id), 'tier', 0, NEW.item_id,
+                NEW.user_id, 'tier', CASE WHEN coalesce(NEW.skipped, 0) THEN NULL ELSE NEW.tier END, CASE WHEN coalesce(NEW.flagged, 0) THEN 'flagged' WHEN coalesce(NEW.skipped, 0) OR NEW.tier IS NULL THEN 'skipped' ELSE 'submitted' END, NEW.note,
+                NEW.client_token, NEW.supersedes, NEW.guideline_version, NEW.created_at); END;
+
 -- trigger grade_annotations_no_delete
-CREATE TRIGGER grade_annotations_no_delete BEFORE DELETE ON grade_annotations
+CREATE TRIGGER grade_annotations_no_delete INSTEAD OF DELETE ON grade_annotations
         BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
 
 -- trigger grade_annotations_no_update
-CREATE TRIGGER grade_annotations_no_update BEFORE UPDATE ON grade_annotations
+CREATE TRIGGER grade_annotations_no_update INSTEAD OF UPDATE ON grade_annotations
         BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
 
+-- trigger task_answers_insert
+CREATE TRIGGER task_answers_insert INSTEAD OF INSERT ON task_answers BEGIN
+        INSERT INTO answers (id, campaign_id, family, gold, item_id, user_id, question, value, status, note,
+                             client_token, supersedes, guideline_version, created_at)
+        VALUES (NEW.id, (SELECT campaign_id FROM task_items WHERE id = NEW.item_id), 'task', 0, NEW.item_id,
+                NEW.user_id, NEW.question, CASE WHEN NEW.question = '#flag' OR coalesce(NEW.skipped, 0) THEN NULL ELSE NEW.value END, CASE WHEN NEW.question = '#flag' THEN 'flagged' WHEN coalesce(NEW.skipped, 0) THEN 'skipped' ELSE 'submitted' END,
+                CASE WHEN NEW.question = '#flag' THEN NEW.value END, NEW.client_token, NEW.supersedes, NEW.guideline_version,
+                NEW.created_at); END;
+
 -- trigger task_answers_no_delete
-CREATE TRIGGER task_answers_no_delete BEFORE DELETE ON task_answers
+CREATE TRIGGER task_answers_no_delete INSTEAD OF DELETE ON task_answers
         BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
 
 -- trigger task_answers_no_update
-CREATE TRIGGER task_answers_no_update BEFORE UPDATE ON task_answers
+CREATE TRIGGER task_answers_no_update INSTEAD OF UPDATE ON task_answers
         BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
 
+-- trigger task_gold_answers_insert
+CREATE TRIGGER task_gold_answers_insert INSTEAD OF INSERT ON task_gold_answers BEGIN
+        INSERT INTO answers (id, campaign_id, family, gold, item_id, user_id, question, value, status, note, mode,
+                             attempt, layout, client_token, supersedes, guideline_version, created_at)
+        VALUES (NEW.id, (SELECT campaign_id FROM task_gold_items WHERE id = NEW.gold_id), 'task', 1, NEW.gold_id,
+                NEW.user_id, NEW.question, CASE WHEN NEW.question = '#flag' OR coalesce(NEW.skipped, 0) THEN NULL ELSE NEW.value END, CASE WHEN NEW.question = '#flag' THEN 'flagged' WHEN coalesce(NEW.skipped, 0) THEN 'skipped' ELSE 'submitted' END,
+                CASE WHEN NEW.question = '#flag' THEN NEW.value END, NEW.mode, NEW.attempt, NEW.layout, NEW.client_token, NEW.supersedes,
+                NEW.guideline_version, NEW.created_at); END;
+
 -- trigger task_gold_answers_no_delete
-CREATE TRIGGER task_gold_answers_no_delete BEFORE DELETE ON task_gold_answers
+CREATE TRIGGER task_gold_answers_no_delete INSTEAD OF DELETE ON task_gold_answers
         BEGIN SELECT RAISE(ABORT, 'gold answers are append-only'); END;
 
 -- trigger task_gold_answers_no_update
-CREATE TRIGGER task_gold_answers_no_update BEFORE UPDATE ON task_gold_answers
+CREATE TRIGGER task_gold_answers_no_update INSTEAD OF UPDATE ON task_gold_answers
         BEGIN SELECT RAISE(ABORT, 'gold answers are append-only'); END;
 
 -- trigger task_gold_items_no_delete
@@ -609,9 +618,36 @@ CREATE TRIGGER task_gold_retired_no_delete BEFORE DELETE ON task_gold_retired
 CREATE TRIGGER task_gold_retired_no_update BEFORE UPDATE ON task_gold_retired
         BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
 
+-- view gold_answers
+CREATE VIEW gold_answers AS
+        SELECT id, item_id AS gold_id, user_id, value AS tier, value IS NULL AS skipped, status = 'flagged' AS flagged,
+               note, mode, attempt, client_token, supersedes, created_at, guideline_version
+        FROM answers WHERE family = 'tier' AND gold = 1;
+
+-- view grade_annotations
+CREATE VIEW grade_annotations AS
+        SELECT id, item_id, user_id, value AS tier, value IS NULL AS skipped, status = 'flagged' AS flagged, note,
+               client_token, supersedes, created_at, guideline_version
+        FROM answers WHERE family = 'tier' AND gold = 0;
+
 -- view latest_grade_annotations
 CREATE VIEW latest_grade_annotations AS
         SELECT g.* FROM grade_annotations g
-        WHERE g.id = (SELECT max(g2.id) FROM grade_annotations g2
-                      WHERE g2.item_id = g.item_id AND g2.user_id = g.user_id);
+        WHERE g.id = (SELECT max(a.id) FROM answers a WHERE a.family = 'tier' AND a.gold = 0
+                      AND a.item_id = g.item_id AND a.user_id = g.user_id);
+
+-- view task_answers
+CREATE VIEW task_answers AS
+        SELECT id, item_id, user_id, question,
+               CASE WHEN status = 'flagged' THEN note ELSE CAST(value AS TEXT) END AS value,
+               status = 'skipped' AS skipped, client_token, supersedes, created_at, guideline_version
+        FROM answers WHERE family = 'task' AND gold = 0;
+
+-- view task_gold_answers
+CREATE VIEW task_gold_answers AS
+        SELECT id, item_id AS gold_id, user_id, question,
+               CASE WHEN status = 'flagged' THEN note ELSE CAST(value AS TEXT) END AS value,
+               status = 'skipped' AS skipped, mode, attempt, layout, client_token, supersedes, guideline_version,
+               created_at
+        FROM answers WHERE family = 'task' AND gold = 1;
 

@@ -2,8 +2,8 @@
 
 ``model`` (:class:`Answer`: a status -- submitted, skipped, flagged -- and a typed value: a tier, or a map of
 task questions to values), ``guards`` (assigned, campaign open, guidelines acknowledged, qualified, not stale,
-idempotent by client token: one function each), ``stores`` (where each family writes: ``grade_annotations``,
-``task_answers``, and their gold answers), ``flow`` (:func:`submit`). ``campaigns.submit_answer``,
+idempotent by client token: one function each), ``stores`` (each family's reads and words; every family writes a
+row of the one table ``answers``, :mod:`medeval.annotation.answer_rows`), ``flow`` (:func:`submit`). ``campaigns.submit_answer``,
 ``tasks.answer`` and ``tasks.flag`` are thin wrappers over this path; a gold item's answer takes it too (a
 ``stores.GoldStore`` of the family, then ``gold.submit_gold``).
 """

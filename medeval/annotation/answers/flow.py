@@ -91,7 +91,7 @@ def submit(db, user, campaign_id: int, ref: str, answer: Answer, *, client_token
     """Answer whatever the annotator's screen put on it, by its ``ref``; returns (row id, feedback or None).
 
     The campaign's kind says the family: a tier grading campaign takes ``Answer.tier``/``skip``/``flag``
-    (written to ``grade_annotations``), a task campaign ``Answer.questions``/``skip``/``flag`` (``task_answers``);
+    (read back as ``grade_annotations``), a task campaign ``Answer.questions``/``skip``/``flag`` (``task_answers``);
     a gold item's ref goes to its family's gold answers (``feedback``: the expected answer after a hidden gold
     item, when the campaign enables it). Guards, in order: the item is assigned to ``user`` in this campaign,
     the guidelines version exists, a resubmitted ``client_token`` returns its row, the campaign is open, the

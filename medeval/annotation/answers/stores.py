@@ -1,7 +1,8 @@
-"""Where each family's answers are written, once the guards have passed: :data:`TIER_STORE` (tier grading:
-``grade_annotations``; gold items: ``gold_answers``) and :data:`TASK_STORE` (task campaigns: ``task_answers``;
-gold items: ``task_gold_answers``). Both append only: a change adds a row that supersedes the previous one (both
-are kept, the change is audited). A store also says its family's words (the closed-campaign message, its stale
+"""Each family's answers once the guards have passed: :data:`TIER_STORE` (tier grading; its rows read as the view
+``grade_annotations``, gold items' as ``gold_answers``) and :data:`TASK_STORE` (task campaigns: ``task_answers``;
+gold items: ``task_gold_answers``). Every family writes one row of the one table ``answers`` through
+:func:`medeval.annotation.answer_rows.insert`, append only: a change adds a row that supersedes the previous one
+(both are kept, the change is audited). A store also says its family's words (the closed-campaign message, its stale
 error) and reads what the guards ask (the assignment, the token's earlier row, the current state). A gold item's
 answers go through a :class:`GoldStore` of the family, made per answer, past the same guards."""
 
@@ -11,7 +12,7 @@ import json
 from dataclasses import dataclass
 
 from medeval.accounts.auth import audit
-from medeval.annotation import gold
+from medeval.annotation import answer_rows, gold
 from medeval.annotation.answer_input import StaleAnswer, StaleGrade
 from medeval.annotation.answers.model import FLAGGED, QUESTIONS, SKIPPED, TIER, Answer
 from medeval.annotation.tasks import state
@@ -53,9 +54,7 @@ class TierStore:
         return Target(item_id, row[1], row[0]) if row else None
 
     def saved(self, db, user, client_token: str) -> int | None:
-        dup = db.conn.execute("SELECT id FROM grade_annotations WHERE user_id = ? AND client_token = ?",
-                              (user.id, client_token)).fetchone()
-        return dup[0] if dup else None
+        return answer_rows.saved(db, self.family, user.id, client_token)
 
     def needs_qualification(self, answer: Answer) -> bool:
         return True
@@ -70,16 +69,16 @@ class TierStore:
               guideline_version: int | None) -> int:
         prev = current
         skipped = answer.skipped
-        cur = db.conn.execute(
-            "INSERT INTO grade_annotations (item_id, user_id, tier, skipped, flagged, note, client_token, supersedes, "
-            "created_at, guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (target.item_id, user.id, answer.value, int(skipped), int(answer.flagged), answer.note, client_token,
-             prev[0] if prev else None, at, guideline_version))
+        new_id = answer_rows.insert(
+            db, campaign_id=target.campaign_id, family=self.family, item_id=target.item_id, user_id=user.id,
+            question=answer_rows.TIER_QUESTION, value=answer.value, status=answer.status, note=answer.note,
+            client_token=client_token, supersedes=prev[0] if prev else None, guideline_version=guideline_version,
+            created_at=at)
         if prev:
             audit(db, user.username, "annotation.change", str(target.item_id),
                   {"from": "skipped" if prev[2] else prev[1], "to": "skipped" if skipped else answer.value,
                    "flagged": answer.flagged})
-        return cur.lastrowid
+        return new_id
 
 
 class TaskStore:
@@ -101,9 +100,7 @@ class TaskStore:
         return Target(item_id, row[4], row[3], row[2], json.loads(row[0]), json.loads(row[1]))
 
     def saved(self, db, user, client_token: str) -> int | None:
-        dup = db.conn.execute("SELECT id FROM task_answers WHERE user_id = ? AND client_token = ?",
-                              (user.id, client_token)).fetchone()
-        return dup[0] if dup else None
+        return answer_rows.saved(db, self.family, user.id, client_token)
 
     def needs_qualification(self, answer: Answer) -> bool:
         return answer.status != FLAGGED  # a flag answers nothing: it reports a problem with the item
@@ -116,8 +113,9 @@ class TaskStore:
     def write(self, db, user, target: Target, answer: Answer, client_token: str, current, at: float,
               guideline_version: int | None) -> int:
         st, prev, item_id = current, None, target.item_id
+        note = None
         if answer.flagged:
-            question, value = state.FLAG, answer.note.strip()
+            question, value, note = state.FLAG, None, answer.note.strip()
         elif answer.skipped:
             question, value = state.SKIP, None
         else:
@@ -133,15 +131,14 @@ class TaskStore:
             prev = st["ids"].get(question)
             if prev is not None and st["answers"][question] == value:
                 return prev  # the same answer again: nothing to record
-        cur = db.conn.execute(
-            "INSERT INTO task_answers (item_id, user_id, question, value, skipped, client_token, supersedes, "
-            "created_at, guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item_id, user.id, question, value, int(answer.status == "skipped"), client_token, prev, at,
-             guideline_version))
+        new_id = answer_rows.insert(
+            db, campaign_id=target.campaign_id, family=self.family, item_id=item_id, user_id=user.id,
+            question=question, value=None if value is None else str(value), status=answer.status, note=note,
+            client_token=client_token, supersedes=prev, guideline_version=guideline_version, created_at=at)
         if prev is not None:
             audit(db, user.username, "annotation.change", f"task_item:{item_id}",
                   {"question": question, "from": st["answers"][question], "to": value})
-        return cur.lastrowid
+        return new_id
 
 
 class GoldStore:
@@ -171,9 +168,7 @@ class GoldStore:
 
     def saved(self, db, user, client_token: str) -> int | None:
         token = gold.gold_token(self.mode, self.gold_id, self.attempt, client_token)
-        dup = db.conn.execute(f"SELECT id FROM {self.gold.answers} WHERE user_id = ? AND client_token = ?",
-                              (user.id, token)).fetchone()
-        return dup[0] if dup else None
+        return answer_rows.saved(db, self.family, user.id, token, gold=True)
 
     def needs_qualification(self, answer: Answer) -> bool:
         return self.mode == "hidden"  # (a flag too: hidden items come after the qualification)

@@ -17,6 +17,7 @@ import sqlite_utils
 
 from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
+from medeval.annotation import answer_rows
 from medeval.annotation.gold.backends import Backend, _latest
 from medeval.annotation.gold.hidden import display_id, hidden_plan
 from medeval.annotation.gold.items import gold_item
@@ -110,16 +111,17 @@ def submit_gold(db: sqlite_utils.Database, user: User, backend: Backend, campaig
 
 def _write_tier(db, user, campaign_id, gold_id, mode, attempt, prev, tier, skipped, flagged, note, token,
                 guideline_version, at):
-    cur = db.conn.execute(
-        "INSERT INTO gold_answers (gold_id, user_id, tier, skipped, flagged, note, mode, attempt, client_token, "
-        "supersedes, guideline_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (gold_id, user.id, None if skipped else tier, int(skipped), int(flagged), note, mode, attempt, token,
-         prev[0] if prev else None, guideline_version, at))
+    status = answer_rows.status_of(skipped=skipped, flagged=flagged)
+    new_id = answer_rows.insert(
+        db, campaign_id=campaign_id, family=answer_rows.TIER_FAMILY, gold=True, item_id=gold_id, user_id=user.id,
+        question=answer_rows.TIER_QUESTION, value=None if skipped else tier, status=status, note=note, mode=mode,
+        attempt=attempt, client_token=token, supersedes=prev[0] if prev else None,
+        guideline_version=guideline_version, created_at=at)
     feedback = None
     if mode == "hidden" and prev is None and get_settings(db, campaign_id)["feedback"]:
         item = gold_item(db, gold_id)
         feedback = f"The expected grade was {TIER_NAMES[item.expected_tier]}: {item.reason}"
-    return cur.lastrowid, feedback
+    return new_id, feedback
 
 
 def _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, skipped, note, token,
@@ -130,7 +132,7 @@ def _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, s
     was_done = state.complete(t, payload, layout, st["answers"])
     prev, flag = None, note is not None  # a task flag answers nothing: its note is the row
     if flag:
-        question, value = state.FLAG, note.strip()
+        question, value, note = state.FLAG, None, note.strip()
     elif skipped:
         question, value = state.SKIP, None
     else:
@@ -147,11 +149,12 @@ def _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, s
             raise state.StaleAnswer("this qualification question already has your answer: nothing was saved")
         if prev is not None and st["answers"][question] == value:
             return prev, None
-    cur = db.conn.execute(
-        "INSERT INTO task_gold_answers (gold_id, user_id, question, value, skipped, mode, attempt, layout, "
-        "client_token, supersedes, guideline_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (gold_id, user.id, question, value, int(skipped and not flag), mode, attempt, json.dumps(layout),
-         token, prev, guideline_version, at))
+    new_id = answer_rows.insert(
+        db, campaign_id=campaign_id, family=answer_rows.TASK_FAMILY, gold=True, item_id=gold_id, user_id=user.id,
+        question=question, value=None if value is None else str(value),
+        status=answer_rows.status_of(skipped=skipped and not flag, flagged=flag), note=note, mode=mode,
+        attempt=attempt, layout=json.dumps(layout), client_token=token, supersedes=prev,
+        guideline_version=guideline_version, created_at=at)
     feedback = None
     if mode == "hidden" and not was_done and get_settings(db, campaign_id)["feedback"]:
         answers = {**st["answers"], **({question: value} if not skipped and not flag else {})}
@@ -159,7 +162,7 @@ def _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, s
             g = task_gold_item(db, gold_id)
             feedback = ("Expected: " + "; ".join(describe_on_screen(t, payload, layout, expected))
                         + f". Why: {g.reason}")
-    return cur.lastrowid, feedback
+    return new_id, feedback
 
 
 def gold_view(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id: int, mode: str,
