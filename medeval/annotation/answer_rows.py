@@ -48,6 +48,6 @@ def answered_in(db: sqlite_utils.Database, user_id: int, campaign_id: int) -> bo
 
 def saved(db: sqlite_utils.Database, family: str, user_id: int, client_token: str, *, gold: bool = False) -> int | None:
     """The id of the row this annotator's ``client_token`` already wrote in this family (a resend), or None."""
-    row = db.conn.execute("SELECT id FROM answers WHERE user_id = ? AND client_token = ? AND family = ? AND gold = ?",
-                          (user_id, client_token, family, int(gold))).fetchone()
+    row = db.conn.execute("SELECT id FROM answers WHERE user_id = ? AND family = ? AND gold = ? AND client_token = ?",
+                          (user_id, family, int(gold), client_token)).fetchone()
     return row[0] if row else None

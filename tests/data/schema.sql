@@ -63,7 +63,7 @@ CREATE TABLE answers (
         supersedes INTEGER REFERENCES answers(id),
         guideline_version INTEGER,
         created_at REAL NOT NULL,
-        UNIQUE (user_id, client_token, family, gold),
+        UNIQUE (user_id, family, gold, client_token),
         CHECK ((gold = 1) = (mode IS NOT NULL)),
         CHECK (mode IS NULL OR (mode = 'qualification') = (attempt IS NOT NULL)),
         CHECK (family = 'task' OR (question = 'tier' AND (value IS NULL OR value IN (0, 1, 2)))),
@@ -622,13 +622,13 @@ CREATE TRIGGER task_gold_retired_no_update BEFORE UPDATE ON task_gold_retired
 CREATE VIEW gold_answers AS
         SELECT id, item_id AS gold_id, user_id, value AS tier, value IS NULL AS skipped, status = 'flagged' AS flagged,
                note, mode, attempt, client_token, supersedes, created_at, guideline_version
-        FROM answers WHERE family = 'tier' AND gold = 1;
+        FROM answers WHERE likely(family = 'tier') AND likely(gold = 1);
 
 -- view grade_annotations
 CREATE VIEW grade_annotations AS
         SELECT id, item_id, user_id, value AS tier, value IS NULL AS skipped, status = 'flagged' AS flagged, note,
                client_token, supersedes, created_at, guideline_version
-        FROM answers WHERE family = 'tier' AND gold = 0;
+        FROM answers WHERE likely(family = 'tier') AND likely(gold = 0);
 
 -- view latest_grade_annotations
 CREATE VIEW latest_grade_annotations AS
@@ -641,7 +641,7 @@ CREATE VIEW task_answers AS
         SELECT id, item_id, user_id, question,
                CASE WHEN status = 'flagged' THEN note ELSE CAST(value AS TEXT) END AS value,
                status = 'skipped' AS skipped, client_token, supersedes, created_at, guideline_version
-        FROM answers WHERE family = 'task' AND gold = 0;
+        FROM answers WHERE likely(family = 'task') AND likely(gold = 0);
 
 -- view task_gold_answers
 CREATE VIEW task_gold_answers AS
@@ -649,5 +649,5 @@ CREATE VIEW task_gold_answers AS
                CASE WHEN status = 'flagged' THEN note ELSE CAST(value AS TEXT) END AS value,
                status = 'skipped' AS skipped, mode, attempt, layout, client_token, supersedes, guideline_version,
                created_at
-        FROM answers WHERE family = 'task' AND gold = 1;
+        FROM answers WHERE likely(family = 'task') AND likely(gold = 1);
 
