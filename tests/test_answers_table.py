@@ -183,3 +183,36 @@ def test_the_migration_keeps_every_answer_of_an_old_database(full_demo_template,
         latest = db.conn.execute("SELECT tier, skipped, flagged, note FROM latest_grade_annotations WHERE item_id = ? "
                                  "AND user_id = ?", (first[1], first[2])).fetchall()
         assert latest == [(None, 1, 1, "看不清")]
+
+
+# ---------------------------------------------------------------- assignments (m024)
+
+def test_both_families_assignments_are_one_table_fixed_at_creation(both):  # noqa: F811
+    t, k = both["tier"], both["task"]
+    db = t["db"]
+    rows = db.conn.execute("SELECT family, count(*), count(layout), count(DISTINCT campaign_id) FROM item_assignments "
+                           "GROUP BY family ORDER BY family").fetchall()
+    assert rows == [("task", 3, 3, 1), ("tier", 20, 0, 1)]  # 10 items x k=2; 3 items x k=1, each with its layout
+    assert db.conn.execute("SELECT count(*) FROM assignments").fetchone()[0] == 20
+    assert db.conn.execute("SELECT count(*) FROM task_assignments WHERE layout LIKE '{%'").fetchone()[0] == 3
+    kinds = dict(db.conn.execute("SELECT name, type FROM sqlite_master WHERE name IN "
+                                 "('assignments', 'task_assignments', 'item_assignments')").fetchall())
+    assert kinds == {"assignments": "view", "task_assignments": "view", "item_assignments": "table"}
+    for sql in ("UPDATE item_assignments SET position = 99", "DELETE FROM item_assignments",
+                "UPDATE assignments SET user_id = 3", "DELETE FROM task_assignments"):
+        with pytest.raises(sqlite3.DatabaseError, match="fixed when the campaign is created"), db.conn:
+            db.conn.execute(sql)
+    tier_item = int(t["ref"].split(":")[1])
+    doc3 = t["other"].id
+    for family, item, cid, layout in (("tier", tier_item, k["cid"], None),  # a tier item under the task campaign
+                                      ("task", tier_item + 10_000, k["cid"], "{}"),  # no such task item
+                                      ("tier", tier_item, t["cid"], "{}"),  # a tier assignment has no layout
+                                      ("essay", tier_item, t["cid"], None)):
+        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY|CHECK"), db.conn:
+            db.conn.execute("INSERT INTO item_assignments (family, item_id, user_id, campaign_id, position, layout) "
+                            "VALUES (?, ?, ?, ?, 999, ?)", (family, item, doc3, cid, layout))
+    with db.conn:  # an old-style insert through the view lands in the table
+        db.conn.execute("INSERT INTO assignments (item_id, user_id, campaign_id, position) VALUES (?, ?, ?, 999)",
+                        (tier_item, doc3, t["cid"]))
+    assert db.conn.execute("SELECT family, layout FROM item_assignments WHERE user_id = ? AND position = 999",
+                           (doc3,)).fetchall() == [("tier", None)]

@@ -110,6 +110,7 @@ MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m020_scores_metric_scorer"])  # iss
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m021_latest_grade_annotations"])  # issue 25: the latest grade, a view
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m022_gold_guideline_version"])  # issue 25: gold answers record guidelines
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m023_answers"])  # issue 25: one table of answers, the old names views
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m024_item_assignments"])  # issue 25: one table of assignments
 
 
 def schema_text(path) -> str:

@@ -77,16 +77,6 @@ CREATE TABLE app_secret (
         created_at TEXT NOT NULL
     );
 
--- table assignments
-CREATE TABLE assignments (
-        item_id INTEGER NOT NULL REFERENCES campaign_items(id),
-        user_id INTEGER NOT NULL REFERENCES users(id),
-        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
-        position INTEGER NOT NULL,
-        PRIMARY KEY (item_id, user_id),
-        UNIQUE (campaign_id, user_id, position)
-    );
-
 -- table audit_log
 CREATE TABLE audit_log (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -286,6 +276,19 @@ CREATE TABLE import_batches (
         summary TEXT
     );
 
+-- table item_assignments
+CREATE TABLE item_assignments (
+        family TEXT NOT NULL CHECK (family IN ('tier', 'task')),
+        item_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+        position INTEGER NOT NULL,
+        layout TEXT,
+        PRIMARY KEY (item_id, user_id, family),
+        UNIQUE (campaign_id, user_id, position),
+        CHECK ((family = 'task') = (layout IS NOT NULL))
+    );
+
 -- table judge_assessments
 CREATE TABLE judge_assessments (
         id INTEGER PRIMARY KEY,
@@ -362,17 +365,6 @@ CREATE TABLE sessions (
         last_seen REAL NOT NULL,
         ended_at REAL,
         end_reason TEXT
-    );
-
--- table task_assignments
-CREATE TABLE task_assignments (
-        item_id INTEGER NOT NULL REFERENCES task_items(id),
-        user_id INTEGER NOT NULL REFERENCES users(id),
-        campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
-        position INTEGER NOT NULL,
-        layout TEXT NOT NULL,
-        PRIMARY KEY (item_id, user_id),
-        UNIQUE (campaign_id, user_id, position)
     );
 
 -- table task_gold_items
@@ -468,10 +460,9 @@ CREATE TRIGGER adjudications_no_update BEFORE UPDATE ON adjudications
 -- trigger answers_item_exists
 CREATE TRIGGER answers_item_exists BEFORE INSERT ON answers
         WHEN NOT CASE
-            WHEN NEW.family = 'tier' AND NEW.gold = 0 THEN EXISTS (SELECT 1 FROM assignments a
-                WHERE a.item_id = NEW.item_id AND a.user_id = NEW.user_id AND a.campaign_id = NEW.campaign_id)
-            WHEN NEW.family = 'task' AND NEW.gold = 0 THEN EXISTS (SELECT 1 FROM task_assignments a
-                WHERE a.item_id = NEW.item_id AND a.user_id = NEW.user_id AND a.campaign_id = NEW.campaign_id)
+            WHEN NEW.gold = 0 AND NEW.family IN ('tier', 'task') THEN EXISTS (SELECT 1 FROM item_assignments a
+                WHERE a.item_id = NEW.item_id AND a.user_id = NEW.user_id AND a.family = NEW.family
+                AND a.campaign_id = NEW.campaign_id)
             WHEN NEW.family = 'tier' AND NEW.gold = 1 THEN EXISTS (SELECT 1 FROM gold_items g
                 WHERE g.id = NEW.item_id AND g.campaign_id = NEW.campaign_id)
             WHEN NEW.family = 'task' AND NEW.gold = 1 THEN EXISTS (SELECT 1 FROM task_gold_items g
@@ -487,6 +478,19 @@ CREATE TRIGGER answers_no_delete BEFORE DELETE ON answers
 -- trigger answers_no_update
 CREATE TRIGGER answers_no_update BEFORE UPDATE ON answers
         BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+
+-- trigger assignments_insert
+CREATE TRIGGER assignments_insert INSTEAD OF INSERT ON assignments BEGIN
+        INSERT INTO item_assignments (family, item_id, user_id, campaign_id, position, layout)
+        VALUES ('tier', NEW.item_id, NEW.user_id, NEW.campaign_id, NEW.position, NULL); END;
+
+-- trigger assignments_no_delete
+CREATE TRIGGER assignments_no_delete INSTEAD OF DELETE ON assignments
+        BEGIN SELECT RAISE(ABORT, 'assignments are fixed when the campaign is created'); END;
+
+-- trigger assignments_no_update
+CREATE TRIGGER assignments_no_update INSTEAD OF UPDATE ON assignments
+        BEGIN SELECT RAISE(ABORT, 'assignments are fixed when the campaign is created'); END;
 
 -- trigger audit_log_no_delete
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
@@ -568,6 +572,25 @@ CREATE TRIGGER grade_annotations_no_delete INSTEAD OF DELETE ON grade_annotation
 CREATE TRIGGER grade_annotations_no_update INSTEAD OF UPDATE ON grade_annotations
         BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
 
+-- trigger item_assignments_item_exists
+CREATE TRIGGER item_assignments_item_exists BEFORE INSERT ON item_assignments
+        WHEN NOT CASE NEW.family
+            WHEN 'tier' THEN EXISTS (SELECT 1 FROM campaign_items i
+                                     WHERE i.id = NEW.item_id AND i.campaign_id = NEW.campaign_id)
+            WHEN 'task' THEN EXISTS (SELECT 1 FROM task_items i
+                                     WHERE i.id = NEW.item_id AND i.campaign_id = NEW.campaign_id)
+            ELSE 1
+        END
+        BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: an assignment names no item of its campaign'); END;
+
+-- trigger item_assignments_no_delete
+CREATE TRIGGER item_assignments_no_delete BEFORE DELETE ON item_assignments
+        BEGIN SELECT RAISE(ABORT, 'assignments are fixed when the campaign is created'); END;
+
+-- trigger item_assignments_no_update
+CREATE TRIGGER item_assignments_no_update BEFORE UPDATE ON item_assignments
+        BEGIN SELECT RAISE(ABORT, 'assignments are fixed when the campaign is created'); END;
+
 -- trigger task_answers_insert
 CREATE TRIGGER task_answers_insert INSTEAD OF INSERT ON task_answers BEGIN
         INSERT INTO answers (id, campaign_id, family, gold, item_id, user_id, question, value, status, note,
@@ -584,6 +607,19 @@ CREATE TRIGGER task_answers_no_delete INSTEAD OF DELETE ON task_answers
 -- trigger task_answers_no_update
 CREATE TRIGGER task_answers_no_update INSTEAD OF UPDATE ON task_answers
         BEGIN SELECT RAISE(ABORT, 'annotations are append-only'); END;
+
+-- trigger task_assignments_insert
+CREATE TRIGGER task_assignments_insert INSTEAD OF INSERT ON task_assignments BEGIN
+        INSERT INTO item_assignments (family, item_id, user_id, campaign_id, position, layout)
+        VALUES ('task', NEW.item_id, NEW.user_id, NEW.campaign_id, NEW.position, NEW.layout); END;
+
+-- trigger task_assignments_no_delete
+CREATE TRIGGER task_assignments_no_delete INSTEAD OF DELETE ON task_assignments
+        BEGIN SELECT RAISE(ABORT, 'assignments are fixed when the campaign is created'); END;
+
+-- trigger task_assignments_no_update
+CREATE TRIGGER task_assignments_no_update INSTEAD OF UPDATE ON task_assignments
+        BEGIN SELECT RAISE(ABORT, 'assignments are fixed when the campaign is created'); END;
 
 -- trigger task_gold_answers_insert
 CREATE TRIGGER task_gold_answers_insert INSTEAD OF INSERT ON task_gold_answers BEGIN
@@ -618,6 +654,10 @@ CREATE TRIGGER task_gold_retired_no_delete BEFORE DELETE ON task_gold_retired
 CREATE TRIGGER task_gold_retired_no_update BEFORE UPDATE ON task_gold_retired
         BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
 
+-- view assignments
+CREATE VIEW assignments AS
+        SELECT item_id, user_id, campaign_id, position FROM item_assignments WHERE likely(family = 'tier');
+
 -- view gold_answers
 CREATE VIEW gold_answers AS
         SELECT id, item_id AS gold_id, user_id, value AS tier, value IS NULL AS skipped, status = 'flagged' AS flagged,
@@ -642,6 +682,10 @@ CREATE VIEW task_answers AS
                CASE WHEN status = 'flagged' THEN note ELSE CAST(value AS TEXT) END AS value,
                status = 'skipped' AS skipped, client_token, supersedes, created_at, guideline_version
         FROM answers WHERE likely(family = 'task') AND likely(gold = 0);
+
+-- view task_assignments
+CREATE VIEW task_assignments AS
+        SELECT item_id, user_id, campaign_id, position, layout FROM item_assignments WHERE likely(family = 'task');
 
 -- view task_gold_answers
 CREATE VIEW task_gold_answers AS

@@ -104,7 +104,8 @@ def _store_campaign(db, name: str, kind: str, config: dict, report: list, chosen
                 per_user[uid].append(iid)
         for uid, iids in per_user.items():
             order = rng.permutation(len(iids)).tolist()  # randomised per annotator
-            db.conn.executemany("INSERT INTO assignments (item_id, user_id, campaign_id, position) VALUES (?, ?, ?, ?)",
+            db.conn.executemany("INSERT INTO item_assignments (family, item_id, user_id, campaign_id, position) "
+                                "VALUES ('tier', ?, ?, ?, ?)",
                                 [(iids[j], uid, cid, pos) for pos, j in enumerate(order)])
         audit(db, actor.username if actor else "cli", "campaign.create", str(cid),
               {"name": name, "kind": kind, "items": len(plan), "k": k, "seed": seed})
@@ -243,7 +244,8 @@ def add_items(db: sqlite_utils.Database, campaign_id: int, chosen: dict[int, lis
         for uid, iids in per_user.items():
             start = last.get(uid, -1) + 1
             perm = rng.permutation(len(iids)).tolist()
-            db.conn.executemany("INSERT INTO assignments (item_id, user_id, campaign_id, position) VALUES (?, ?, ?, ?)",
+            db.conn.executemany("INSERT INTO item_assignments (family, item_id, user_id, campaign_id, position) "
+                                "VALUES ('tier', ?, ?, ?, ?)",
                                 [(iids[j], uid, campaign_id, start + pos) for pos, j in enumerate(perm)])
         if extra is not None:
             extra(db)

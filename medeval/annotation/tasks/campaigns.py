@@ -69,8 +69,8 @@ def create_campaign(db: sqlite_utils.Database, task: str, name: str, annotators:
             for pos, j in enumerate(order):
                 iid, payload = got[j]
                 rows.append((iid, uid, cid, pos, json.dumps(t.layout(payload, rng))))
-            db.conn.executemany("INSERT INTO task_assignments (item_id, user_id, campaign_id, position, layout) "
-                                "VALUES (?, ?, ?, ?, ?)", rows)
+            db.conn.executemany("INSERT INTO item_assignments (family, item_id, user_id, campaign_id, position, "
+                                "layout) VALUES ('task', ?, ?, ?, ?, ?)", rows)
         audit(db, actor.username if actor else "cli", "campaign.create", str(cid),
               {"name": name.strip(), "kind": task, "items": len(items), "k": k, "seed": seed})
     return cid
