@@ -17,6 +17,9 @@ CREATE INDEX audit_log_action ON audit_log(action, target);
 -- index exam_settlements_answer
 CREATE INDEX exam_settlements_answer ON exam_settlements(exam, model, question, id);
 
+-- index item_assignments_queue
+CREATE INDEX item_assignments_queue ON item_assignments(campaign_id, user_id, family, position, item_id);
+
 -- index responses_kb
 CREATE INDEX responses_kb ON responses(kb_id);
 
@@ -287,7 +290,7 @@ CREATE TABLE item_assignments (
         PRIMARY KEY (item_id, user_id, family),
         UNIQUE (campaign_id, user_id, position),
         CHECK ((family = 'task') = (layout IS NOT NULL))
-    );
+    ) WITHOUT ROWID;
 
 -- table judge_assessments
 CREATE TABLE judge_assessments (

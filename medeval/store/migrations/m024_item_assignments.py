@@ -5,6 +5,10 @@ queue, for both families -- ``item_assignments``, with ``family`` ('tier' or 'ta
 
 * An item keeps its family's id (``campaign_items`` or ``task_items``); a trigger checks the item exists in its
   family and campaign, as the old foreign keys required (one column cannot refer to two tables).
+* A ``WITHOUT ROWID`` table: a row is found by its key (item, annotator, family) with every column. An annotator's
+  queue in a campaign is read from the index ``item_assignments_queue`` (campaign, annotator, family, position,
+  item) alone: through the unique (campaign, annotator, position) index the views' family term cost a row lookup
+  per assignment (``bench_gold_timing.py``).
 * Assignments are fixed when a campaign is created (exactly k per item, stored up front): the table refuses
   changes and deletions, as nothing in the product ever made one.
 * The two old names stay, as views with the columns they had; inserting through them goes to the table. Their
@@ -32,7 +36,8 @@ TABLE = """
         PRIMARY KEY (item_id, user_id, family),
         UNIQUE (campaign_id, user_id, position),
         CHECK ((family = 'task') = (layout IS NOT NULL))
-    );
+    ) WITHOUT ROWID;
+    CREATE INDEX item_assignments_queue ON item_assignments(campaign_id, user_id, family, position, item_id);
     INSERT INTO item_assignments (family, item_id, user_id, campaign_id, position, layout)
         SELECT 'tier', item_id, user_id, campaign_id, position, NULL FROM assignments;
     INSERT INTO item_assignments (family, item_id, user_id, campaign_id, position, layout)
