@@ -327,3 +327,29 @@ def test_every_variable_the_code_reads_is_declared():
     missing = {n: where for n, where in used.items() if n not in declared}
     assert not missing, f"read but not declared in medeval/core/settings.py: {missing}"
     assert set(used) >= {"MEDEVAL_DB", "MEDEVAL_RUN_DIR", "MEDEVAL_SERVE_WAIT_S", "MEDEVAL_IDLE_TIMEOUT"}
+
+
+@pytest.mark.parametrize("raw", ["3.5,3.0,2.0", "4, 2.5", "4, 2.5,", " 10 ", "9,8,7,6,5,4,3,2,1", "3.5,,2", ",3.5,2",
+                                 "3.5, 3.5", "3.0,3.5", "11,2", "-1", "3.5, x", "1e400", "nan", "９,８",
+                                 "10,9,8,7,6,5,4,3,2,1", "3.5;3.0", ""])
+def test_the_start_check_and_the_leaderboard_read_the_level_bands_alike(monkeypatch, raw):
+    """One parser for ``MEDEVAL_LEVEL_BANDS``: what the web app's start check (``settings.value``) lets through, the
+    leaderboard (``totals.level_bands``) uses, and what one refuses the other refuses too (issue 25 §3)."""
+    from medeval.engine import totals
+
+    monkeypatch.setenv("MEDEVAL_LEVEL_BANDS", raw)
+    totals.parse_level_bands.cache_clear()
+    try:
+        started = settings.value("MEDEVAL_LEVEL_BANDS")
+    except MedevalError as e:
+        started = e
+    try:
+        used = totals.level_bands()
+    except MedevalError as e:
+        used = e
+    assert isinstance(started, MedevalError) == isinstance(used, MedevalError), (started, used)
+    if isinstance(used, MedevalError):
+        assert "MEDEVAL_LEVEL_BANDS must be" in str(started) and repr(raw) in str(started)
+        assert "must be decreasing total scores" in str(used)
+    else:
+        assert started == used and list(used) == sorted(used, reverse=True)

@@ -179,6 +179,19 @@ _PARSERS: dict[str, Callable[[Setting, str], Any]] = {
 }
 
 
+def _parse_level_bands(s: Setting, raw: str) -> tuple[float, ...]:
+    """The model levels' lower bounds on the total score (``MEDEVAL_LEVEL_BANDS``): numbers as any list, then 1 to 9
+    of them, decreasing, in [0, 10], none left out between two commas ("3.5,,2" is a slip, not two bands). The one
+    parser: the web app's start check and the leaderboard (:func:`medeval.engine.totals.level_bands`) read it alike."""
+    bands = _parse_list(s, raw)  # (a word or an infinity: the list's own message)
+    parts = [p.strip() for p in raw.split(",")]
+    if any(not p for p in parts[:-1]) or not 1 <= len(bands) <= 9 or not all(0 <= b <= 10 for b in bands) \
+            or any(a <= b for a, b in zip(bands, bands[1:])):
+        raise MedevalError(f"{s.name} must be decreasing total scores between 0 and 10 separated by commas, the "
+                           f"lower bound of level 1, 2, ... (default {s.default}), not {raw!r}")
+    return bands
+
+
 def _proxy(item: str) -> None:
     try:
         ipaddress.ip_network(item, strict=False) if "/" in item else ipaddress.ip_address(item)
@@ -245,7 +258,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MEDEVAL_LEVEL_BANDS", "3.5,3.0,2.0",
             "lower bounds of the model levels on the total score, level 1 first (a total on a bound reaches it); "
             "medeval's own bands -- the paper's Table 4 names four levels but no cut-offs, and these defaults "
-            "reproduce its grouping of its 12 models", type="list", item="float"),
+            "reproduce its grouping of its 12 models", type="list", item="float", parser=_parse_level_bands),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}

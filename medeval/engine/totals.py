@@ -39,18 +39,14 @@ TABLE4 = (("GPT-3.5 Turbo", 4.00, 1), ("Vicuna-7B", 3.14, 2), ("Baichuan-7B", 3.
 
 @functools.lru_cache(maxsize=16)
 def parse_level_bands(raw: str) -> tuple[float, ...]:
-    """``"3.5,3.0,2.0"`` -> (3.5, 3.0, 2.0): 1 to 9 decreasing totals in [0, 10]; a clear error otherwise."""
-    want = (f"{LEVEL_SETTING} must be decreasing total scores between 0 and 10 separated by commas, the lower "
-            f"bound of level 1, 2, ... (default {','.join(map(str, DEFAULT_LEVEL_BANDS))}), not {raw!r}")
-    parts = [p.strip() for p in str(raw).split(",")]
+    """``"3.5,3.0,2.0"`` -> (3.5, 3.0, 2.0): the setting's own parser (``settings``' declaration of
+    ``MEDEVAL_LEVEL_BANDS``: 1 to 9 decreasing totals in [0, 10]), its refusal said in the bands' words."""
     try:
-        bands = tuple(float(p) for p in parts)
-    except ValueError:
-        raise MedevalError(want) from None
-    if not 1 <= len(bands) <= 9 or not all(0 <= b <= 10 for b in bands) \
-            or any(a <= b for a, b in zip(bands, bands[1:])):
-        raise MedevalError(want)
-    return bands
+        return settings.setting(LEVEL_SETTING).parse(raw)
+    except MedevalError:
+        raise MedevalError(f"{LEVEL_SETTING} must be decreasing total scores between 0 and 10 separated by commas, "
+                           f"the lower bound of level 1, 2, ... (default {','.join(map(str, DEFAULT_LEVEL_BANDS))}), "
+                           f"not {raw!r}") from None
 
 
 def level_bands() -> tuple[float, ...]:
