@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlite_utils
 
 TIER_FAMILY, TASK_FAMILY = "tier", "task"
-TIER_QUESTION = "tier"  # the question of a tier grade
-SKIP_QUESTION, FLAG_QUESTION = "", "#flag"  # a task item's item-level skip and flag (the question ids they had)
+TIER_QUESTION = "tier"  # the question of a tier grade (a task answer's is the question id; state.SKIP, state.FLAG)
+
 
 def status_of(*, skipped: bool, flagged: bool) -> str:
     """An answer's status from a screen's (skipped, flagged): a flag wins (it may come with a grade, or none)."""
