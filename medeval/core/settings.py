@@ -187,9 +187,16 @@ def _parse_level_bands(s: Setting, raw: str) -> tuple[float, ...]:
     parts = [p.strip() for p in raw.split(",")]
     if any(not p for p in parts[:-1]) or not 1 <= len(bands) <= 9 or not all(0 <= b <= 10 for b in bands) \
             or any(a <= b for a, b in zip(bands, bands[1:])):
-        raise MedevalError(f"{s.name} must be decreasing total scores between 0 and 10 separated by commas, the "
-                           f"lower bound of level 1, 2, ... (default {s.default}), not {raw!r}")
+        raise level_bands_refusal(raw)
     return bands
+
+
+def level_bands_refusal(raw: str) -> MedevalError:
+    """The one refusal of a ``MEDEVAL_LEVEL_BANDS`` value, in the bands' words (the leaderboard gives it for a word
+    too, where the start check gives the list's own message)."""
+    s = _BY_NAME["MEDEVAL_LEVEL_BANDS"]
+    return MedevalError(f"{s.name} must be decreasing total scores between 0 and 10 separated by commas, the "
+                        f"lower bound of level 1, 2, ... (default {s.default}), not {raw!r}")
 
 
 def _proxy(item: str) -> None:

@@ -44,9 +44,7 @@ def parse_level_bands(raw: str) -> tuple[float, ...]:
     try:
         return settings.setting(LEVEL_SETTING).parse(raw)
     except MedevalError:
-        raise MedevalError(f"{LEVEL_SETTING} must be decreasing total scores between 0 and 10 separated by commas, "
-                           f"the lower bound of level 1, 2, ... (default {','.join(map(str, DEFAULT_LEVEL_BANDS))}), "
-                           f"not {raw!r}") from None
+        raise settings.level_bands_refusal(raw) from None
 
 
 def level_bands() -> tuple[float, ...]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
+from medeval.core.errors import MedevalError
 from medeval.store.migrate import run_script
 
 ANSWERS = """
@@ -195,7 +196,7 @@ def _copy(db: sqlite_utils.Database) -> None:
         left = conn.execute(f"SELECT count(*) FROM {table} o WHERE NOT EXISTS (SELECT 1 FROM {items} i "
                             f"WHERE i.id = {item})").fetchone()[0]
         if left:  # the old foreign key made this impossible; refuse rather than lose rows
-            raise RuntimeError(f"m023: {left} row(s) of {table} name no item; nothing was changed")
+            raise MedevalError(f"m023: {left} row(s) of {table} name no item; nothing was changed (internal error)")
 
 
 def up(db: sqlite_utils.Database) -> None:
