@@ -111,6 +111,7 @@ MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m021_latest_grade_annotations"])  #
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m022_gold_guideline_version"])  # issue 25: gold answers record guidelines
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m023_answers"])  # issue 25: one table of answers, the old names views
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m024_item_assignments"])  # issue 25: one table of assignments
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m025_items"])  # issue 25: one item model (the view items)
 
 
 def schema_text(path) -> str:

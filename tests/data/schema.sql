@@ -511,6 +511,14 @@ CREATE TRIGGER campaign_guidelines_no_delete BEFORE DELETE ON campaign_guideline
 CREATE TRIGGER campaign_guidelines_no_update BEFORE UPDATE ON campaign_guidelines
         BEGIN SELECT RAISE(ABORT, 'guideline versions are append-only'); END;
 
+-- trigger campaign_items_no_delete
+CREATE TRIGGER campaign_items_no_delete BEFORE DELETE ON campaign_items
+        BEGIN SELECT RAISE(ABORT, 'items are fixed once written: answers and assignments name them'); END;
+
+-- trigger campaign_items_no_update
+CREATE TRIGGER campaign_items_no_update BEFORE UPDATE ON campaign_items
+        BEGIN SELECT RAISE(ABORT, 'items are fixed once written: answers and assignments name them'); END;
+
 -- trigger exam_settlements_no_delete
 CREATE TRIGGER exam_settlements_no_delete BEFORE DELETE ON exam_settlements
         BEGIN SELECT RAISE(ABORT, 'exam settlements are append-only: settle again instead'); END;
@@ -657,6 +665,14 @@ CREATE TRIGGER task_gold_retired_no_delete BEFORE DELETE ON task_gold_retired
 CREATE TRIGGER task_gold_retired_no_update BEFORE UPDATE ON task_gold_retired
         BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
 
+-- trigger task_items_no_delete
+CREATE TRIGGER task_items_no_delete BEFORE DELETE ON task_items
+        BEGIN SELECT RAISE(ABORT, 'items are fixed once written: answers and assignments name them'); END;
+
+-- trigger task_items_no_update
+CREATE TRIGGER task_items_no_update BEFORE UPDATE ON task_items
+        BEGIN SELECT RAISE(ABORT, 'items are fixed once written: answers and assignments name them'); END;
+
 -- view assignments
 CREATE VIEW assignments AS
         SELECT item_id, user_id, campaign_id, position FROM item_assignments WHERE likely(family = 'tier');
@@ -672,6 +688,23 @@ CREATE VIEW grade_annotations AS
         SELECT id, item_id, user_id, value AS tier, value IS NULL AS skipped, status = 'flagged' AS flagged, note,
                client_token, supersedes, created_at, guideline_version
         FROM answers WHERE likely(family = 'tier') AND likely(gold = 0);
+
+-- view items
+CREATE VIEW items (family, gold, id, campaign_id, response_id, strata, source, payload, expected, reason,
+                       created_by, created_at, retired_by, retired_at) AS
+        SELECT 'tier', 0, ci.id, ci.campaign_id, ci.response_id, ci.strata, NULL, NULL, NULL, NULL, NULL, NULL,
+               NULL, NULL FROM campaign_items ci
+        UNION ALL
+        SELECT 'task', 0, ti.id, ti.campaign_id, NULL, NULL, ti.source, ti.payload, NULL, NULL, NULL, NULL, NULL,
+               NULL FROM task_items ti
+        UNION ALL
+        SELECT 'tier', 1, gi.id, gi.campaign_id, gi.response_id, NULL, NULL, NULL, +gi.expected_tier, gi.reason,
+               gi.created_by, gi.created_at, gr.retired_by, gr.retired_at
+        FROM gold_items gi LEFT JOIN gold_retired gr ON gr.gold_id = gi.id
+        UNION ALL
+        SELECT 'task', 1, tg.id, tg.campaign_id, NULL, NULL, tg.source, tg.payload, +tg.expected, tg.reason,
+               tg.created_by, tg.created_at, tr.retired_by, tr.retired_at
+        FROM task_gold_items tg LEFT JOIN task_gold_retired tr ON tr.gold_id = tg.id;
 
 -- view latest_grade_annotations
 CREATE VIEW latest_grade_annotations AS

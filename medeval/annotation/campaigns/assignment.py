@@ -10,6 +10,8 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
+from medeval.annotation import item_rows
+from medeval.annotation.answer_rows import TIER_FAMILY
 from medeval.annotation.campaigns.sampling import (
     ActiveConfig,
     BucketConfig,
@@ -98,8 +100,7 @@ def _store_campaign(db, name: str, kind: str, config: dict, report: list, chosen
              time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
         cid = cur.lastrowid
         for rid, uids in plan:
-            iid = db.conn.execute("INSERT INTO campaign_items (campaign_id, response_id, strata) VALUES (?, ?, ?)",
-                                  (cid, rid, json.dumps(chosen[rid]))).lastrowid
+            iid = item_rows.add(db, TIER_FAMILY, cid, response_id=rid, strata=json.dumps(chosen[rid]))
             for uid in uids:
                 per_user[uid].append(iid)
         for uid, iids in per_user.items():
@@ -235,8 +236,7 @@ def add_items(db: sqlite_utils.Database, campaign_id: int, chosen: dict[int, lis
         new = []
         for rid in sorted(chosen):
             order = sorted(loads, key=lambda uid: (loads[uid], rng.random()))[:k]
-            iid = db.conn.execute("INSERT INTO campaign_items (campaign_id, response_id, strata) VALUES (?, ?, ?)",
-                                  (campaign_id, rid, json.dumps(chosen[rid]))).lastrowid
+            iid = item_rows.add(db, TIER_FAMILY, campaign_id, response_id=rid, strata=json.dumps(chosen[rid]))
             new.append(iid)
             for uid in order:
                 loads[uid] += 1

@@ -16,6 +16,8 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
+from medeval.annotation import item_rows
+from medeval.annotation.answer_rows import TIER_FAMILY
 from medeval.annotation.gold.settings import (
     GOLD_MAX,
     TIER_CODES,
@@ -45,14 +47,14 @@ class GoldItem:
     retired: bool
 
 
-_GOLD_SQL = ("SELECT g.id, g.campaign_id, g.response_id, g.expected_tier, g.reason, k.disease, k.aspect, m.name, "
-             "g.created_by, g.created_at, EXISTS (SELECT 1 FROM gold_retired x WHERE x.gold_id = g.id) "
-             "FROM gold_items g JOIN responses r ON r.id = g.response_id JOIN kb_entries k ON k.id = r.kb_id "
-             "JOIN models m ON m.id = r.model_id ")
+_GOLD_SQL = ("SELECT g.id, g.campaign_id, g.response_id, g.expected, g.reason, k.disease, k.aspect, m.name, "
+             "g.created_by, g.created_at, g.retired_at IS NOT NULL "
+             "FROM items g JOIN responses r ON r.id = g.response_id JOIN kb_entries k ON k.id = r.kb_id "
+             "JOIN models m ON m.id = r.model_id WHERE g.family = 'tier' AND g.gold = 1 ")
 
 
 def gold_item(db: sqlite_utils.Database, gold_id: int) -> GoldItem:
-    r = db.conn.execute(_GOLD_SQL + "WHERE g.id = ?", (gold_id,)).fetchone()
+    r = db.conn.execute(_GOLD_SQL + "AND g.id = ?", (gold_id,)).fetchone()
     if r is None:
         raise MedevalError(f"no gold item {gold_id}")
     return GoldItem(*r[:10], bool(r[10]))
@@ -63,7 +65,7 @@ def list_gold(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None
     """The campaign's gold items, oldest first (researchers and admins)."""
     authorize(actor, "gold.manage")
     require_gold_campaign(db, campaign_id)
-    rows = [GoldItem(*r[:10], bool(r[10])) for r in db.conn.execute(_GOLD_SQL + "WHERE g.campaign_id = ? "
+    rows = [GoldItem(*r[:10], bool(r[10])) for r in db.conn.execute(_GOLD_SQL + "AND g.campaign_id = ? "
                                                                      "ORDER BY g.id", (campaign_id,))]
     return [g for g in rows if include_retired or not g.retired]
 
@@ -113,9 +115,8 @@ def _refusal(db, campaign_id: int, response_id: int) -> str | None:
 
 
 def _insert(db, campaign_id: int, response_id: int, tier: int, reason: str, who: str) -> int:
-    cur = db.conn.execute("INSERT INTO gold_items (campaign_id, response_id, expected_tier, reason, created_by, "
-                          "created_at) VALUES (?, ?, ?, ?, ?, ?)", (campaign_id, response_id, tier, reason, who, _now()))
-    return cur.lastrowid
+    return item_rows.add(db, TIER_FAMILY, campaign_id, gold=True, response_id=response_id, expected=tier,
+                         reason=reason, created_by=who, created_at=_now())
 
 
 def mark_gold(db: sqlite_utils.Database, campaign_id: int, response_id: int, expected_tier, reason: str, *,
@@ -146,17 +147,14 @@ def unmark_gold(db: sqlite_utils.Database, campaign_id: int, gold_id: int, *, ac
     accuracy figures. ``family``: "task" for a task campaign's gold item (:func:`retire_task_gold`)."""
     authorize(actor, "gold.manage")
     require_gold_campaign(db, campaign_id, family)
-    items, retired = ("gold_items", "gold_retired") if family == "tier" else ("task_gold_items", "task_gold_retired")
     with transaction(db):
-        row = db.conn.execute(f"SELECT EXISTS (SELECT 1 FROM {retired} WHERE gold_id = g.id) FROM {items} g "
-                              "WHERE g.id = ? AND g.campaign_id = ?", (gold_id, campaign_id)).fetchone()
-        if row is None:
+        retired = item_rows.gold_retired(db, family, campaign_id, gold_id)
+        if retired is None:
             raise MedevalError(f"campaign {campaign_id} has no gold item {gold_id}; see `medeval gold list`")
-        if row[0]:
+        if retired:
             return
         who = actor.username if actor else "cli"
-        db.conn.execute(f"INSERT INTO {retired} (gold_id, retired_by, retired_at) VALUES (?, ?, ?)",
-                        (gold_id, who, _now()))
+        item_rows.retire(db, family, gold_id, retired_by=who, retired_at=_now())
         audit(db, who, "gold.retire", f"campaign:{campaign_id}", {"gold": gold_id})
 
 

@@ -16,6 +16,7 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
+from medeval.annotation import item_rows
 from medeval.core.errors import MedevalError
 from medeval.core.limits import NOTE_MAX_CHARS, check_number, check_text
 from medeval.store.db import transaction
@@ -141,11 +142,7 @@ def set_settings(db: sqlite_utils.Database, campaign_id: int, values: dict, *, a
 
 def active_gold_ids(db: sqlite_utils.Database, campaign_id: int) -> list[int]:
     """The ids of the campaign's gold items that are not retired (tier or task gold items, by the campaign)."""
-    items, retired = ("gold_items", "gold_retired") if gold_family(db, campaign_id)[0] == "tier" else (
-        "task_gold_items", "task_gold_retired")
-    return [r[0] for r in db.conn.execute(
-        f"SELECT g.id FROM {items} g WHERE g.campaign_id = ? AND NOT EXISTS (SELECT 1 FROM {retired} x "
-        "WHERE x.gold_id = g.id) ORDER BY g.id", (campaign_id,))]
+    return item_rows.active_gold_ids(db, gold_family(db, campaign_id)[0], campaign_id)
 
 
 def _check_reason(reason, **where) -> str:

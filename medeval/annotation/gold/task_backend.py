@@ -12,6 +12,8 @@ import json
 
 import numpy as np
 
+from medeval.annotation import item_rows
+from medeval.annotation.answer_rows import TASK_FAMILY
 from medeval.annotation.gold.backends import Backend
 from medeval.annotation.gold.settings import _seed, get_settings
 from medeval.annotation.gold.task_items import task_gold_item
@@ -119,7 +121,7 @@ class TaskBackend(Backend):
     def hidden_rows(self, db, user_id, campaign_id):
         out = []
         for g in self.hidden_started(db, user_id, campaign_id):
-            if db.conn.execute("SELECT 1 FROM task_gold_retired WHERE gold_id = ?", (g,)).fetchone():
+            if item_rows.gold_retired(db, TASK_FAMILY, campaign_id, g):
                 continue
             status, ok, at = _status(db, user_id, g, "hidden", None)
             if status != "open":

@@ -19,6 +19,8 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
+from medeval.annotation import item_rows
+from medeval.annotation.answer_rows import TASK_FAMILY
 from medeval.annotation.gold.settings import GOLD_MAX, _check_reason, _now, active_gold_ids, require_gold_campaign
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import Block, ItemSpec, Question, TaskType, get
@@ -95,10 +97,14 @@ def _settings_of(c: dict) -> dict:
 
 
 def _taken(db, campaign_id: int) -> tuple[set[str], dict[str, tuple[int, bool]]]:
-    real = {r[0] for r in db.conn.execute("SELECT source FROM task_items WHERE campaign_id = ?", (campaign_id,))}
-    gold = {r[0]: (r[1], bool(r[2])) for r in db.conn.execute(
-        "SELECT g.source, g.id, EXISTS (SELECT 1 FROM task_gold_retired x WHERE x.gold_id = g.id) FROM "
-        "task_gold_items g WHERE g.campaign_id = ?", (campaign_id,))}
+    real, gold = set(), {}
+    for source, is_gold, gid, retired in db.conn.execute(
+            "SELECT source, gold, id, retired_at IS NOT NULL FROM items WHERE family = 'task' AND campaign_id = ?",
+            (campaign_id,)):
+        if is_gold:
+            gold[source] = (gid, bool(retired))
+        else:
+            real.add(source)
     return real, gold
 
 
@@ -134,10 +140,10 @@ def _refusal(source: str, campaign_id: int, real: set[str], gold: dict, pool: di
 
 
 def _insert(db, campaign_id: int, spec: ItemSpec, expected: dict, reason: str, who: str) -> int:
-    return db.conn.execute(
-        "INSERT INTO task_gold_items (campaign_id, source, payload, expected, reason, created_by, created_at) VALUES "
-        "(?, ?, ?, ?, ?, ?, ?)", (campaign_id, spec.source, json.dumps(spec.payload, ensure_ascii=False),
-                                  json.dumps(expected, ensure_ascii=False), reason, who, _now())).lastrowid
+    return item_rows.add(db, TASK_FAMILY, campaign_id, gold=True, source=spec.source,
+                         payload=json.dumps(spec.payload, ensure_ascii=False),
+                         expected=json.dumps(expected, ensure_ascii=False), reason=reason, created_by=who,
+                         created_at=_now())
 
 
 def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, expected: dict, reason: str, *,
@@ -161,8 +167,8 @@ def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, exp
     return gid
 
 
-_SQL = ("SELECT id, campaign_id, source, payload, expected, reason, created_by, created_at, EXISTS (SELECT 1 FROM "
-        "task_gold_retired x WHERE x.gold_id = g.id) FROM task_gold_items g ")
+_SQL = ("SELECT id, campaign_id, source, payload, expected, reason, created_by, created_at, retired_at IS NOT NULL "
+        "FROM items WHERE family = 'task' AND gold = 1 ")
 
 
 def _item(r) -> TaskGoldItem:
@@ -170,7 +176,7 @@ def _item(r) -> TaskGoldItem:
 
 
 def task_gold_item(db: sqlite_utils.Database, gold_id: int) -> TaskGoldItem:
-    r = db.conn.execute(_SQL + "WHERE id = ?", (gold_id,)).fetchone()
+    r = db.conn.execute(_SQL + "AND id = ?", (gold_id,)).fetchone()
     if r is None:
         raise MedevalError(f"no task gold item {gold_id}")
     return _item(r)
@@ -181,7 +187,7 @@ def list_task_gold(db: sqlite_utils.Database, campaign_id: int, *, actor: User |
     """The campaign's task gold items, oldest first (researchers and admins)."""
     authorize(actor, "gold.manage")
     task_type(db, campaign_id)
-    rows = [_item(r) for r in db.conn.execute(_SQL + "WHERE campaign_id = ? ORDER BY id", (campaign_id,))]
+    rows = [_item(r) for r in db.conn.execute(_SQL + "AND campaign_id = ? ORDER BY id", (campaign_id,))]
     return [g for g in rows if include_retired or not g.retired]
 
 

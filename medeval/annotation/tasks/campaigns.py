@@ -10,6 +10,8 @@ import sqlite_utils
 
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
+from medeval.annotation import item_rows
+from medeval.annotation.answer_rows import TASK_FAMILY
 from medeval.annotation.campaigns.assignment import _active_users, balanced_plan, check_unique_name
 from medeval.annotation.tasks.registry import get, is_task_kind
 from medeval.core.errors import MedevalError
@@ -59,8 +61,8 @@ def create_campaign(db: sqlite_utils.Database, task: str, name: str, annotators:
              actor.username if actor else "cli", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))).lastrowid
         per_user: dict[int, list[tuple[int, dict]]] = {u[0]: [] for u in users}
         for spec, uids in zip(items, plan):
-            iid = db.conn.execute("INSERT INTO task_items (campaign_id, source, payload) VALUES (?, ?, ?)",
-                                  (cid, spec.source, json.dumps(spec.payload, ensure_ascii=False))).lastrowid
+            iid = item_rows.add(db, TASK_FAMILY, cid, source=spec.source,
+                                payload=json.dumps(spec.payload, ensure_ascii=False))
             for uid in uids:
                 per_user[uid].append((iid, spec.payload))
         for uid, got in per_user.items():
