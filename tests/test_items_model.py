@@ -3,6 +3,8 @@ task campaign's items and gold items -- is one row shape of the view ``items``, 
 answers and assignments name it; ``item_rows`` is the one writer; items are fixed once written."""
 
 import json
+import pathlib
+import re
 import sqlite3
 
 import pytest
@@ -144,3 +146,18 @@ def test_the_demo_shows_every_item_through_the_view(full_demo_template, tmp_path
             assert c.execute(view_sql + " WHERE family = ? AND gold = ? ORDER BY id", (family, g)).fetchall() == rows
         assert c.execute("SELECT DISTINCT typeof(expected) FROM items WHERE gold = 1 AND family = 'tier'").fetchall() \
             == [("integer",)]
+
+
+def test_items_and_answers_are_written_by_their_one_module_only():
+    """Every INSERT into an item, retirement or answer table (or the answers' old names) is in ``item_rows`` or
+    ``answer_rows``: the migrations aside, no other module of the product writes them."""
+    root = pathlib.Path(__file__).resolve().parents[1]
+    tables = ("campaign_items", "task_items", "gold_items", "task_gold_items", "gold_retired", "task_gold_retired",
+              "answers", "grade_annotations", "task_answers", "gold_answers", "task_gold_answers")
+    insert = re.compile(r"INSERT\s+(?:OR\s+\w+\s+)?INTO\s+(?:main\.)?\[?(" + "|".join(tables) + r")\b", re.I)
+    files = [p for p in [*root.glob("medeval/**/*.py"), *root.glob("app_pages/*.py"), *root.glob("webui/*.py"),
+                         root / "app.py"] if "migrations" not in p.parts]
+    assert len(files) > 100
+    writers = {str(p.relative_to(root)) for p in files if insert.search(p.read_text(encoding="utf-8"))}
+    assert writers == {"medeval/annotation/answer_rows.py"}  # item_rows names its table by family: f"{table}"
+    assert "INSERT INTO {table}" in (root / "medeval/annotation/item_rows.py").read_text(encoding="utf-8")

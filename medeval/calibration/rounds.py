@@ -174,9 +174,8 @@ def public(status: dict) -> dict:
 
 def _taken(db, campaign_id: int) -> set[int]:
     """Responses a round may not draw: the campaign's items, and its gold items (never graded as real items)."""
-    return {r for (r,) in db.conn.execute(
-        "SELECT response_id FROM campaign_items WHERE campaign_id = ? UNION "
-        "SELECT response_id FROM gold_items WHERE campaign_id = ?", (campaign_id, campaign_id))}
+    return {r for (r,) in db.conn.execute("SELECT response_id FROM items WHERE family = 'tier' AND campaign_id = ?",
+                                          (campaign_id,))}
 
 
 def next_round(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, n_boot: int = 200) -> dict:
