@@ -27,6 +27,9 @@ _TABLES = {
                                               "created_at": "created_at"}),
 }
 _RETIRED = {TIER_FAMILY: "gold_retired", TASK_FAMILY: "task_gold_retired"}
+# built once: creating a campaign adds its items one by one, thousands of them
+_INSERT = {key: f"INSERT INTO {table} (campaign_id, {', '.join(cols.values())}) "
+                f"VALUES ({', '.join('?' * (len(cols) + 1))})" for key, (table, cols) in _TABLES.items()}
 
 
 def _table(family: str, gold: bool) -> tuple[str, dict[str, str]]:
@@ -42,14 +45,12 @@ def add(db: sqlite_utils.Database, family: str, campaign_id: int, *, gold: bool 
     ``values`` are the item model's columns the family has, every one of them: ``response_id`` and ``strata``
     (tier), ``source`` and ``payload`` (task); a gold item also ``expected``, ``reason``, ``created_by`` and
     ``created_at``. A missing or foreign column is a programming error (ValueError), never a guess."""
-    table, columns = _table(family, gold)
+    _, columns = _table(family, gold)
     if set(values) != set(columns):
         missing, foreign = sorted(set(columns) - set(values)), sorted(set(values) - set(columns))
         raise ValueError(f"a {'gold ' if gold else ''}{family} item has the columns {sorted(columns)}"
                          + (f"; missing {missing}" if missing else "") + (f"; not its own {foreign}" if foreign else ""))
-    names = ["campaign_id"] + [columns[k] for k in columns]
-    sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
-    return db.conn.execute(sql, [campaign_id] + [values[k] for k in columns]).lastrowid
+    return db.conn.execute(_INSERT[(family, bool(gold))], [campaign_id] + [values[k] for k in columns]).lastrowid
 
 
 def gold_retired(db: sqlite_utils.Database, family: str, campaign_id: int, gold_id: int) -> bool | None:
