@@ -207,6 +207,15 @@ def test_keys_work_after_a_click_on_any_control(app, page):
     page.keyboard.type("2 of 3 annotators missed the dose")
     expect(reason).to_have_value("2 of 3 annotators missed the dose")
     _chosen(page, "Basically Correct")
+    # a key pressed while a radio still holds the focus (a click's focus is given back a moment later; here the
+    # radio has it with no click at all) is sent on to the page: Streamlit's shortcuts ignore keys on an input
+    reason.blur()  # its text is kept (a change event: the focus goes back to the page)
+    wait_idle(page)
+    page.locator(".st-key-adj_distance input").first.focus()
+    expect(page.locator(".st-key-adj_distance input").first).to_be_focused()
+    page.keyboard.press("1")
+    _chosen(page, "Completely Wrong")
+    expect(reason).to_have_value("2 of 3 annotators missed the dose")
 
 
 def test_saving_with_no_tier_chosen_says_so_next_to_the_controls(app, page):

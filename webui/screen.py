@@ -57,6 +57,10 @@ def compact(*, boxes: dict[str, str] | None = None, wrap_buttons: tuple[str, ...
 # After a click on a button, toggle, radio or an option of a select box, the focus stays on that control, and
 # Streamlit's shortcuts do not fire while a control holds the focus: keys "stop working after a click". The
 # focus goes back to the page once the click is done (never out of a text field: typing stays there).
+# A key that arrives before that (the browser runs input before timers: a busy page, a fast hand; 1 CI run and 3 local
+# runs in 15 lost "2" pressed 5-10 ms after a click on a radio) while a toggle or radio holds the focus is taken from
+# the control and sent again from the page, so it reaches Streamlit's shortcuts. Only a printable key without Ctrl,
+# Alt or Cmd: Space, Tab, the arrows, Enter and Esc stay with the control.
 _KEYS_AFTER_CLICK_JS = """
 (() => {
   const marker = %(marker)s;
@@ -73,6 +77,16 @@ _KEYS_AFTER_CLICK_JS = """
     el.blur();
   };
   document.addEventListener('click', () => setTimeout(release, 0), true);
+  window.addEventListener('keydown', (e) => {
+    const el = e.target;
+    if (!e.isTrusted || !active() || !el || el.tagName !== 'INPUT' || !['checkbox', 'radio'].includes(el.type)) return;
+    if (e.key.length !== 1 || e.key === ' ' || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
+    if (el.closest('[role="dialog"]') || el.closest('[data-baseweb="popover"]')) return;
+    e.preventDefault(); e.stopImmediatePropagation();
+    el.blur();
+    document.body.dispatchEvent(new KeyboardEvent('keydown', {key: e.key, code: e.code, keyCode: e.keyCode,
+      which: e.which, shiftKey: e.shiftKey, repeat: e.repeat, location: e.location, bubbles: true, cancelable: true}));
+  }, true);
   document.addEventListener('change', () => setTimeout(release, 0), true);
   // a select box keeps the focus after an option is picked: release it once the menu has closed
   new MutationObserver(() => {
