@@ -59,12 +59,15 @@ if user is not None:
 
     pages = [st.Page(home, title="Home", url_path="home", default=True, visibility="hidden"), *pages]
 
+# The tab's icon and title before the navigation: otherwise the browser is first given the page's own icon, a
+# Material symbol that Streamlit fetches from an outside font server (a hospital network has none).
+st.set_page_config(**PAGE)
 nav = st.navigation(pages)
 # One page config per run, with this page's own layout, before anything is drawn: researchers' and admins' tables
 # and charts get the whole width, reading and grading screens stay narrow. (A first call with another layout --
 # "centered", then this page's -- made every rerun of a wide page draw narrow until the second call arrived, so a
 # wide page flipped to narrow and back, and one whose run was slow or cut short stayed narrow.)
-st.set_page_config(**PAGE, layout=ui.page_layout(nav.url_path))
+st.set_page_config(layout=ui.page_layout(nav.url_path), initial_sidebar_state=ui.sidebar_state(nav.url_path))
 if ui.demo_mode():
     st.warning("DEMO MODE: demo data and demo accounts, written for testing, not clinical advice.", icon=":material/warning:")
 if user is not None:

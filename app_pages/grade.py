@@ -25,6 +25,7 @@ from medeval.core.limits import NOTE_MAX_CHARS
 from webui import gold as ui_gold
 from webui import grade_screen
 from webui import page as ui
+from webui import reading
 from webui.screen import all_answered
 
 user = ui.require_page("grade")
@@ -84,7 +85,8 @@ def _token(item_id: int, prior: int | None, action: str, note: str = "") -> str:
 
 
 def _answer(ref: str, item_id: int, prior: int | None, *, tier: int | None = None, skipped: bool = False,
-            flagged: bool = False, note: str | None = None, what: str = "", changed: bool = False) -> None:
+            flagged: bool = False, note: str | None = None, what: str = "", changed: bool = False,
+            screen: str | None = None) -> None:
     """Button callback: runs before the rerun, so the next item is drawn from what was just saved.
 
     A grade or skip (not a change of a recent answer) is stored only for the item this session drew last: a press
@@ -94,13 +96,16 @@ def _answer(ref: str, item_id: int, prior: int | None, *, tier: int | None = Non
         st.session_state["grade_stale"] = True
         return
     grade_screen.test_submit_delay()
+    # what the browser measured for this item (None: a skip, a change from the list, a flag, or no measurement)
+    shown = reading.fully_shown(f"reading_{screen}", screen) if screen and not skipped else None
     action = "skip" if skipped else f"t{tier}"
     if flagged:
         action += ":flag"
     try:
         with ui.db() as d:
             _id, feedback = answers.submit(
-                d, user, cid, ref, answers.Answer.from_tier_form(tier, skipped=skipped, flagged=flagged, note=note),
+                d, user, cid, ref, answers.Answer.from_tier_form(tier, skipped=skipped, flagged=flagged, note=note,
+                                                                 fully_shown=shown),
                 client_token=_token(item_id, prior, action, note or ""), expected=prior, guideline_version=shown_version)
     except cp.StaleGrade:
         # a key that reached the previous item's button (Streamlit keeps it mounted during a rerun)
@@ -166,7 +171,9 @@ def screen() -> None:
     if st.session_state.get("saved_for") != cid or time.time() - st.session_state.get("saved_at", 0) > SAVED_FOR_S:
         st.session_state.pop("saved", None)  # another campaign's, or an earlier sitting's (round): never shown here
         st.session_state.pop("gold_feedback", None)
-    with st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
+    # the status line and the progress share one row: the item's texts get the height
+    status_col, progress_col = st.columns([3, 2], vertical_alignment="center")
+    with status_col, st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
         if error := st.session_state.get("grade_error"):
             st.error(ui.md_escape(error), icon=":material/error:")
         elif st.session_state.pop("grade_stale", False):
@@ -206,7 +213,7 @@ def screen() -> None:
         recent_answers(editable=False)
         return
 
-    reading = guide is not None and st.session_state.get("reading_guidelines", False)
+    guide_open = guide is not None and st.session_state.get("reading_guidelines", False)
 
     def guidelines_button(where, *, disabled: bool = False) -> None:
         ui.guidelines_button(where, guide, "reading_guidelines", disabled=disabled, **GUIDE_COLUMNS)
@@ -236,19 +243,18 @@ def screen() -> None:
     item = s.item
     what = f"{item.disease} · {item.aspect}"
     if s.prior is not None:
-        st.progress(s.done / s.total, text=f"Revisiting a skipped item — {s.skipped} skipped left")
+        progress_col.progress(s.done / s.total, text=f"Revisiting a skipped item — {s.skipped} skipped left")
         st.button("Stop revisiting", key="stop_revisit", on_click=_set_revisit, args=(False,))
     else:
         label = "Qualification item" if s.phase == "qualification" else "Item"
-        st.progress((s.position - 1) / s.total, text=f"{label} {s.position} of {s.total}")
+        progress_col.progress((s.position - 1) / s.total, text=f"{label} {s.position} of {s.total}")
 
     st.session_state["grade_drawn_ref"] = item.ref  # the only item a grade or skip is stored for (see _answer)
     # Few elements: every element is a message the server builds and sends on each key (issue 22 §4).
     with st.container(key="gradeitem"):
-        # disease · aspect · 中文 on one line (names shown literally), the aspect's definition below it in small print
-        st.markdown(f"**{ui.md_escape(item.disease)}** · {ui.md_escape(item.aspect)} · {ui.md_escape(item.aspect_zh)}")
-        if item.definition:
-            st.caption(ui.md_escape(item.definition))
+        # disease · aspect · 中文 and the aspect's definition on one line (names shown literally)
+        st.markdown(f"**{ui.md_escape(item.disease)}** · {ui.md_escape(item.aspect)} · {ui.md_escape(item.aspect_zh)}"
+                    + (f" — *{ui.md_escape(item.definition)}*" if item.definition else ""))
         c1, c2 = st.columns(2)  # side by side where the width allows (stacked on a narrow screen)
         with c1:
             ui.plain("Reference answer", item.reference, key="item_reference")
@@ -256,20 +262,26 @@ def screen() -> None:
             ui.plain("Model's answer", item.response, key="item_response")
 
     flagging = st.session_state.get("flagging", False)
-    locked = flagging or reading  # no grade key while the flag form or the guidelines are open
-    with st.container(horizontal=True, key="gradekeys"):
-        for key, tier, name, meaning in cp.TIER_GUIDE:
-            st.button(name, key=f"grade_{item.key}_{tier}", shortcut=key, help=meaning, width="stretch",
-                      disabled=locked, on_click=_answer, args=(item.ref, item.item_id, s.prior),
-                      kwargs={"tier": tier, "what": what})
-    row = st.container(horizontal=True, key="gradeother")
-    with row:
-        st.button("Skip", key=f"skip_{item.key}", shortcut="S", disabled=locked, width="stretch",
-                  on_click=_answer, args=(item.ref, item.item_id, s.prior), kwargs={"skipped": True, "what": what},
-                  help="Come back to it after the others")
-        st.button("Flag…", key=f"flag_{item.key}", shortcut="F", disabled=locked, width="stretch",
-                  on_click=_open_flag, help="Report a problem with this item (with a note)")
-        guidelines_button(row, disabled=flagging)
+    locked = flagging or guide_open  # no grade key while the flag form or the guidelines are open
+    # The grade buttons are a form's submit buttons: the browser's word on whether the item's texts were shown in
+    # full (webui/reading.py, a value of this form) reaches the server with the press itself, in the same message.
+    with st.container(key="gradeform"), st.form(key="grade_form", border=False, enter_to_submit=False):
+        with st.container(key=grade_screen.SLOT):
+            st.caption(grade_screen.LEGEND)
+        with st.container(horizontal=True, key=grade_screen.KEYS_BOX):
+            for key, tier, name, meaning in cp.TIER_GUIDE:
+                st.form_submit_button(name, key=f"grade_{item.key}_{tier}", shortcut=key, help=meaning,
+                                      width="stretch", disabled=locked, on_click=_answer,
+                                      args=(item.ref, item.item_id, s.prior),
+                                      kwargs={"tier": tier, "what": what, "screen": item.key})
+            st.form_submit_button("Skip", key=f"skip_{item.key}", shortcut="S", disabled=locked, width="stretch",
+                                  on_click=_answer, args=(item.ref, item.item_id, s.prior),
+                                  kwargs={"skipped": True, "what": what}, help="Come back to it after the others")
+            st.form_submit_button("Flag…", key=f"flag_{item.key}", shortcut="F", disabled=locked, width="stretch",
+                                  on_click=_open_flag, help="Report a problem with this item (with a note)")
+        reading.measure(item.key, grade_screen.BOXES, keys=grade_screen.KEYS_BOX, held=grade_screen.HELD,
+                        key=f"reading_{item.key}")
+    guidelines_button(st.columns(5)[0], disabled=flagging)  # G (outside the form: it answers nothing)
 
     if flagging:
         with st.container(key="gradeflag"), st.form(key=f"flag_form_{item.key}", border=True, enter_to_submit=False):

@@ -29,33 +29,55 @@ import time
 
 import streamlit as st
 
-from webui import screen
+from webui import reading, screen
 from webui.screen import SETTLE_MS  # noqa: F401 (the pages' and tests' name for it)
 
-# Grade's settings of the one key guard (webui/screen.py): the grade and skip buttons, keys 1 2 3 S, the flag note.
+# Grade's settings of the one key guard (webui/screen.py): the grade and skip buttons, keys 1 2 3 S, the flag note;
+# the grade keys (not S) wait while a long text has not been read to its end (webui/reading.py).
+HELD, CUE = "gradeHeld", "gradeCue"
 GUARD = dict(answer="grade_", skip="skip_", keys=["1", "2", "3", "S"], ready="gradeReady",
-             note={"box": "gradeflag", "save": "Save flag", "cancel": "Cancel"})
+             note={"box": "gradeflag", "save": "Save flag", "cancel": "Cancel"}, hold=HELD, cue=CUE, free=("s",))
 
-# One item on one screen: the page's top padding shrunk (Streamlit's header is 3.75 rem), the status line a slot of
-# constant height, reference and answer in boxes of at most MAX_TEXT that scroll on their own.
-MAX_TEXT = "10rem"
+# The reading area: reference and answer side by side, each as tall as the screen allows (webui/reading.py).
+BOXES = ["item_reference", "item_response"]
+KEYS_BOX = "gradekeys"  # the answer buttons: the boxes grow down to just above them
+SLOT = "gradehold"  # the line above the buttons: the keys' legend, or why the keys wait
+LEGEND = "Keys: 1 2 3 grade · S skip · F flag · G guidelines"
+HOLD_TEXT = "▼ Read each text to its end (scroll its box): the grade keys wait until you have."
+MORE_TEXT = "▼ more below: scroll to read on"
+CUE_TEXTS = {"soon": "Key ignored: a new item had just appeared. Read it, then press again.",
+             "twice": "Second key ignored: this item already has your answer.",
+             "held": "Key ignored: read each text to its end first (scroll the box marked ▼)."}
+
+# One item on one screen: the whole width, the page's top padding shrunk (Streamlit's header is 3.75 rem), the
+# status line a slot of constant height, reference and answer in boxes sized by webui/reading.py.
 SCREEN_CSS = """<style>
-[data-testid="stMainBlockContainer"] { padding-top: 3.5rem; padding-bottom: 2rem; }
-.st-key-gradestatus { height: 2.6rem; min-height: 2.6rem; overflow: hidden; justify-content: center; }
-.st-key-gradestatus [data-testid="stAlert"] > div { padding: 0.45rem 0.8rem; }
-.st-key-gradestatus [data-testid="stAlertContainer"] { padding: 0.45rem 0.8rem; }
+[data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 1rem; max-width: none; }
+[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] { padding: 0.45rem 0.8rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stProgress"] p { margin-bottom: 0; }
+.st-key-gradestatus { height: 2.4rem; min-height: 2.4rem; overflow: hidden; justify-content: center; }
+.st-key-gradestatus [data-testid="stAlert"] > div { padding: 0.4rem 0.8rem; }
+.st-key-gradestatus [data-testid="stAlertContainer"] { padding: 0.4rem 0.8rem; }
 .st-key-gradestatus p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.st-key-item_reference, .st-key-item_response { max-height: %(max)s; overflow: auto; }
-.st-key-gradeitem { gap: 0.5rem; }
-.st-key-gradekeys > *, .st-key-gradeother > * { flex: 1 1 0; min-width: 0; }
+.st-key-item_reference, .st-key-item_response { padding: 0.5rem 0.75rem; gap: 0; }
+.st-key-item_reference [data-testid="stText"], .st-key-item_response [data-testid="stText"] {
+  white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.95rem; line-height: 1.5; }
+.st-key-gradeitem { gap: 0.4rem; }
 .st-key-gradeitem [data-testid="stCaptionContainer"] p { margin-bottom: 0; }
+.st-key-gradeform [data-testid="stForm"] { padding: 0; border: none; }
+.st-key-gradekeys > * { flex: 1 1 0; min-width: 0; }
+.st-key-gradekeys > *:nth-child(n+4) { flex: 0.6 1 0; }
+.st-key-gradehold { min-height: 1.4rem; justify-content: center; }
+[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.5rem; }
 </style>"""
 
 
 def install() -> None:
     """The key guard and the screen's styles (our own static markup: never data)."""
     screen.key_guard("grade", **GUARD)
-    st.html(SCREEN_CSS % {"max": MAX_TEXT})
+    st.html(SCREEN_CSS)
+    st.html(reading.cue_css(held=HELD, slot=SLOT, hold_text=HOLD_TEXT, more_text=MORE_TEXT, boxes=BOXES, cue=CUE,
+                            cue_texts=CUE_TEXTS))
 
 
 def test_submit_delay() -> None:

@@ -211,14 +211,20 @@ def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> N
                          width="stretch")
 
 
-# Researcher and admin work pages (tables, charts) use the whole width; reading and grading screens stay centered
-# (each page's layout is declared in webui.pages.PAGES).
+# Researcher and admin work pages (tables, charts) and the reading screens use the whole width; pages of prose stay
+# centered (each page's layout is declared in webui.pages.PAGES).
 WIDE_PAGES = pages.WIDE_PAGES
 
 
 def page_layout(url_path: str) -> str:
     """The layout of the page at ``url_path`` (an ``st.Page``'s url_path): "wide" or "centered"."""
     return "wide" if url_path in WIDE_PAGES else "centered"
+
+
+def sidebar_state(url_path: str) -> str:
+    """How the sidebar starts on the page at ``url_path``: folded away on a reading screen (its texts get the
+    width; one click on the arrow opens it), as Streamlit decides elsewhere."""
+    return "collapsed" if url_path in pages.READING_PAGES else "auto"
 
 
 HELP_PATH = "/help"

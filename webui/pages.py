@@ -21,7 +21,10 @@ class Page:
     icon: str
     url_path: str
     action: str  # a medeval.accounts.policy action
-    layout: str  # "wide" (researchers' and admins' tables and charts) or "centered" (reading and grading screens)
+    # "wide": researchers' and admins' tables and charts; "reading": a work screen whose texts an answer rests on --
+    # the whole width, the sidebar folded away at first (one click opens it), so a long text is whole on screen;
+    # "centered": pages of prose (Help)
+    layout: str
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -41,12 +44,12 @@ PAGES: tuple[Page, ...] = (
     Page("app_pages/exam.py", "Exam results", ":material/fact_check:", "exam", "exam.review", "wide"),
     Page("app_pages/new_campaign.py", "New campaign", ":material/add_task:", "new-campaign", "campaign.create", "wide"),
     Page("app_pages/new_task.py", "New task", ":material/playlist_add:", "new-task", "campaign.create", "wide"),
-    Page("app_pages/grade.py", "Grade", ":material/task_alt:", "grade", "grade", "centered"),
+    Page("app_pages/grade.py", "Grade", ":material/task_alt:", "grade", "grade", "reading"),
     Page("app_pages/annotate.py", "Rate & compare", ":material/rate_review:", "annotate", "task.answer", "centered"),
     Page("app_pages/help.py", "Help", ":material/help:", "help", "help.read", "centered"),
 )
 BY_URL = {p.url_path: p for p in PAGES}
-LAYOUTS = ("wide", "centered")
+LAYOUTS = ("wide", "reading", "centered")
 for _p in PAGES:  # a typo in the table fails at import, not when someone opens the page
     policy.get(_p.action)
     if _p.layout not in LAYOUTS:
@@ -66,4 +69,5 @@ def for_role(role: str) -> list[Page]:
     return [p for p in PAGES if not p.roles or role in p.roles]
 
 
-WIDE_PAGES = frozenset(p.url_path for p in PAGES if p.layout == "wide")
+WIDE_PAGES = frozenset(p.url_path for p in PAGES if p.layout in ("wide", "reading"))
+READING_PAGES = frozenset(p.url_path for p in PAGES if p.layout == "reading")

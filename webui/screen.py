@@ -167,10 +167,19 @@ _GUARD_JS = """
     if (input && input !== note) { note = input; input.scrollIntoView({block: 'center'}); input.focus(); }
     if (!input) note = null;
   };
-  const allow = (id) => {
+  let cueTimer = null;
+  const flash = (reason) => {  // the page's cue line says why a key did nothing, for a moment
+    if (!cfg.cue) return;
+    document.body.dataset[cfg.cue] = reason;
+    clearTimeout(cueTimer);
+    cueTimer = setTimeout(() => { document.body.dataset[cfg.cue] = ''; }, cfg.cueMs);
+  };
+  const held = (id) => cfg.hold && document.body.dataset[cfg.hold] === id;
+  const allow = (id, answering) => {
     const now = performance.now();
-    if (!seen.has(id) || now - seen.get(id) < cfg.settle) return false;
-    if (pressed.has(id) && now - pressed.get(id) < cfg.settle) return false;
+    if (!seen.has(id) || now - seen.get(id) < cfg.settle) { flash('soon'); return false; }
+    if (pressed.has(id) && now - pressed.get(id) < cfg.settle) { flash('twice'); return false; }
+    if (answering && held(id)) { flash('held'); return false; }
     pressed.set(id, now);
     return true;
   };
@@ -192,7 +201,7 @@ _GUARD_JS = """
     if (ids.length > 1 || e.repeat) { drop(e); return; }
     const first = document.querySelector('[class*="st-key-' + cfg.answer + '"] button');
     if (first && first.disabled) return;  // locked (flag note, guidelines): Streamlit ignores the key itself
-    if (!allow(ids[0])) drop(e);
+    if (!allow(ids[0], !cfg.free.includes(e.key.toLowerCase()))) drop(e);
   }, true);
   window.addEventListener('click', (e) => {
     const el = e.target && e.target.closest && e.target.closest('button');
@@ -200,7 +209,8 @@ _GUARD_JS = """
     if (!box) return;
     refresh();
     const ids = screens();
-    if (ids.length !== 1 || !allow(ids[0])) drop(e);
+    const answering = !box.closest('[class*="st-key-' + cfg.skip + '"]');
+    if (ids.length !== 1 || !allow(ids[0], answering)) drop(e);
   }, true);
   new MutationObserver(refresh).observe(document.body, {childList: true, subtree: true});
   refresh();
@@ -224,14 +234,22 @@ def all_answered(done: int, total: int, skipped: int, *, finished: str, every: s
     guidelines_button(st.columns(columns)[0])
 
 
+CUE_MS = 1600  # how long the cue line says why a key did nothing
+
+
 def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str,
-              note: dict[str, str] | None = None) -> None:
+              note: dict[str, str] | None = None, hold: str | None = None, cue: str | None = None,
+              free: tuple[str, ...] = ()) -> None:
     """Install the key guard once per tab for a page whose answer buttons' keys start with ``answer`` (``skip``: the
     skip button's); ``keys``: the shortcuts (as ``st.button(shortcut=...)`` takes them) it watches; ``ready``: the
     ``document.body.dataset`` name of the marker; ``note``: ``{"box": <container key>, "save": <label>,
-    "cancel": <label>}`` of a note form to make keyboard-first. Our own static settings, never data."""
+    "cancel": <label>}`` of a note form to make keyboard-first; ``hold``: the ``document.body.dataset`` name that
+    holds the answer keys while it names the screen on display (:mod:`webui.reading`: a long text not yet read to
+    its end); ``free``: keys that answer nothing and are never held (skip); ``cue``: the ``document.body.dataset``
+    name set for a moment to why a key was dropped ("soon": a new screen, "twice": a second press, "held"), which
+    the page's styles turn into a line on screen. Our own static settings, never data."""
     names = sorted({k2 for k in keys for k2 in ((_KEY_NAMES[k.lower()],) if k.lower() in _KEY_NAMES
                                                else (k.lower(), k.upper()))})
     cfg = {"name": name, "answer": answer, "skip": skip, "keys": names, "ready": ready, "settle": SETTLE_MS,
-           "note": note}
+           "note": note, "hold": hold, "cue": cue, "cueMs": CUE_MS, "free": [k.lower() for k in free]}
     st.html(f"<script>{_GUARD_JS % {'cfg': _js(cfg)}}</script>", unsafe_allow_javascript=True)

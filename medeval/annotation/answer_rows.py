@@ -24,18 +24,21 @@ def status_of(*, skipped: bool, flagged: bool) -> str:
 
 
 _INSERT = ("INSERT INTO answers (campaign_id, family, gold, item_id, user_id, question, value, status, note, mode, "
-           "attempt, layout, client_token, supersedes, guideline_version, created_at) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           "attempt, layout, client_token, supersedes, guideline_version, created_at, fully_shown) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 def insert(db: sqlite_utils.Database, *, campaign_id: int, family: str, item_id: int, user_id: int, question: str,
            value, status: str, client_token: str, created_at: float, note: str | None = None,
            supersedes: int | None = None, guideline_version: int | None = None, gold: bool = False,
-           mode: str | None = None, attempt: int | None = None, layout: str | None = None) -> int:
+           mode: str | None = None, attempt: int | None = None, layout: str | None = None,
+           fully_shown: bool | None = None) -> int:
     """Append one answer row; returns its id. The table's checks refuse a row no family could have written
-    (a tier outside 0/1/2, a skip with a value, a gold answer without its mode, an item not assigned)."""
+    (a tier outside 0/1/2, a skip with a value, a gold answer without its mode, an item not assigned).
+    ``fully_shown``: whether the screen showed the item's whole text (None: not known; m026)."""
     cur = db.conn.execute(_INSERT, (campaign_id, family, int(gold), item_id, user_id, question, value, status, note,
-                                    mode, attempt, layout, client_token, supersedes, guideline_version, created_at))
+                                    mode, attempt, layout, client_token, supersedes, guideline_version, created_at,
+                                    None if fully_shown is None else int(fully_shown)))
     return cur.lastrowid
 
 

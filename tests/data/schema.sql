@@ -65,7 +65,7 @@ CREATE TABLE answers (
         client_token TEXT NOT NULL,
         supersedes INTEGER REFERENCES answers(id),
         guideline_version INTEGER,
-        created_at REAL NOT NULL,
+        created_at REAL NOT NULL, fully_shown INTEGER CHECK (fully_shown IN (0, 1)),
         UNIQUE (user_id, family, gold, client_token),
         CHECK ((gold = 1) = (mode IS NOT NULL)),
         CHECK (mode IS NULL OR (mode = 'qualification') = (attempt IS NOT NULL)),

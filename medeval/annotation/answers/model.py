@@ -27,6 +27,10 @@ class Answer:
     * ``flagged``: a problem with the item, said in ``note`` (required when the flag answers nothing); a tier
       flag may carry the grade given with it (``value`` a tier; None: skipped and flagged).
 
+    ``fully_shown`` says what the screen showed when the answer was given: True when every text of the item was
+    whole on screen (or each long one scrolled to its end), False when not, None when not known (the command line,
+    the library, a change made from a list). It is recorded, never a reason to refuse the answer.
+
     Build one with :meth:`tier`, :meth:`questions`, :meth:`skip` or :meth:`flag`; a bad value raises
     MedevalError saying what is wrong, nothing is stored.
     """
@@ -34,6 +38,7 @@ class Answer:
     status: str = SUBMITTED
     value: int | Mapping | None = None
     note: str | None = None
+    fully_shown: bool | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -52,6 +57,8 @@ class Answer:
             note = check_note(note, what="the flag note")
         if self.status == FLAGGED and value is None and not (note or "").strip():
             raise MedevalError("write a short note saying what is wrong with this item")
+        if self.fully_shown is not None and not isinstance(self.fully_shown, bool):
+            raise MedevalError(f"fully_shown is True, False or None; got {str(self.fully_shown)[:30]!r}")
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "note", note)
 
@@ -94,8 +101,11 @@ class Answer:
         return cls(FLAGGED, None, note)
 
     @classmethod
-    def from_tier_form(cls, tier, *, skipped: bool = False, flagged: bool = False, note: str | None = None) -> Answer:
-        """The answer the grading screen's arguments describe (a tier, or ``skipped``; ``flagged`` with a note)."""
+    def from_tier_form(cls, tier, *, skipped: bool = False, flagged: bool = False, note: str | None = None,
+                       fully_shown: bool | None = None) -> Answer:
+        """The answer the grading screen's arguments describe (a tier, or ``skipped``; ``flagged`` with a note;
+        ``fully_shown``: whether the screen showed the item's whole text)."""
         if skipped:
-            return cls.skip(flagged=flagged, note=note)
-        return cls.tier(tier, flagged=flagged, note=note)
+            return cls(FLAGGED if flagged else SKIPPED, None, note, fully_shown)
+        check_tier(tier)
+        return cls(FLAGGED if flagged else SUBMITTED, tier, note, fully_shown)

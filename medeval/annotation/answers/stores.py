@@ -73,7 +73,7 @@ class TierStore:
             db, campaign_id=target.campaign_id, family=self.family, item_id=target.item_id, user_id=user.id,
             question=answer_rows.TIER_QUESTION, value=answer.value, status=answer.status, note=answer.note,
             client_token=client_token, supersedes=prev[0] if prev else None, guideline_version=guideline_version,
-            created_at=at)
+            created_at=at, fully_shown=answer.fully_shown)
         if prev:
             audit(db, user.username, "annotation.change", str(target.item_id),
                   {"from": "skipped" if prev[2] else prev[1], "to": "skipped" if skipped else answer.value,
@@ -134,7 +134,8 @@ class TaskStore:
         new_id = answer_rows.insert(
             db, campaign_id=target.campaign_id, family=self.family, item_id=item_id, user_id=user.id,
             question=question, value=None if value is None else str(value), status=answer.status, note=note,
-            client_token=client_token, supersedes=prev, guideline_version=guideline_version, created_at=at)
+            client_token=client_token, supersedes=prev, guideline_version=guideline_version, created_at=at,
+            fully_shown=answer.fully_shown)
         if prev is not None:
             audit(db, user.username, "annotation.change", f"task_item:{item_id}",
                   {"question": question, "from": st["answers"][question], "to": value})
@@ -190,7 +191,7 @@ class GoldStore:
             return gold.submit_gold(db, user, self.gold, target.campaign_id, target.item_id, self.mode, self.attempt,
                                     value=value, skipped=skipped, flagged=answer.flagged, note=note,
                                     token=gold.gold_token(self.mode, self.gold_id, self.attempt, client_token),
-                                    guideline_version=guideline_version, at=at)
+                                    guideline_version=guideline_version, at=at, fully_shown=answer.fully_shown)
         except gold.StaleGoldAnswer as e:
             raise self.stale(str(e)) from None
 

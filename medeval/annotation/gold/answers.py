@@ -86,7 +86,7 @@ def gold_current(db, user: User, gold_id: int, mode: str, attempt: int | None, b
 
 def submit_gold(db: sqlite_utils.Database, user: User, backend: Backend, campaign_id: int, gold_id: int, mode: str,
                 attempt: int | None, *, value, skipped: bool, flagged: bool, note: str | None, token: str,
-                guideline_version: int | None, at: float) -> tuple[int, str | None]:
+                guideline_version: int | None, at: float, fully_shown: bool | None = None) -> tuple[int, str | None]:
     """Record an answer to a gold item of either family (``backend``: :data:`TIER` or :data:`TASK`), once the
     shared guards of ``answers.submit`` have passed (inside its transaction); returns (row id, feedback or None).
 
@@ -103,20 +103,20 @@ def submit_gold(db: sqlite_utils.Database, user: User, backend: Backend, campaig
         if revision is None:
             check_turn(db, user, campaign_id, gold_id, mode, attempt, backend)
         return _write_tier(db, user, campaign_id, gold_id, mode, attempt, current, value, skipped, flagged, note,
-                           token, guideline_version, at)
+                           token, guideline_version, at, fully_shown)
     check_turn(db, user, campaign_id, gold_id, mode, attempt, backend)  # (a flag too: only the item on screen)
     return _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, skipped, note, token,
-                       guideline_version, at)
+                       guideline_version, at, fully_shown)
 
 
 def _write_tier(db, user, campaign_id, gold_id, mode, attempt, prev, tier, skipped, flagged, note, token,
-                guideline_version, at):
+                guideline_version, at, fully_shown):
     status = answer_rows.status_of(skipped=skipped, flagged=flagged)
     new_id = answer_rows.insert(
         db, campaign_id=campaign_id, family=answer_rows.TIER_FAMILY, gold=True, item_id=gold_id, user_id=user.id,
         question=answer_rows.TIER_QUESTION, value=None if skipped else tier, status=status, note=note, mode=mode,
         attempt=attempt, client_token=token, supersedes=prev[0] if prev else None,
-        guideline_version=guideline_version, created_at=at)
+        guideline_version=guideline_version, created_at=at, fully_shown=fully_shown)
     feedback = None
     if mode == "hidden" and prev is None and get_settings(db, campaign_id)["feedback"]:
         item = gold_item(db, gold_id)
@@ -125,7 +125,7 @@ def _write_tier(db, user, campaign_id, gold_id, mode, attempt, prev, tier, skipp
 
 
 def _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, skipped, note, token,
-                guideline_version, at):
+                guideline_version, at, fully_shown):
     rows, st = current
     t, payload, expected, _cid = _kind_payload(db, gold_id)
     layout = json.loads(rows[0][5]) if rows else layout_for(db, user, campaign_id, gold_id)
@@ -154,7 +154,7 @@ def _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, s
         question=question, value=None if value is None else str(value),
         status=answer_rows.status_of(skipped=skipped and not flag, flagged=flag), note=note, mode=mode,
         attempt=attempt, layout=json.dumps(layout), client_token=token, supersedes=prev,
-        guideline_version=guideline_version, created_at=at)
+        guideline_version=guideline_version, created_at=at, fully_shown=fully_shown)
     feedback = None
     if mode == "hidden" and not was_done and get_settings(db, campaign_id)["feedback"]:
         answers = {**st["answers"], **({question: value} if not skipped and not flag else {})}

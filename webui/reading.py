@@ -1,0 +1,165 @@
+"""The reading area of a work page: every word an answer rests on is on the doctor's screen.
+
+A page draws an item's texts in keyed boxes (:func:`webui.page.plain`), then, inside the form that holds the
+item's answer buttons, :func:`measure`. In the browser that does four things for the item on screen:
+
+* **Sizes the boxes to the screen.** Each box may grow to the height left between its top and the bottom of the
+  answer buttons (``--medeval-read-max`` on the page, set again when the window changes size), so a text is cut
+  only where the screen has no more room, never at a fixed height.
+* **Says when more follows.** A box whose text is longer than it shows a "more below" line at its bottom
+  (``data-more="1"``) until it has been scrolled to its end.
+* **Holds the answer keys until each long box was read to its end.** While a box still has unread text,
+  ``<body data-<held>="<item>">`` is set; the key guard (:mod:`webui.screen`) drops answer keys and clicks then and
+  shows why (the page's cue line), so the hold is never silent.
+* **Reports it with the answer.** The state ``{"item": <key>, "full": true|false}`` is a component value inside
+  the answer form: it reaches the server with the press of an answer button, in the same message, and costs no
+  rerun of its own. :func:`fully_shown` reads it for the item the answer is for.
+
+It reads the page's own element sizes only: no text of the item passes through it, and nothing it writes is
+HTML (the cue texts are CSS strings of our own).
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+# A box may not shrink below this, however little room is left (a very small window): it then scrolls.
+MIN_BOX_PX = 120
+
+_JS = """
+export default function ({ data, setStateValue }) {
+  const cfg = data;
+  const reached = new Map();
+  let last = null, timer = null, stopped = false;
+  const boxes = () => cfg.boxes.map((k) => document.querySelector('.st-key-' + k));
+  const scroller = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const s = getComputedStyle(p).overflowY;
+      if ((s === 'auto' || s === 'scroll') && p.scrollHeight > p.clientHeight) return p;
+    }
+    return null;
+  };
+  const size = (bs) => {
+    const keys = document.querySelector('.st-key-' + cfg.keys);
+    if (!keys || !bs.length) return;
+    const top = Math.min(...bs.map((b) => b.getBoundingClientRect().top));
+    const bottom = Math.max(...bs.map((b) => b.getBoundingClientRect().bottom));
+    const below = keys.getBoundingClientRect().bottom - bottom;
+    const sc = scroller(bs[0]);
+    const offset = sc ? sc.scrollTop + sc.getBoundingClientRect().top : 0;
+    const room = Math.floor(window.innerHeight - (top + (sc ? sc.scrollTop : 0) - offset) - below - cfg.margin);
+    const px = Math.max(cfg.min, room) + 'px';
+    if (document.documentElement.style.getPropertyValue('--medeval-read-max') !== px)
+      document.documentElement.style.setProperty('--medeval-read-max', px);
+  };
+  const mark = (bs) => {  // "more below" per box; whether every box was whole or read to its end
+    let full = true;
+    bs.forEach((b, i) => {
+      const long = b.scrollHeight > b.clientHeight + 1;
+      if (!long || b.scrollTop + b.clientHeight >= b.scrollHeight - 2) reached.set(cfg.boxes[i], true);
+      const read = !long || reached.get(cfg.boxes[i]) === true;
+      const more = read ? '' : '1';
+      if ((b.dataset.more || '') !== more) b.dataset.more = more;
+      if (!read) full = false;
+    });
+    const held = full ? '' : cfg.item;
+    if ((document.body.dataset[cfg.held] || '') !== held) document.body.dataset[cfg.held] = held;
+    return full;
+  };
+  const check = () => {
+    if (stopped) return;
+    const bs = boxes();
+    if (bs.some((b) => !b)) { timer = setTimeout(check, 50); return; }
+    size(bs);
+    mark(bs);
+    size(bs);  // the hold line above the keys may have changed what is left for the boxes
+    const full = mark(bs);
+    const state = JSON.stringify({item: cfg.item, full});
+    if (state !== last) { last = state; setStateValue('shown', {item: cfg.item, full}); }
+  };
+  const onScroll = (e) => { if (e.target && e.target.classList && cfg.boxes.some((k) =>
+      e.target.classList.contains('st-key-' + k))) check(); };
+  document.addEventListener('scroll', onScroll, true);
+  window.addEventListener('resize', check);
+  const mo = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(check, 30); });
+  mo.observe(document.body, {childList: true, subtree: true});
+  check();
+  return () => {
+    stopped = true; clearTimeout(timer); mo.disconnect();
+    document.removeEventListener('scroll', onScroll, true);
+    window.removeEventListener('resize', check);
+    if (document.body.dataset[cfg.held] === cfg.item) document.body.dataset[cfg.held] = '';
+  };
+}
+"""
+
+_component = None
+
+
+def _reader():
+    global _component
+    if _component is None:  # registered on first use: a page that never measures registers nothing
+        _component = st.components.v2.component("medeval_reading", js=_JS, html="<span></span>",
+                                                isolate_styles=False)
+    return _component
+
+
+def _noop() -> None:
+    """The component's state needs a change callback to be kept; nothing is done on a change (no rerun)."""
+
+
+def measure(item: str, boxes: list[str], *, keys: str, held: str, key: str, margin: int = 12) -> None:
+    """Measure the boxes (keyed containers ``boxes``) of the item whose screen key is ``item``; ``keys``: the key
+    of the container of its answer buttons (the boxes grow down to leave it on screen); ``held``: the
+    ``document.body.dataset`` name that says the keys are held. Call it inside the answer form; ``key`` is the
+    component's key (one per item, so an item's state never carries over to the next)."""
+    _reader()(key=key, data={"item": item, "boxes": boxes, "keys": keys, "held": held, "margin": margin,
+                             "min": MIN_BOX_PX},
+              default={"shown": None}, on_shown_change=_noop, height=0)
+
+
+def fully_shown(key: str, item: str) -> bool | None:
+    """What the browser said for item ``item`` under the component ``key``: True (every text whole, or scrolled
+    to its end), False, or None when it said nothing for this item (no browser, or it had not measured yet)."""
+    value = st.session_state.get(key)
+    shown = value.get("shown") if hasattr(value, "get") else None
+    if not isinstance(shown, dict) or shown.get("item") != item or not isinstance(shown.get("full"), bool):
+        return None
+    return shown["full"]
+
+
+def css_text(text: str) -> str:
+    """``text`` (our own words) as a CSS string literal."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def cue_css(*, held: str, slot: str, hold_text: str, more_text: str, boxes: list[str], cue: str,
+            cue_texts: dict[str, str]) -> str:
+    """The styles of the reading area: boxes sized by ``--medeval-read-max``; their "more below" line; the slot
+    ``slot`` (a keyed container drawn above the answer buttons) shows ``hold_text`` while the keys are held
+    (``body[data-<held>]`` set) and, for a moment after the key guard dropped a key, ``cue_texts[reason]``
+    (``body[data-<cue>=reason]``)."""
+    held_attr = "data-" + "".join("-" + c.lower() if c.isupper() else c for c in held)
+    cue_attr = "data-" + "".join("-" + c.lower() if c.isupper() else c for c in cue)
+    sel = ", ".join(f".st-key-{b}" for b in boxes)
+    more = ", ".join(f'.st-key-{b}[data-more="1"]::after' for b in boxes)
+    rules = [
+        f"{sel} {{ max-height: var(--medeval-read-max, 24rem); overflow-y: auto; }}",
+        f"{more} {{ content: {css_text(more_text)}; position: sticky; bottom: -0.5rem; display: block;"
+        " margin: 0 -0.75rem -0.5rem; align-self: stretch; padding: 0.35rem 0.6rem 0.3rem; font-size: 0.85rem; font-weight: 600;"
+        " color: #8a4b00; background: linear-gradient(to bottom, rgba(255,248,225,0.85), #fff8e1);"
+        " border-top: 1px solid #f0c36d; flex-shrink: 0; }",
+        f".st-key-{slot} p {{ margin: 0; }}",
+        f"body[{held_attr}]:not([{held_attr}=\"\"]) .st-key-{slot} [data-testid='stCaptionContainer'] "
+        "{ display: none; }",
+        f"body[{held_attr}]:not([{held_attr}=\"\"]) .st-key-{slot}::before {{ content: {css_text(hold_text)};"
+        " display: block; font-size: 0.9rem; font-weight: 600; color: #8a4b00; }",
+    ]
+    for reason, text in cue_texts.items():
+        rules.append(f"body[{cue_attr}=\"{reason}\"] .st-key-{slot} [data-testid='stCaptionContainer'] "
+                     "{ display: none; }")
+        rules.append(f"body[{cue_attr}=\"{reason}\"] .st-key-{slot}::before {{ content: {css_text(text)};"
+                     " display: block; font-size: 0.9rem; font-weight: 600; color: #b3261e; }")
+    return "<style>\n" + "\n".join(rules) + "\n</style>"
