@@ -540,7 +540,9 @@ def test_the_grade_screen_html_is_static():
     module's own constants, formatted with its own numbers."""
     tree = ast.parse((ROOT / "webui" / "grade_screen.py").read_text())
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "st.html"]
-    assert [ast.unparse(c.args[0]) for c in calls] == ['SCREEN_CSS % {\'max\': MAX_TEXT}']
+    assert [ast.unparse(c.args[0]) for c in calls] == [
+        "SCREEN_CSS", "reading.cue_css(held=HELD, slot=SLOT, hold_text=HOLD_TEXT, more_text=MORE_TEXT, boxes=BOXES, "
+                      "cue=CUE, cue_texts=CUE_TEXTS)"]
     guards = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "screen.key_guard"]
     assert [ast.unparse(c) for c in guards] == ["screen.key_guard('grade', **GUARD)"]
     from webui import grade_screen
@@ -549,3 +551,5 @@ def test_the_grade_screen_html_is_static():
         return isinstance(v, str) or (isinstance(v, list) and all(map(constants, v))) or (
             isinstance(v, dict) and all(map(constants, v.values())))
     assert constants(grade_screen.GUARD)
+    assert all(constants(v) for v in (grade_screen.HOLD_TEXT, grade_screen.MORE_TEXT, grade_screen.CUE_TEXTS,
+                                      grade_screen.BOXES, grade_screen.SLOT, grade_screen.LEGEND))

@@ -9,7 +9,8 @@ module; the researcher signs in once and every test opens tabs in that browser c
 * at 1366x768 and 1920x1080 every table shows all its columns (no sideways scrolling inside the grid) and no page
   scrolls sideways; long Chinese texts wrap inside the column; a full-page screenshot of every page at each size
   goes to pytest's temporary folder;
-* researcher pages are wide, the annotator's Grade screen is narrow;
+* researcher pages are wide, and so is the annotator's Grade screen (the sidebar folded, texts side by side);
+* no page of any role asks another host or gets a 4xx;
 * the "Start here" panel hides for good for the user who hid it, and only for them.
 
 ``MEDEVAL_DOCS_SCREENSHOTS=1`` also writes the README's screenshots to ``docs/`` (JPEG, 1366x768); without it
@@ -409,7 +410,9 @@ def pass_qualification(page: Page, demo, username: str) -> None:
     wait_ready(page)
 
 
-def test_annotator_screen_is_narrow_researcher_pages_wide(browser, researcher, demo):
+def test_grade_screen_takes_the_width_side_by_side(browser, researcher, demo):
+    """The reading screen (issue 32 §1): the whole width with the sidebar folded, reference and answer side by side,
+    every text of the demo whole on screen at 1366x768."""
     context = browser.new_context(viewport=LAPTOP)
     try:
         page = new_page(context)
@@ -425,21 +428,54 @@ def test_annotator_screen_is_narrow_researcher_pages_wide(browser, researcher, d
         page.locator(APP_IDLE).wait_for(state="attached")
         expect(page).to_have_url(re.compile(r"/grade"))
         assert not empty_states(page) and not errors(page), main_text(page)
-        # the demo campaign has guidelines: the first visit asks to read them (and the screen is narrow too)
-        assert main_column(page)["width"] <= 800
         page.locator(".st-key-guidelines_ack button").filter(visible=True).click()
         wait_ready(page)
         pass_qualification(page, demo, "doctor1")  # the demo round starts with a qualification (gold items)
         expect(page.get_by_test_id("stProgress")).to_be_visible()
+        bs.wait_grade_keys(page)
         docs_shot(page, "grade")
-        narrow = main_column(page)["width"]
-        assert narrow <= 800 and narrow < 0.6 * LAPTOP["width"], narrow  # centered: max-width ~736 px
+        assert main_column(page)["width"] > 1200  # the sidebar folded, the page wide
+        ref, ans = (page.locator(f".st-key-{k}").bounding_box() for k in ("item_reference", "item_response"))
+        assert abs(ref["y"] - ans["y"]) < 2 and ans["x"] > ref["x"] + ref["width"]  # side by side
+        whole = page.evaluate("() => [...document.querySelectorAll('.st-key-item_reference, .st-key-item_response')]"
+                              ".every(b => b.scrollHeight <= b.clientHeight)")
+        assert whole and page.locator(".st-key-gradekeys").bounding_box()["y"] < LAPTOP["height"]
     finally:
         context.close()
     page = new_page(researcher)
     open_page(page, demo, "/leaderboard")
     assert main_column(page)["width"] > 1000
     page.close()
+
+
+# the demo's accounts that can sign in, one per role (doctor2: an annotator with work done)
+ROLES = ("admin", "researcher", "doctor2", "senior1")
+
+
+@pytest.mark.parametrize("username", ROLES)
+def test_no_page_asks_another_host_or_gets_a_4xx(browser, demo, username):
+    """Nothing leaves the server (issue 32 §7): every page of the role's navigation, opened at its own URL, asks
+    only the app's own host, and no request gets a 4xx or 5xx (a hospital network has no internet)."""
+    from urllib.parse import urlsplit
+
+    context = browser.new_context(viewport=LAPTOP)
+    outside, failed = [], []
+    own = urlsplit(demo.url).netloc
+    context.on("request", lambda r: urlsplit(r.url).scheme in ("http", "https", "ws", "wss")
+               and urlsplit(r.url).netloc != own and outside.append(r.url))
+    context.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
+    try:
+        page = new_page(context)
+        sign_in(page, demo, username)
+        paths = nav_paths(page)
+        assert paths, "no navigation"
+        for path in paths:
+            open_page(page, demo, "/" + path)
+            page.wait_for_timeout(300)  # late requests of the page (icons, fonts) are counted too
+        assert not outside, outside
+        assert not failed, failed
+    finally:
+        context.close()
 
 
 def test_start_here_panel_hides_for_good_for_that_user_only(browser, researcher, demo):

@@ -144,9 +144,14 @@ def test_researcher_and_admin_work_pages_are_wide(url_path):
     assert ui.page_layout(url_path) == "wide"
 
 
-@pytest.mark.parametrize("url_path", ["grade", "annotate", "adjudicate", "help", "signed-out", "home", ""])
-def test_reading_and_grading_screens_stay_centered(url_path):
-    assert ui.page_layout(url_path) == "centered"
+@pytest.mark.parametrize("url_path", ["annotate", "adjudicate", "help", "signed-out", "home", ""])
+def test_pages_of_prose_stay_centered(url_path):
+    assert ui.page_layout(url_path) == "centered" and ui.sidebar_state(url_path) == "auto"
+
+
+@pytest.mark.parametrize("url_path", ["grade"])
+def test_reading_screens_take_the_width_with_the_sidebar_folded(url_path):
+    assert ui.page_layout(url_path) == "wide" and ui.sidebar_state(url_path) == "collapsed"
 
 
 def test_every_page_of_the_app_has_a_layout_on_purpose():
@@ -157,7 +162,7 @@ def test_every_page_of_the_app_has_a_layout_on_purpose():
 
     paths = set(re.findall(r'url_path="([a-z-]+)"', (ROOT / "app.py").read_text(encoding="utf-8")))
     paths |= {p.url_path for p in pages.PAGES}  # app.py builds the navigation from this table
-    centered = {"grade", "annotate", "adjudicate", "help", "signed-out", "home"}  # adjudicate: a reading screen
+    centered = {"annotate", "adjudicate", "help", "signed-out", "home"}  # adjudicate: a reading screen
     assert paths == set(ui.WIDE_PAGES) | centered, paths ^ (set(ui.WIDE_PAGES) | centered)
 
 
@@ -244,18 +249,19 @@ def test_the_layout_switches_per_page(people, monkeypatch):
     original = streamlit.set_page_config
 
     def record(*args, **kwargs):
-        calls.append(kwargs.get("layout"))
+        calls.append((kwargs.get("layout"), kwargs.get("initial_sidebar_state"), kwargs.get("page_icon")))
         return original(*args, **kwargs)
 
     monkeypatch.setattr(streamlit, "set_page_config", record)
     at = _app(people, "res").run()  # the hidden home page forwards to Campaigns
-    assert not at.exception and calls[0] == "centered" and calls[-1] == "wide"
-    for page, layout in [("app_pages/grade.py", "centered"), ("app_pages/dashboard.py", "wide"),
-                         ("app_pages/help.py", "centered"), ("app_pages/tuning.py", "wide")]:
+    assert not at.exception and calls[-1][0] == "wide"
+    for page, layout, sidebar in [("app_pages/grade.py", "wide", "collapsed"), ("app_pages/dashboard.py", "wide", "auto"),
+                                  ("app_pages/help.py", "centered", "auto"), ("app_pages/tuning.py", "wide", "auto")]:
         calls.clear()
         at.switch_page(page).run()
         assert not at.exception, page
-        assert calls == [layout], page  # one page config per run, with the page's own layout (issue 22)
+        # one layout per run, the page's own (issue 22), after the tab's icon, which comes before the navigation
+        assert calls == [(None, None, "🩺"), (layout, sidebar, None)], page
 
 
 # ---------------------------------------------------------------- help for the page the user came from (issue 22)

@@ -39,13 +39,17 @@ def test_the_grade_page_uses_the_same_guard_with_its_flag_note(drawn, monkeypatc
     monkeypatch.setattr(grade_screen.st, "html", lambda body, unsafe_allow_javascript=False: drawn.append(
         (body, unsafe_allow_javascript)))
     grade_screen.install()
-    (guard, js), (css, css_js) = drawn
-    assert js and not css_js and "<script" not in css
+    (guard, js), (css, css_js), (cues, cues_js) = drawn
+    assert js and not css_js and not cues_js and "<script" not in css + cues
     cfg = _cfg(guard)
     assert cfg["name"] == "grade" and cfg["settle"] == screen.SETTLE_MS == grade_screen.SETTLE_MS
     assert cfg["keys"] == ["1", "2", "3", "S", "s"] and (cfg["answer"], cfg["skip"]) == ("grade_", "skip_")
     assert cfg["ready"] == "gradeReady"  # <body data-grade-ready="<key>">: the browser tests wait for it
     assert cfg["note"] == {"box": "gradeflag", "save": "Save flag", "cancel": "Cancel"}
+    # the grade keys wait while a long text is unread (webui/reading.py); S answers nothing and never waits
+    assert (cfg["hold"], cfg["cue"], cfg["free"]) == ("gradeHeld", "gradeCue", ["s"])
+    assert 'body[data-grade-held]:not([data-grade-held=""]) .st-key-gradehold::before' in cues
+    assert all(f'body[data-grade-cue="{r}"] .st-key-gradehold::before' in cues for r in ("soon", "twice", "held"))
 
 
 def test_script_arguments_cannot_end_the_script_element(drawn):

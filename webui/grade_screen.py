@@ -36,7 +36,7 @@ from webui.screen import SETTLE_MS  # noqa: F401 (the pages' and tests' name for
 # the grade keys (not S) wait while a long text has not been read to its end (webui/reading.py).
 HELD, CUE = "gradeHeld", "gradeCue"
 GUARD = dict(answer="grade_", skip="skip_", keys=["1", "2", "3", "S"], ready="gradeReady",
-             note={"box": "gradeflag", "save": "Save flag", "cancel": "Cancel"}, hold=HELD, cue=CUE, free=("s",))
+             note={"box": "gradeflag", "save": "Save flag", "cancel": "Cancel"}, hold=HELD, cue=CUE, free=["s"])
 
 # The reading area: reference and answer side by side, each as tall as the screen allows (webui/reading.py).
 BOXES = ["item_reference", "item_response"]
@@ -53,7 +53,9 @@ CUE_TEXTS = {"soon": "Key ignored: a new item had just appeared. Read it, then p
 # status line a slot of constant height, reference and answer in boxes sized by webui/reading.py.
 SCREEN_CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 1rem; max-width: none; }
-[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] { padding: 0.45rem 0.8rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] { padding: 0.35rem 0.8rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] p { font-size: 0.9rem; }
+[data-testid="stMainBlockContainer"] h3 { font-size: 1.15rem; padding: 0.1rem 0; }
 [data-testid="stMainBlockContainer"] [data-testid="stProgress"] p { margin-bottom: 0; }
 .st-key-gradestatus { height: 2.4rem; min-height: 2.4rem; overflow: hidden; justify-content: center; }
 .st-key-gradestatus [data-testid="stAlert"] > div { padding: 0.4rem 0.8rem; }
@@ -61,14 +63,14 @@ SCREEN_CSS = """<style>
 .st-key-gradestatus p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .st-key-item_reference, .st-key-item_response { padding: 0.5rem 0.75rem; gap: 0; }
 .st-key-item_reference [data-testid="stText"], .st-key-item_response [data-testid="stText"] {
-  white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.95rem; line-height: 1.5; }
+  white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.95rem; line-height: 1.45; }
 .st-key-gradeitem { gap: 0.4rem; }
 .st-key-gradeitem [data-testid="stCaptionContainer"] p { margin-bottom: 0; }
 .st-key-gradeform [data-testid="stForm"] { padding: 0; border: none; }
 .st-key-gradekeys > * { flex: 1 1 0; min-width: 0; }
 .st-key-gradekeys > *:nth-child(n+4) { flex: 0.6 1 0; }
 .st-key-gradehold { min-height: 1.4rem; justify-content: center; }
-[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.5rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.4rem; }
 </style>"""
 
 

@@ -306,7 +306,55 @@ class RequireSession:
                 query["expired"] = "1"
             resp = RedirectResponse(f"{SIGNIN_PATH}?{urlencode(query)}", status_code=303)
             return await resp(scope, receive, send)
-        return await self.app(scope, receive, send)
+        return await _with_server_address(self.app, scope, receive, send)
+
+
+# Streamlit's page, opened at a page's own URL (/grade), looks for its server under that path first: it asks
+# /grade/_stcore/health and /grade/_stcore/host-config, gets two 404s, and only then tries /. Telling it the server's
+# address before its script runs (``window.__streamlit.BACKEND_BASE_URL``, read once when the script loads) makes
+# it ask the right place first. Our own static text; the base path is the server's own setting.
+_ADDRESS_JS = ("<script>window.__streamlit = Object.assign(window.__streamlit || {}, "
+               "{BACKEND_BASE_URL: window.location.origin + %s});</script>")
+
+
+def _address_script() -> bytes:
+    import json
+
+    import streamlit as st
+
+    base = "/" + (st.get_option("server.baseUrlPath") or "").strip("/")
+    return (_ADDRESS_JS % json.dumps(base if base == "/" else base + "/").replace("</", "<\\/")).encode()
+
+
+async def _with_server_address(app, scope, receive, send):
+    """Pass a signed-in page load on, with the server's address written into Streamlit's HTML page (before its
+    first script). The page is asked for uncompressed (it is small), so it can be read and rewritten whole."""
+    scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"]}
+    start: dict = {}
+    body: list[bytes] = []
+
+    async def rewrite(message):
+        if message["type"] == "http.response.start":
+            content_type = dict(message.get("headers", [])).get(b"content-type", b"")
+            if not content_type.startswith(b"text/html"):
+                start["pass"] = True
+                return await send(message)
+            start["message"] = message
+            return None
+        if start.get("pass"):
+            return await send(message)
+        body.append(message.get("body", b""))
+        if message.get("more_body"):
+            return None
+        page = b"".join(body)
+        if b"<head>" in page:
+            page = page.replace(b"<head>", b"<head>" + _address_script(), 1)
+        headers = [(k, v) for k, v in start["message"].get("headers", []) if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(page)).encode()))
+        await send({**start["message"], "headers": headers})
+        return await send({"type": "http.response.body", "body": page})
+
+    return await app(scope, receive, rewrite)
 
 
 def routes(limiter: throttle.AddressLimiter | None = None, pool: throttle.SigninPool | None = None) -> list[Route]:

@@ -198,7 +198,7 @@ _GUARD_JS = """
     refresh();
     const ids = screens();
     if (ids.length === 0) return;
-    if (ids.length > 1 || e.repeat) { drop(e); return; }
+    if (ids.length > 1 || e.repeat) { flash(e.repeat ? 'twice' : 'soon'); drop(e); return; }
     const first = document.querySelector('[class*="st-key-' + cfg.answer + '"] button');
     if (first && first.disabled) return;  // locked (flag note, guidelines): Streamlit ignores the key itself
     if (!allow(ids[0], !cfg.free.includes(e.key.toLowerCase()))) drop(e);
@@ -239,7 +239,7 @@ CUE_MS = 1600  # how long the cue line says why a key did nothing
 
 def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str,
               note: dict[str, str] | None = None, hold: str | None = None, cue: str | None = None,
-              free: tuple[str, ...] = ()) -> None:
+              free: list[str] | tuple[str, ...] = ()) -> None:
     """Install the key guard once per tab for a page whose answer buttons' keys start with ``answer`` (``skip``: the
     skip button's); ``keys``: the shortcuts (as ``st.button(shortcut=...)`` takes them) it watches; ``ready``: the
     ``document.body.dataset`` name of the marker; ``note``: ``{"box": <container key>, "save": <label>,
