@@ -35,9 +35,18 @@ m1.metric("Answers given", f"{total_done} / {total_assigned}")
 m2.metric("Items with all k grades", f"{prog['items_complete']} / {prog['items']}")
 m3.metric("Annotators per item (k)", prog["k"])
 
+if prog["not_fully_shown"] or prog["not_measured"]:
+    st.caption(f"Grades given without the whole text on screen: {prog['not_fully_shown']}"
+               f" · not measured (given outside the grading screen, or before it measured): {prog['not_measured']}")
+else:
+    st.caption("Every grade was given with the whole text on screen (or read to its end).")
+
 st.subheader("Per annotator", anchor=False)
+# the reading columns only where they say something (a column that is always 0 is left out)
+reading_cols = [c for c in ("not_fully_shown", "not_measured") if prog[c]]
 st.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"] if a["assigned"] else 0.0,
-               "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"]}
+               "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"],
+               **{c.replace("_", " "): a[c] for c in reading_cols}}
               for a in prog["annotators"]],
              column_config={"progress": st.column_config.ProgressColumn("progress", format="percent",
                                                                          min_value=0, max_value=1)},

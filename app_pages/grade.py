@@ -172,7 +172,7 @@ def screen() -> None:
         st.session_state.pop("saved", None)  # another campaign's, or an earlier sitting's (round): never shown here
         st.session_state.pop("gold_feedback", None)
     # the status line and the progress share one row: the item's texts get the height
-    status_col, progress_col = st.columns([3, 2], vertical_alignment="center")
+    status_col, progress_col = st.container(key="gradetop").columns([3, 2], vertical_alignment="center")
     with status_col, st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
         if error := st.session_state.get("grade_error"):
             st.error(ui.md_escape(error), icon=":material/error:")

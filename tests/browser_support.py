@@ -329,3 +329,14 @@ def wait_grade_keys(page) -> None:
     """The Grade page's item on screen takes grade keys: it has been shown for ``webui.grade_screen.SETTLE_MS``
     (a key pressed sooner is dropped, so a test must wait for this before pressing 1 / 2 / 3 / S)."""
     page.wait_for_function(GRADE_KEYS_READY_JS)
+
+
+def open_sidebar(page) -> None:
+    """Unfold the sidebar where the page starts with it folded (the reading screens, issue 32), as a user does with
+    the arrow at the top left; nothing where it is open."""
+    button = page.get_by_test_id("stExpandSidebarButton")
+    if button.count() and button.is_visible():
+        button.click()
+    # slid in: its content's left edge at the window's (the sidebar slides from the left when it opens)
+    page.wait_for_function("() => { const s = document.querySelector('[data-testid=\"stSidebarContent\"]');"
+                           " return s && Math.abs(s.getBoundingClientRect().left) < 1; }")

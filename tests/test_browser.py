@@ -401,6 +401,7 @@ def test_signout_ends_session_and_old_cookie_is_refused(page: Page, app):
     old = [c for c in page.context.cookies() if c["name"] == "medeval_session"]
     assert len(old) == 1
 
+    bs.open_sidebar(page)  # folded on the grading screen (issue 32)
     page.get_by_test_id("medeval-signout").click()
     page.wait_for_url(re.compile(r"/signin\?signed_out=1$"))
     shows(page.locator(".msg.ok"), "You are signed out.")

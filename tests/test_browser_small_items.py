@@ -93,6 +93,7 @@ def test_the_worked_examples_table_shows_every_row_wrapped(page: Page, app):
 def test_help_opens_with_how_to_use_the_page_the_user_came_from(page: Page, app):
     sign_in(page, app, "doc_login")  # an annotator's first page: Grade
     wait_idle(page)
+    bs.open_sidebar(page)  # folded on the grading screen (issue 32)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Help").click()
     page.wait_for_url(lambda url: url.endswith("/help"))
     wait_idle(page)

@@ -180,6 +180,41 @@ def test_progress_per_annotator_and_bucket(demo_db):
         assert [c["name"] for c in cp.list_campaigns(db, actor=res)][-1] == "progress"
 
 
+def test_progress_counts_grades_given_without_the_whole_text(demo_db):
+    """A grade records what the screen showed (m026): the report counts those given while a text was not whole on
+    screen, and those nothing measured; a change replaces what its grade counted."""
+    from medeval.annotation import answers
+    from medeval.annotation.answers import Answer
+
+    with connect(demo_db) as db:
+        res = auth.get_user(db, "res")
+        cid = cp.create_random_campaign(db, "reading", 4, ["doc02"], k=1, seed=5, actor=res)
+        u = auth.get_user(db, "doc02")
+        given = []
+        for n, shown in enumerate((True, False, None)):
+            item = cp.next_item(db, u, cid)
+            rid, _ = answers.submit(db, u, cid, f"i:{item}", Answer.from_tier_form(1, fully_shown=shown),
+                                    client_token=f"r{n}")
+            given.append((item, rid))
+        item = cp.next_item(db, u, cid)
+        answers.submit(db, u, cid, f"i:{item}", Answer.from_tier_form(None, skipped=True, fully_shown=False),
+                       client_token="r-skip")  # a skip grades nothing: not counted
+        stored = [r[0] for r in db.conn.execute("SELECT fully_shown FROM answers WHERE user_id = ? ORDER BY id",
+                                                (u.id,))]
+        assert stored == [1, 0, None, 0]
+        p = cp.campaign_progress(db, cid, actor=res)
+        mine = next(a for a in p["annotators"] if a["annotator"] == "doc02")
+        assert (mine["not_fully_shown"], mine["not_measured"]) == (1, 1) == (p["not_fully_shown"], p["not_measured"])
+        # the grade given unread is changed after reading the whole text: it no longer counts
+        item, rid = given[1]
+        answers.submit(db, u, cid, f"i:{item}", Answer.from_tier_form(2, fully_shown=True), client_token="r-change",
+                       expected=rid)
+        p = cp.campaign_progress(db, cid, actor=res)
+        assert (p["not_fully_shown"], p["not_measured"]) == (0, 1)
+        with pytest.raises(MedevalError, match="fully_shown"):
+            Answer.from_tier_form(1, fully_shown=1)  # a measure is a bool, said as one
+
+
 @pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_campaign(demo_db):
     import json

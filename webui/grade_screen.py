@@ -57,6 +57,7 @@ SCREEN_CSS = """<style>
 [data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] p { font-size: 0.9rem; }
 [data-testid="stMainBlockContainer"] h3 { font-size: 1.15rem; padding: 0.1rem 0; }
 [data-testid="stMainBlockContainer"] [data-testid="stProgress"] p { margin-bottom: 0; }
+.st-key-gradetop { height: 2.6rem; min-height: 2.6rem; overflow: hidden; justify-content: center; }
 .st-key-gradestatus { height: 2.4rem; min-height: 2.4rem; overflow: hidden; justify-content: center; }
 .st-key-gradestatus [data-testid="stAlert"] > div { padding: 0.4rem 0.8rem; }
 .st-key-gradestatus [data-testid="stAlertContainer"] { padding: 0.4rem 0.8rem; }

@@ -112,7 +112,13 @@ def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dic
 
 
 def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
-    """Progress per annotator (done / assigned, skipped, flagged) and per bucket (items with all k grades)."""
+    """Progress per annotator (done / assigned, skipped, flagged) and per bucket (items with all k grades).
+
+    Each annotator's current grades are also counted by what their screen showed (``answers.fully_shown``):
+    ``not_fully_shown`` -- given while a text of the item was not whole on screen nor read to its end -- and
+    ``not_measured`` -- given where nothing measured it (the command line, a change from the list of one's
+    answers, a flag, an answer from before the measure existed); the campaign's totals are ``not_fully_shown`` and
+    ``not_measured`` too."""
     authorize(actor, "campaign.read")
     row = db.conn.execute("SELECT config, report, kind FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
@@ -123,12 +129,15 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
     for uid, name, assigned in db.conn.execute(
             "SELECT u.id, u.username, count(*) FROM assignments a JOIN users u ON u.id = a.user_id "
             "WHERE a.campaign_id = ? GROUP BY u.id ORDER BY u.username", (campaign_id,)):
-        done, skipped, flagged = db.conn.execute(
-            "SELECT count(*), coalesce(sum(l.skipped), 0), coalesce(sum(l.flagged), 0) FROM latest_grade_annotations l "
+        done, skipped, flagged, partial, unmeasured = db.conn.execute(
+            "SELECT count(*), coalesce(sum(l.skipped), 0), coalesce(sum(l.flagged), 0), "
+            "coalesce(sum(l.skipped = 0 AND x.fully_shown = 0), 0), "
+            "coalesce(sum(l.skipped = 0 AND x.fully_shown IS NULL), 0) FROM latest_grade_annotations l "
+            "JOIN answers x ON x.id = l.id "
             "JOIN assignments a ON a.item_id = l.item_id AND a.user_id = l.user_id "
             "WHERE a.campaign_id = ? AND l.user_id = ?", (campaign_id, uid)).fetchone()
         annotators.append({"annotator": name, "assigned": assigned, "done": done, "skipped": skipped,
-                           "flagged": flagged})
+                           "flagged": flagged, "not_fully_shown": partial, "not_measured": unmeasured})
     graded = dict(db.conn.execute(
         "SELECT ci.id, count(*) FROM latest_grade_annotations l JOIN campaign_items ci ON ci.id = l.item_id "
         "WHERE ci.campaign_id = ? AND l.skipped = 0 GROUP BY ci.id", (campaign_id,)).fetchall())
@@ -146,4 +155,6 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
     return {"campaign": campaign_id, "k": cfg["k"], "annotators": annotators, "items": n_items,
             "items_complete": sum(1 for n in graded.values() if n >= cfg["k"]),
             "buckets": sorted(buckets.values(), key=lambda b: (b["metric"], b["aspect_type"], b["interval"])),
-            "short_intervals": [r for r in report if r["short"]]}
+            "short_intervals": [r for r in report if r["short"]],
+            "not_fully_shown": sum(a["not_fully_shown"] for a in annotators),
+            "not_measured": sum(a["not_measured"] for a in annotators)}
