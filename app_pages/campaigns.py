@@ -65,13 +65,14 @@ if prog["short_intervals"]:
                        "interval": str(r.get("interval", "")), "available": r["available"], "sampled": r["sampled"]}
                       for r in prog["short_intervals"]], hide_index=True, key="short_table")
 
-c1, c2 = st.columns(2)
-c1.download_button("Download current grades (CSV)", cp.grades_csv(grades), file_name=f"campaign-{cid}-grades.csv",
-                   mime="text/csv", key="grades_csv", width="stretch")
-ui.open_close_button(c2, camp, user, key_prefix="campaign")
+st.download_button("Download current grades (CSV)", cp.grades_csv(grades), file_name=f"campaign-{cid}-grades.csv",
+                   mime="text/csv", key="grades_csv")
 
 with st.expander("Configuration (reproducible from the seed)"):
     st.json(camp["config"])
+
+# closing is asked once, and sits apart from the downloads
+ui.open_close_button(st.columns(3)[0], camp, user, key_prefix="campaign")
 
 ui.guidelines_editor(cid, user, "campaign_guidelines")
 
@@ -130,8 +131,12 @@ def gold_panel(cid: int) -> None:
                                         "retired": st.column_config.CheckboxColumn(width=70)})
             c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
             gid = c1.selectbox("Retire a gold item", [g.id for g in active], key="gold_retire_pick", index=None)
-            if c2.button("Retire", key="gold_retire", disabled=gid is None):
-                wg.run(lambda d: gold.unmark_gold(d, cid, gid, actor=user), f"Retired gold item {gid}", prefix="gold")
+            if c2.button("Retire…", key="gold_retire", disabled=gid is None):
+                ui.ask_first(f"gold_retire_ask_{gid}")
+            ui.confirm(f"gold_retire_ask_{gid}", question=f"Retire gold item {gid}?",
+                       details="It is no longer handed out; answers already given to it are kept.",
+                       yes="Retire it", on_yes=lambda: wg.run(lambda d: gold.unmark_gold(d, cid, gid, actor=user),
+                                                             f"Retired gold item {gid}", prefix="gold"))
 
         wg.results_table(results, key="gold_results")
 

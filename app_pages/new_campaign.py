@@ -151,7 +151,12 @@ for p in _problems():
 active_mode = kind == "bucket_grading" and sampling == "active"
 signature = repr((kind, name.strip(), sorted(annotators), int(k), int(seed),
                   (active_cfg if active_mode else cfg) if kind == "bucket_grading" else (int(n), allow_overlap)))
-if st.button("Create campaign", type="primary", disabled=bool(_problems()), key="create_campaign"):
+# Never disabled by what a field holds: a click that ends the typing in a field (its value is sent as the field
+# loses the focus) must count, so the button checks the fields when it is pressed.
+if st.button("Create campaign", type="primary", key="create_campaign"):
+    if problems := _problems():
+        st.error("Not created: " + " ".join(problems))
+        st.stop()
     if st.session_state.get("created_signature") == signature:  # a double click: create it once
         st.info("This campaign was just created; change something to create another.")
         st.stop()

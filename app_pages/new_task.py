@@ -103,7 +103,11 @@ if len(annotators) < k:
 for p in problems:
     st.caption(f"• {p}")
 signature = repr((task, name.strip(), sorted(annotators), k, seed, sorted(config.items())))
-if st.button("Create campaign", type="primary", disabled=bool(problems), key="create_task"):
+# Never disabled by what a field holds: a click that ends the typing in a field must count (see New campaign).
+if st.button("Create campaign", type="primary", key="create_task"):
+    if problems:
+        st.error("Not created: " + " ".join(problems))
+        st.stop()
     if st.session_state.get("created_task_signature") == signature:  # a double click: create it once
         st.info("This campaign was just created; change something to create another.")
         st.stop()

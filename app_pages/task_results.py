@@ -104,12 +104,11 @@ if r["flags"]:
                   hide_index=True, width="stretch", key="task_flags", file_name=f"task-{cid}-flags.csv",
                   label="Flagged items (CSV)")
 
-c1, c2, c3 = st.columns(3)
+c1, c2, _ = st.columns(3)
 c1.download_button("Results (JSON)", json.dumps(r, ensure_ascii=False, indent=2, default=str),
                    file_name=f"task-{cid}-results.json", mime="application/json", key="task_json", width="stretch")
 c2.download_button("Answers (CSV)", tasks.answers_csv(rows), file_name=f"task-{cid}-answers.csv", mime="text/csv",
                    key="task_csv", width="stretch")
-ui.open_close_button(c3, camp, user, key_prefix="task")
 
 # the report (HTML, and a zip with the PDF), made when a button is clicked
 from medeval.reports import html_kit  # noqa: E402
@@ -217,10 +216,17 @@ def gold_panel(cid: int) -> None:
                                         "retired": st.column_config.CheckboxColumn(width=70)})
             c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
             gid = c1.selectbox("Retire a gold item", [g.id for g in active], key=f"{p}_retire_pick", index=None)
-            if c2.button("Retire", key=f"{p}_retire", disabled=gid is None):
-                wg.run(lambda d: gold.retire_task_gold(d, cid, gid, actor=user), f"Retired gold item {gid}", prefix=p)
+            if c2.button("Retire…", key=f"{p}_retire", disabled=gid is None):
+                ui.ask_first(f"{p}_retire_ask_{gid}")
+            ui.confirm(f"{p}_retire_ask_{gid}", question=f"Retire gold item {gid}?",
+                       details="It is no longer handed out; answers already given to it are kept.",
+                       yes="Retire it", on_yes=lambda: wg.run(lambda d: gold.retire_task_gold(d, cid, gid, actor=user),
+                                                             f"Retired gold item {gid}", prefix=p))
 
         wg.results_table(results, key=f"{p}_results")
 
 
 gold_panel(cid)
+
+# closing is asked once, and sits apart from the downloads
+ui.open_close_button(st.columns(3)[0], camp, user, key_prefix="task")

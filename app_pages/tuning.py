@@ -121,6 +121,8 @@ def publish_section(mine: dict) -> None:
     """What publishing would change, from the draft of the moment (``mine``: the stored draft with the slider's
     value), and the buttons. Drawn inside the slider's fragment, so it is never one move behind."""
     st.subheader("Publish", anchor=False)
+    if st.session_state.pop("publish_rerun", False):
+        st.rerun()  # the whole page: the active set, its scores and every comparison changed
     if msg := st.session_state.pop("publish_msg", None):
         st.success(msg)
     changes = {k: v for k, v in mine.items()  # equal to 9 decimals (the comparison rule) is no change
@@ -138,29 +140,63 @@ def publish_section(mine: dict) -> None:
             + f" → your draft **{cut(v[0])} – {cut(v[1])}**" for (m, t), v in sorted(changes.items())))
     name = st.text_input("Name of the new threshold set", key="publish_name",
                          placeholder="e.g. Calibrated on round 1")
+    if err := st.session_state.pop("publish_err", None):
+        st.error(ui.md_escape(err))
     p1, p2 = st.columns(2)
-    if p1.button("Publish and activate", type="primary", key="publish", disabled=not name.strip()):
-        source = {}
+    ask = "publish_ask"
+    # Never disabled by the name field: a click that ends the typing in it must count; the name is checked here.
+    if p1.button("Publish and activate…", type="primary", key="publish"):
+        if name.strip():
+            ui.ask_first(ask)
+        else:
+            st.error("Give the new threshold set a name, then press Publish again.")
+    if st.session_state.get(ask):
+        ui.confirm(ask, question=f"Publish “{ui.md_escape(name.strip())}” and make it the active set?",
+                   details=_agreement_before_publishing(mine) + " Every score is then regraded under it.",
+                   yes="Publish and regrade every score", on_yes=_publish, args=(changes, name.strip()))
+    p2.button("Discard my draft…", on_click=ui.ask_first, args=("discard_ask",), key="discard_draft")
+    ui.confirm("discard_ask", question="Discard your draft?",
+               details=f"Every cut-off you moved goes back to the active set v{act.version}'s.",
+               yes="Discard the draft", on_yes=_discard)
+
+
+def _agreement_before_publishing(mine: dict) -> str:
+    """How the draft's cut-offs agree with the clinicians, against the active set's, on the stratum on screen (the
+    only one whose graded examples this page has read)."""
+    if not len(scores) or key not in mine or act.cutoffs.get(key) is None:
+        return "No clinicians' grades on this page to compare the draft with the active set."
+    new, old = tuning.against_experts(scores, tiers, *mine[key]), tuning.against_experts(scores, tiers, *act.cutoffs[key])
+    if new.kappa is None or old.kappa is None:
+        return "The agreement with the clinicians is undefined here (too few or identical grades)."
+    verdict = ("**less** than" if new.kappa < old.kappa - 1e-9 else "more than" if new.kappa > old.kappa + 1e-9
+               else "as much as")
+    others = len([k for k in mine if k != key and mine[k] != act.cutoffs.get(k)])
+    return (f"On {metric} / {atype} ({new.n} graded examples) your draft agrees {verdict} the active set "
+            f"v{act.version} with the clinicians: weighted kappa {new.kappa:.3f} against {old.kappa:.3f}."
+            + (f" ({others} other strata change too; open them to compare.)" if others else ""))
+
+
+def _publish(changes: dict, name: str) -> None:
+    source = {}
+    try:
         if cid is not None:
             with ui.db() as d:
                 source = cal.campaign_source(d, cid)
-        try:
-            with ui.db() as d:
-                v = cal.publish_set(d, changes, name=name, actor=user,
-                                    provenance={"method": "tuned by hand on the tuning page", "source": source,
-                                                **({"consensus": consensus} if cid is not None else {}),
-                                                **({"estimator": f"{designs.method_name(by_id[cid]['config'])} "
-                                                                 "(suggested; published as tuned by hand)"}
-                                                   if is_active else {})})
-                tuning.discard_draft(d, user)
-        except MedevalError as e:
-            st.error(ui.md_escape(str(e)))
-        else:
-            st.session_state["publish_msg"] = f"Published v{v} and made it active; every score was regraded under it."
-            for k in [k for k in st.session_state if str(k).startswith("cut_")]:
-                del st.session_state[k]
-            st.rerun()  # the whole page: the active set, its scores and every comparison changed
-    p2.button("Discard my draft", on_click=_discard, key="discard_draft")
+        with ui.db() as d:
+            v = cal.publish_set(d, changes, name=name, actor=user,
+                                provenance={"method": "tuned by hand on the tuning page", "source": source,
+                                            **({"consensus": consensus} if cid is not None else {}),
+                                            **({"estimator": f"{designs.method_name(by_id[cid]['config'])} "
+                                                             "(suggested; published as tuned by hand)"}
+                                               if is_active else {})})
+            tuning.discard_draft(d, user)
+    except MedevalError as e:
+        st.session_state["publish_err"] = str(e)
+        return
+    st.session_state["publish_msg"] = f"Published v{v} and made it active; every score was regraded under it."
+    st.session_state["publish_rerun"] = True
+    for k in [k for k in st.session_state if str(k).startswith("cut_")]:
+        del st.session_state[k]
 
 
 @st.fragment

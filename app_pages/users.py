@@ -75,8 +75,12 @@ with tab_edit:
             _run(auth.reset_password, t.username, pw, done=f"Password of {t.username} reset; their sessions ended.")
             st.rerun()
     if t.active:
-        st.button("Disable user (ends their sessions; their annotations are kept)", key="disable_user",
-                  on_click=_run, args=(auth.disable, t.username), kwargs={"done": f"{t.username} disabled."})
+        st.button("Disable user…", key="disable_user", on_click=ui.ask_first, args=(f"disable_user_ask_{t.id}",),
+                  help="Ends their sessions; their annotations are kept; can be enabled again")
+        ui.confirm(f"disable_user_ask_{t.id}", question=f"Disable {ui.md_escape(t.username)}?",
+                   details="Their sessions end now and they cannot sign in; their annotations are kept.",
+                   yes="Disable the account", on_yes=_run, args=(auth.disable, t.username),
+                   kwargs={"done": f"{t.username} disabled."})
     else:
         st.button("Enable user", key="enable_user", on_click=_run, args=(auth.enable, t.username),
                   kwargs={"done": f"{t.username} enabled."})

@@ -264,7 +264,15 @@ def test_campaigns_page_shows_progress_and_closes_a_campaign(app_db):
     assert [m.value for m in at.metric][:1] == ["0 / 16"]
     annotators = at.dataframe[1].value
     assert list(annotators["annotator"]) == ["doc1", "doc2"] and list(annotators["assigned"]) == [8, 8]
+    at.button(key="campaign_close").click().run()  # asked once (issue 32 §6): nothing closed yet
+    with connect(app_db["path"]) as db:
+        assert db.conn.execute("SELECT status FROM campaigns").fetchone()[0] == "open"
+    cid = app_db["campaign"]
+    assert any("can no longer give or change answers" in m.value for m in at.markdown)
+    at.button(key=f"campaign_close_ask_{cid}_no").click().run()  # Cancel: still open, the question gone
+    assert not [b for b in at.button if b.key == f"campaign_close_ask_{cid}_yes"]
     at.button(key="campaign_close").click().run()
+    at.button(key=f"campaign_close_ask_{cid}_yes").click().run()
     assert not at.exception
     with connect(app_db["path"]) as db:
         assert db.conn.execute("SELECT status FROM campaigns").fetchone()[0] == "closed"
@@ -276,7 +284,10 @@ def test_new_campaign_page_previews_then_creates(app_db):
     at = _app(app_db["path"], "res").run()
     at.switch_page("app_pages/new_campaign.py").run()
     assert not at.exception
-    assert at.button(key="create_campaign").disabled  # no name yet
+    at.button(key="create_campaign").click().run()  # no name yet: said, nothing created (never a dead button)
+    assert any(e.value.startswith("Not created: Give the campaign a name.") for e in at.error)
+    with connect(app_db["path"]) as db:
+        assert [c["name"] for c in cp.list_campaigns(db, actor=None)] == ["round 1"]
     at.text_input(key="new_name").input("calibration").run()
     at.multiselect(key="new_metrics").set_value(["rouge1"]).run()
     at.number_input(key="new_k").set_value(2).run()
@@ -331,7 +342,11 @@ def test_users_page_adds_a_user_and_exports_the_audit_log(app_db):
     with connect(app_db["path"]) as db:
         assert auth.authenticate(db, "doc9", "long enough pw").role == "annotator"
     at.selectbox(key="edit_user").set_value("doc9").run()
-    at.button(key="disable_user").click().run()
+    at.button(key="disable_user").click().run()  # asked once
+    with connect(app_db["path"]) as db:
+        doc9 = auth.get_user(db, "doc9")
+        assert doc9.active
+    at.button(key=f"disable_user_ask_{doc9.id}_yes").click().run()
     with connect(app_db["path"]) as db:
         assert not auth.get_user(db, "doc9").active
     # mismatched passwords are refused without adding anything
@@ -420,7 +435,12 @@ def test_tuning_page_moves_a_private_draft_and_publishes_it(app_db):
     labels = [m.label for m in at.metric]
     assert "Weighted kappa vs experts" in labels and any(lbl.startswith("All scored:") for lbl in labels)
     at.text_input(key="publish_name").input("tuned").run()
-    at.button(key="publish").click().run()
+    at.button(key="publish").click().run()  # asked once, with how the draft agrees against the active set
+    with connect(app_db["path"]) as db:
+        assert th.active(db).version == 1
+    question = next(m.value for m in at.markdown if "and make it the active set?" in m.value)
+    assert "weighted kappa" in question and "the active set v1 with the clinicians" in question, question
+    at.button(key="publish_ask_yes").click().run()
     assert not at.exception
     with connect(app_db["path"]) as db:
         active = th.active(db)

@@ -29,7 +29,8 @@ def test_new_campaign_form_is_reset_after_a_create_and_names_it(app_db):  # noqa
     assert at.multiselect(key="new_metrics__1").value == ["bleu1", "rouge1", "cosine"]
     assert at.number_input(key="new_width__1").value == 0.1
     assert at.number_input(key="new_k__1").value == 3  # the default again, not the 2 chosen
-    assert at.button(key="create_campaign").disabled  # no name: nothing to create twice by accident
+    at.button(key="create_campaign").click().run()  # no name: nothing to create twice by accident
+    assert any(e.value.startswith("Not created: Give the campaign a name.") for e in at.error)
     at.run()  # the message is shown once, not on every later run
     assert not at.success
 

@@ -94,7 +94,9 @@ def test_the_panel_lists_candidates_and_marks_one_with_its_expected_answer(gold_
     assert src not in at.selectbox(key="task_gold_pick").options  # gold now: no longer a candidate
 
     at.selectbox(key="task_gold_retire_pick").set_value(g.id).run()
-    at.button(key="task_gold_retire").click().run()
+    at.button(key="task_gold_retire").click().run()  # asked once
+    assert not _stored(gold_db, cid)[0].retired
+    at.button(key=f"task_gold_retire_ask_{g.id}_yes").click().run()
     assert not at.exception
     assert _stored(gold_db, cid)[0].retired
     assert any(e.label == "Gold items (0)" for e in at.expander)

@@ -150,7 +150,8 @@ def test_new_task_page_previews_and_creates(task_db):
     at.radio(key="new_task_type").set_value("preference").run()
     at.selectbox(key="new_task_preference_compare").set_value("judges").run()
     assert any("1 items" in m.value for m in at.markdown) or "1 items" in _texts(at)
-    assert at.button(key="create_task").disabled  # no name yet
+    at.button(key="create_task").click().run()  # no name yet: said, nothing created
+    assert any(e.value.startswith("Not created: Give the campaign a name.") for e in at.error)
     at.text_input(key="new_task_name").input("judges round").run()
     at.multiselect(key="new_task_annotators").set_value(["doc1", "doc2"]).run()
     at.button(key="create_task").click().run()
@@ -179,6 +180,7 @@ def test_task_results_page_shows_sections_and_closes(task_db):
     assert sorted(shares["source"]) == ["alpha", "beta", "gamma"]
     assert shares["share"].between(0, 1).all()
     at.button(key="task_close").click().run()
+    at.button(key=f"task_close_ask_{task_db['preference']}_yes").click().run()
     assert at.button(key="task_reopen")
     with connect(task_db["path"]) as db:
         assert db.conn.execute("SELECT status FROM campaigns WHERE id = ?",

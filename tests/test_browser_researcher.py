@@ -174,6 +174,7 @@ def test_moving_the_upper_handle_keeps_the_lower_and_publish_shows_the_new_value
     expect(changes).to_contain_text(f"your draft {cut(lo3)} – {cut(hi2)}")
 
     page.locator(".st-key-discard_draft button").filter(visible=True).click()
+    page.locator(".st-key-discard_ask_yes button").filter(visible=True).click()  # asked once
     deadline = time.monotonic() + TIMEOUT / 1000
     while draft(demo):
         assert time.monotonic() < deadline

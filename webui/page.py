@@ -186,8 +186,38 @@ def plain(label: str, text: str | None, *, key: str | None = None) -> None:
         st.text(text if text else "(empty)")
 
 
+def ask_first(key: str) -> None:
+    """A button's callback for a consequential action: ask before doing it (:func:`confirm` draws the question)."""
+    st.session_state[key] = True
+
+
+def confirm(key: str, *, question: str, yes: str, on_yes: Callable, args: tuple = (), kwargs: dict | None = None,
+            no: str = "Cancel", details: str | None = None) -> bool:
+    """Ask once before a consequential action (closing a campaign, publishing, disabling, retiring): while
+    ``st.session_state[key]`` is set (a first button's ``on_click=ask_first, args=(key,)``), draw ``question``
+    (our own words, Markdown; ``details`` a second line) with ``yes`` -- which runs ``on_yes(*args, **kwargs)`` --
+    and ``no``, which only closes the question. Returns whether the question is on screen."""
+    if not st.session_state.get(key):
+        return False
+
+    def _yes() -> None:
+        st.session_state.pop(key, None)
+        on_yes(*args, **(kwargs or {}))
+
+    def _no() -> None:
+        st.session_state.pop(key, None)
+
+    with st.container(border=True, key=f"{key}_confirm"):
+        st.markdown(f"**{question}**" + (f"  \n{details}" if details else ""))
+        c1, c2, _ = st.columns([2, 1, 2])
+        c1.button(yes, type="primary", key=f"{key}_yes", on_click=_yes, width="stretch")
+        c2.button(no, key=f"{key}_no", on_click=_no, width="stretch")
+    return True
+
+
 def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> None:
-    """Close an open campaign (no more answers or changes) or reopen a closed one; audited by the library."""
+    """Close an open campaign (no more answers or changes; asked once) or reopen a closed one; audited by the
+    library."""
     from medeval.annotation import campaigns as cp
     from medeval.core.errors import MedevalError
 
@@ -203,9 +233,13 @@ def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> N
     if err := st.session_state.pop(error_key, None):
         st.error(md_escape(err))
     if campaign["status"] == "open":
-        container.button("Close campaign", key=f"{key_prefix}_close", on_click=_set, args=("closed",),
+        ask = f"{key_prefix}_close_ask_{campaign['id']}"  # the question is about this campaign only
+        container.button("Close campaign…", key=f"{key_prefix}_close", on_click=ask_first, args=(ask,),
                          width="stretch", help="No more answers or changes; annotators see it as closed. "
                                                "Can be reopened.")
+        confirm(ask, question=f"Close campaign #{campaign['id']} “{md_escape(campaign['name'])}”?",
+                details="Its annotators can no longer give or change answers until it is reopened.",
+                yes="Close the campaign", on_yes=_set, args=("closed",))
     else:
         container.button("Reopen campaign", key=f"{key_prefix}_reopen", on_click=_set, args=("open",),
                          width="stretch")
