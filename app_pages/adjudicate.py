@@ -3,7 +3,9 @@
 The queue holds the items of a campaign whose annotators' tiers lie at least the chosen distance apart,
 the widest disagreement first. For each: the item as the annotators saw it (not the model), every
 annotator's tier and flag note (names only when asked for), the current adjudication if any, and the
-final tier with a reason. Keys: 1 / 2 / 3 pick the tier; Ctrl+Enter in the reason saves. Every text from
+final tier with a reason. Keys: 1 / 2 / 3 pick the tier; R puts the cursor in the reason; Ctrl+Enter in the reason
+saves. A campaign or filter opens on its first item still to settle (a queue with none says so); replacing an earlier
+adjudication is asked once. Every text from
 the data is shown as plain text. The library checks the role again
 (:mod:`medeval.annotation.adjudication`), and refuses an item to its own graders: the items assigned to the
 signed-in user are not offered, and the sidebar says how many were left out for that reason.
@@ -34,15 +36,25 @@ with ui.db() as d:
 if not camps:
     st.info("No grading campaigns yet: there is nothing to adjudicate.")
     st.stop()
+def _refilter() -> None:
+    """A new campaign or filter opens on its first item still to settle, never on the item chosen before."""
+    st.session_state.pop("adj_item", None)
+
+
 with st.sidebar:  # the queue's settings: the item has the page
     cid = ui.campaign_choice(camps, key="adj_campaign")["id"]
+if st.session_state.get("adj_for_campaign") != cid:  # (the campaign choice keeps its own state: compared here)
+    st.session_state["adj_for_campaign"] = cid
+    _refilter()
 distance = st.sidebar.radio("Disagreement of at least", adj.DISTANCES, index=1, horizontal=True, key="adj_distance",
-                    format_func=lambda n: "1 tier (any)" if n == 1 else "2 tiers (Completely Wrong vs Basically "
-                                                                        "Correct)")
+                            on_change=_refilter,
+                            format_func=lambda n: "1 tier (any)" if n == 1 else "2 tiers (Completely Wrong vs "
+                                                                                "Basically Correct)")
 show_names = st.sidebar.toggle("Show annotator names", value=False, key="adj_names",
                        help="Off: the annotators are numbered, so the final tier does not lean on who gave which.")
 
 screen.keys_after_clicks("adj_item")  # 1 2 3 work after a click on any control of this page
+screen.key_to_focus("adj_item", "r", '[class*="st-key-adj_reason_"] textarea')  # R: the reason, one key away
 msg = st.session_state.pop("adj_msg", None)
 
 try:
@@ -64,6 +76,10 @@ if not q:
 open_items = [r["item"] for r in q if r["adjudication"] is None]
 st.sidebar.caption(f"{len(q)} items in the queue, {len(q) - len(open_items)} adjudicated · widest disagreement "
                    "first")
+if not open_items:  # said, not left to be guessed from the list
+    st.info(f"Every item of this queue is settled ({len(q)} of {len(q)})."
+            + (" Choose 1 tier in the sidebar to see every disagreement." if distance > 1 else "")
+            + " An item below can still be looked at again.", icon=":material/task_alt:")
 if own_note:
     st.sidebar.caption(own_note)
 
@@ -117,12 +133,22 @@ def _pick(tier: int) -> None:
     st.session_state[tier_key] = tier
 
 
+replace_key = f"adj_replace_{item}"
+
+
 def _save() -> None:
     tier = st.session_state.get(tier_key)
     reason = st.session_state.get(f"adj_reason_{item}", "")
     if tier is None:
         st.session_state["adj_msg"] = ("error", "Choose the final tier first (1, 2 or 3): nothing was saved.")
         return
+    if r["adjudication"] is not None:  # replacing an earlier adjudication is asked once
+        st.session_state[replace_key] = (tier, reason)
+        return
+    _store(tier, reason)
+
+
+def _store(tier: int, reason: str) -> None:
     try:
         with ui.db() as d:
             adj.adjudicate(d, user, item, tier, reason)
@@ -140,7 +166,7 @@ with h1.container(key="adj_status"):  # one line of fixed height, right above th
     if msg:
         (st.error if msg[0] == "error" else st.success)(msg[1])
     else:
-        st.markdown("**Final tier** · keys **1 2 3**, then the reason and Ctrl+Enter (or Save)")
+        st.markdown("**Final tier** · keys **1 2 3**, **R** the reason, **Ctrl+Enter** saves")
 h2.caption(f"Chosen: {cp.tier_label(chosen)}" if chosen is not None else "Chosen: none yet")
 cols = st.columns(3)
 for key, tier, name, meaning in cp.TIER_GUIDE:
@@ -153,3 +179,9 @@ with st.form(key=f"adj_form_{item}", border=False):
                  placeholder="Reason (required; kept with the adjudication), e.g. the answer names the right "
                              "first-line drug but a wrong dose")
     f2.form_submit_button("Save adjudication", type="primary", on_click=_save, width="stretch")
+if pending := st.session_state.get(replace_key):
+    a = r["adjudication"]
+    ui.confirm(replace_key, question=f"Replace the adjudication of item {item}?",
+               details=ui.md_escape(f"Now: {cp.tier_label(a['tier'])} by {a['by']}. Yours: "
+                                    f"{cp.tier_label(pending[0])}. The earlier one stays in the history."),
+               yes="Replace it", on_yes=_store, args=pending)

@@ -187,8 +187,12 @@ def test_keys_work_after_a_click_on_any_control(app, page):
     wait_idle(page)
     page.keyboard.press("3")
     _chosen(page, "Basically Correct")
-    page.get_by_text("1 tier (any)").click()  # a radio button
+    page.get_by_text("1 tier (any)").click()  # a radio button (a new filter opens on its first item to settle)
     wait_idle(page)
+    page.keyboard.press("2")
+    _chosen(page, "Partially Correct")
+    _pick_item(page, it[7])
+    _chosen(page, "Basically Correct")  # the tier chosen on this item before the filter changed is kept
     page.keyboard.press("2")
     _chosen(page, "Partially Correct")
     # A tier button, clicked, after a rerun that redrew no tier button in another style. (Clicked right after the
@@ -234,3 +238,56 @@ def test_saving_with_no_tier_chosen_says_so_next_to_the_controls(app, page):
     expect(page.locator(f".st-key-adj_reason_{it[7]} textarea")).to_have_value("a reason without a tier")
     page.screenshot(path=str(app["shots"] / "adjudicate-no-tier-1366x768.png"))
     assert bs.query(app["db"], "SELECT count(*) FROM adjudications")[0][0] == before
+
+
+# ---------------------------------------------------------------- where the queue opens, R, replacing (issue 32 §5)
+
+def _first_to_settle(app, distance: int) -> int | None:
+    from medeval.annotation import adjudication as adj
+
+    with connect(app["db"], migrate=False) as db:
+        senior = auth.get_user(db, "senior")
+        cid = adj.campaigns(db, actor=senior)[-1]["id"]
+        q = adj.queue(db, cid, min_distance=distance, actor=senior, include_own=True)
+    return next((r["item"] for r in q if r["adjudication"] is None and not r["yours"]), None)
+
+
+def _shown_item(page: Page):
+    """The item select box (its value: the option shown, "Item <id> · ...")."""
+    return page.locator(".st-key-adj_item").get_by_role("combobox")
+
+
+def test_a_filter_opens_on_its_first_item_to_settle_r_reaches_the_reason_and_replacing_asks(app, page):
+    it = app["items"]
+    page.goto(app["url"] + "/adjudicate")
+    wait_idle(page)
+    page.get_by_text("1 tier (any)").click()
+    wait_idle(page)
+    expect(_shown_item(page)).to_have_value(re.compile(f"^Item {_first_to_settle(app, 1)} "))
+    page.get_by_text("2 tiers", exact=False).click()
+    wait_idle(page)
+    expect(_shown_item(page)).to_have_value(re.compile(f"^Item {_first_to_settle(app, 2)} "))
+
+    # an item settled before (the first test): 1, then R puts the cursor in the reason, Ctrl+Enter asks first
+    _pick_item(page, it[5])
+    page.get_by_role("heading", name="Adjudicate").click()
+    page.keyboard.press("1")
+    _chosen(page, "Completely Wrong")
+    page.keyboard.press("r")
+    reason = page.locator(f".st-key-adj_reason_{it[5]} textarea")
+    expect(reason).to_be_focused()
+    page.keyboard.type("on second reading the dose is wrong")
+    expect(reason).to_have_value("on second reading the dose is wrong")  # R itself typed nothing
+    before = bs.query(app["db"], "SELECT count(*) FROM adjudications WHERE item_id = ?", (it[5],))[0][0]
+    reason.press("Control+Enter")
+    question = page.locator(f".st-key-adj_replace_{it[5]}_confirm")
+    expect(question).to_contain_text(f"Replace the adjudication of item {it[5]}?")
+    expect(question).to_contain_text("Yours: Completely Wrong")
+    assert bs.query(app["db"], "SELECT count(*) FROM adjudications WHERE item_id = ?", (it[5],))[0][0] == before
+    page.locator(f".st-key-adj_replace_{it[5]}_yes button").filter(visible=True).click()
+    deadline = time.monotonic() + bs.TIMEOUT_MS / 1000
+    while bs.query(app["db"], "SELECT count(*) FROM adjudications WHERE item_id = ?", (it[5],))[0][0] == before:
+        assert time.monotonic() < deadline, "the replacement was never saved"
+        page.wait_for_timeout(100)
+    assert bs.query(app["db"], "SELECT tier, reason FROM adjudications WHERE item_id = ? ORDER BY id DESC LIMIT 1",
+                    (it[5],)) == [(0, "on second reading the dose is wrong")]

@@ -104,6 +104,39 @@ def keys_after_clicks(marker: str) -> None:
     st.html(f"<script>{_KEYS_AFTER_CLICK_JS % {'marker': _js(marker)}}</script>", unsafe_allow_javascript=True)
 
 
+# One key that puts the cursor in a text field (Adjudicate's R: the reason), pressed anywhere but in a text field,
+# while the page's marker is on screen. Taken before Streamlit's own shortcuts (its R reruns the page).
+_KEY_TO_FOCUS_JS = """
+(() => {
+  const cfg = %(cfg)s;
+  window.__medevalKeyToFocus = window.__medevalKeyToFocus || {};
+  const id = cfg.marker + ':' + cfg.key;
+  if (window.__medevalKeyToFocus[id]) return;
+  window.__medevalKeyToFocus[id] = true;
+  window.addEventListener('keydown', (e) => {
+    if (e.key.toLowerCase() !== cfg.key || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
+    const t = e.target;
+    if (t && t.closest && t.closest('input:not([type="checkbox"]):not([type="radio"]), textarea, select, '
+                                    + '[contenteditable="true"], [role="dialog"]')) return;
+    if (!document.querySelector('.st-key-' + cfg.marker)) return;
+    const el = document.querySelector(cfg.selector);
+    if (!el) return;
+    e.preventDefault(); e.stopImmediatePropagation();
+    if (t && t.blur && t !== document.body) t.blur();
+    el.scrollIntoView({block: 'nearest'});
+    el.focus();
+  }, true);
+})();
+"""
+
+
+def key_to_focus(marker: str, key: str, selector: str) -> None:
+    """Pressing ``key`` (a letter; our own) outside a text field puts the cursor in the element ``selector`` (our own
+    CSS selector), while an element of the key ``marker`` is on screen."""
+    cfg = {"marker": marker, "key": key.lower(), "selector": selector}
+    st.html(f"<script>{_KEY_TO_FOCUS_JS % {'cfg': _js(cfg)}}</script>", unsafe_allow_javascript=True)
+
+
 _FOCUS_JS = """
 (() => {
   const selector = %(selector)s;
