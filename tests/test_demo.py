@@ -104,3 +104,11 @@ def test_demo_database_has_every_tier_and_the_full_score_range(db, tmp_path):
     readme = (ROOT / "README.md").read_text()
     assert all(f"`{u}`" in readme and f"`{p}`" in readme for u, p, _ in DEMO_ACCOUNTS)
     assert "sim_clin_" in readme and "SIMULATED" in readme  # the README says the clinicians are simulated
+
+
+def test_the_demo_has_no_placeholder_answers():
+    """Issue 32 §8: no model answer of the demo is a placeholder a doctor would read as a bug ("None", "null",
+    "[]", "True", empty): every generated answer, the refusals included."""
+    placeholders = {"none", "null", "nan", "[]", "{}", "true", "false", ""}
+    answers = [r["response"] for r in generate_responses(load_kb())]
+    assert not [a for a in answers if a.strip().lower() in placeholders]

@@ -47,7 +47,8 @@ DEMO_MODELS = (
 FILLER = ["根据现有医学资料，", "一般来说，", "从临床角度看，", "需要注意的是，", ""]
 GENERIC_DECLARATIVE = ["建议完善相关检查，结合临床表现综合判断。", "具体情况因人而异，请咨询专业医生。",
                        "该病的检查结果通常无明显特异性。", "需根据病情进行个体化评估。"]
-REFUSALS = ["无", "我不太清楚。", "抱歉，我无法回答这个问题。", "None"]
+# refusals as chat models write them (no placeholder such as the word "None": a doctor would read it as a bug)
+REFUSALS = ["无", "我不太清楚。", "抱歉，我无法回答这个问题。", "这个问题我暂时无法给出准确答案，建议咨询医生。"]
 
 
 def load_kb() -> list[dict]:
