@@ -1,8 +1,8 @@
 """Tune tier cut-offs live against the clinicians' grades, then publish them to the engine.
 
-Per metric and aspect type: the graded examples by score and expert tier, a two-handled
+Per metric and aspect type: the graded examples by score and the clinicians' tier, a two-handled
 slider for the cut-offs and, on every move, the confusion matrix, weighted kappa,
-accuracy and Spearman against the experts, the tier shares of all scored responses and
+accuracy and Spearman against the clinicians, the tier shares of all scored responses and
 the leaderboard those cut-offs would give. The draft is this researcher's own until it
 is published as a new threshold-set version.
 """
@@ -42,7 +42,7 @@ by_id = {c["id"]: c for c in camps}
 cid = c1.selectbox("Clinicians' grades from", [None, *by_id], index=len(by_id),
                    format_func=lambda i: "no campaign" if i is None else f"#{i} {by_id[i]['name']}", key="tune_campaign")
 consensus = c1.selectbox("Consensus of the clinicians", cal.CONSENSUS_METHODS, key="tune_consensus",
-                         help="An item's expert tier: the lower median of its annotators' tiers (MedDisKEval), the "
+                         help="An item's clinicians' tier: the lower median of its annotators' tiers (MedDisKEval), the "
                               "most frequent tier (ties: lower median), or the adjudicated tier where an item was "
                               "adjudicated (else median). Recorded with a publication.")
 metric = c2.selectbox("Metric", list(report_metrics()), key="tune_metric")
@@ -216,7 +216,7 @@ def tuner() -> None:
     m1, m2, m3, m4 = st.columns(4)
     if len(scores):
         ag = tuning.against_experts(scores, tiers, lo, hi)
-        m1.metric("Weighted kappa vs experts", "—" if ag.kappa is None else f"{ag.kappa:.3f}",
+        m1.metric("Weighted kappa vs clinicians", "—" if ag.kappa is None else f"{ag.kappa:.3f}",
                   help="Quadratic-weighted Cohen's kappa between these cut-offs' tiers and the clinicians' "
                        "consensus tiers on the graded examples.")
         m2.metric("Accuracy", "—" if ag.accuracy is None else f"{ag.accuracy:.1%}")
@@ -256,10 +256,10 @@ def tuner() -> None:
     left, right = st.columns(2)
     with left:
         if len(scores):
-            st.caption("Confusion: rows = experts, columns = these cut-offs (CW, PC, BC: Completely Wrong, "
+            st.caption("Confusion: rows = clinicians, columns = these cut-offs (CW, PC, BC: Completely Wrong, "
                        "Partially Correct, Basically Correct)")
             short = {name: "".join(w[0] for w in name.split()) for name in th.TIERS.values()}  # fits half a laptop
-            st.dataframe({"experts": list(th.TIERS.values()),
+            st.dataframe({"clinicians": list(th.TIERS.values()),
                           **{short[name]: [ag.confusion[e][a] for e in range(3)]
                              for a, name in enumerate(th.TIERS.values())}},
                          column_config={abbr: st.column_config.NumberColumn(help=name) for name, abbr in short.items()},
@@ -268,7 +268,7 @@ def tuner() -> None:
                    ("suggested optimum", optimum.cut_offs if optimum else None), ("your draft", (lo, hi))]
         st.caption("Side by side")
         st.dataframe([{"cut-offs": name, "low": c[0] if c else None, "high": c[1] if c else None,
-                       "kappa vs experts": (tuning.against_experts(scores, tiers, *c).kappa if c and len(scores)
+                       "kappa vs clinicians": (tuning.against_experts(scores, tiers, *c).kappa if c and len(scores)
                                             else None)} for name, c in options],
                      hide_index=True, key="tune_compare")
         if optimum and optimum.cut_offs:

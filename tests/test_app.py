@@ -233,7 +233,7 @@ def test_finishing_then_revisiting_skipped_items(app_db):
     at.button(key=f"skip_{skipped}").click().run()
     for _ in range(7):
         at.button(key=f"grade_{_shown_item(at)}_2").click().run()
-    assert any("You skipped 1" in i.value for i in at.info)
+    assert any("1 skipped" in i.value for i in at.info)
     at.button(key="revisit").click().run()
     assert _shown_item(at) == skipped
     at.button(key=f"grade_{skipped}_0").click().run()
@@ -433,7 +433,7 @@ def test_tuning_page_moves_a_private_draft_and_publishes_it(app_db):
         assert tuning.draft(db, res2)[("rouge1", "declarative")] == (0.05, 0.55)  # another researcher: untouched
         assert th.active(db).version == 1  # nothing changed for anyone yet
     labels = [m.label for m in at.metric]
-    assert "Weighted kappa vs experts" in labels and any(lbl.startswith("All scored:") for lbl in labels)
+    assert "Weighted kappa vs clinicians" in labels and any(lbl.startswith("All scored:") for lbl in labels)
     at.text_input(key="publish_name").input("tuned").run()
     at.button(key="publish").click().run()  # asked once, with how the draft agrees against the active set
     with connect(app_db["path"]) as db:

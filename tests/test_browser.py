@@ -155,7 +155,7 @@ def wait_settled(page: Page, app, username: str, answered: int, timeout: float =
         page.wait_for_timeout(100)
     while True:
         s = current_item(app, username)
-        want = f"Item {s.position} of {s.total}" if s.item is not None else f"{s.done} of {s.total} done"
+        want = f"Item {s.position} of {s.total}" if s.item is not None else (f"{s.done - s.skipped} of {s.total} answered" + (f" · {s.skipped} skipped" if s.skipped else ""))
         try:
             page.locator(APP_IDLE).wait_for(state="attached", timeout=2000)
             last = page.locator(PROGRESS).inner_text(timeout=2000).strip()

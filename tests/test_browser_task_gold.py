@@ -243,7 +243,7 @@ def test_qualification_failed_reviewed_retried_passed_then_hidden_check_looks_re
     assert len(screens["i"]) == 3 and len(screens["h"]) == 1 and feedback_seen
     assert all(x == screens["i"][0] for x in screens["i"]) and screens["h"][0] == screens["i"][0]
     assert all(x == screens["i"][0] for x in round_screens)  # the round's items are drawn like real ones too
-    shows(progress_text(page), "4 of 4 done")
+    shows(progress_text(page), "4 of 4 answered")
     expect(page.get_by_text("All 4 items are done. Thank you!")).to_be_visible()
 
     # G on the "all done" screen: the guidelines

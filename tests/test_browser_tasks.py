@@ -153,7 +153,7 @@ def expect_state_shown(page: Page, app: TaskFixture, username: str) -> tasks.Tas
     """Wait until the page shows what ``task_state`` says (the item, its pending question's buttons), idle."""
     s = task_state(app, username)
     if s.item is None:
-        shows(progress_text(page), f"{s.done} of {s.total} done")
+        shows(progress_text(page), f"{s.done - s.skipped} of {s.total} answered")
     else:
         shows(progress_text(page), f"Item {s.position} of {s.total}")
         if s.item.pending is not None:
@@ -238,7 +238,7 @@ def test_rubric_with_judge_by_keyboard_judge_appears_after_part_one(page: Page, 
     first_judge = min(i for i, r in enumerate(rows) if r[2].startswith("judge:"))
     assert first_judge == 9
     # the single item is done
-    shows(progress_text(page), "1 of 1 done")
+    shows(progress_text(page), "1 of 1 answered")
     expect(page.get_by_text("All 1 items are done. Thank you!")).to_be_visible()
 
 

@@ -258,9 +258,10 @@ def all_answered(done: int, total: int, skipped: int, *, finished: str, every: s
     """The screen after the last item, the same on Grade and Rate & compare (each in its own words): the full
     progress bar; the count of skipped items and a button back to them (``on_revisit(True)``), or the thanks
     ("All N items are ``finished``"); and the guidelines button in the first of ``columns`` (G works here too)."""
-    st.progress(1.0, text=f"{done} of {total} done")
+    # one count per thing: the answered, and the skipped apart (a skip is not an answer)
+    st.progress(1.0, text=f"{done - skipped} of {total} answered" + (f" · {skipped} skipped" if skipped else ""))
     if skipped:
-        st.info(f"{every} You skipped {skipped}.")
+        st.info(f"{every} {skipped} skipped: they wait for you.")
         st.button(revisit, key=revisit_key, type="primary", on_click=on_revisit, args=(True,))
     else:
         st.success(f"All {total} items are {finished}. Thank you!")
