@@ -36,10 +36,12 @@ with st.sidebar:
     st.markdown("**What the grades mean** (G: the guidelines)")
     for key, _tier, name, meaning in cp.TIER_GUIDE:
         st.markdown(f"**{name}** (key {key})  \n{meaning}")
-    st.caption("Keys: **1 2 3** grade · **S** skip · **F** flag with a note (Enter saves it, Esc cancels)")
+    st.caption("Keys: **1 2 3** grade · **S** skip · **F** flag with a note (Enter saves it, Esc cancels) · "
+               "**Z** undo the last answer · **G** guidelines")
     st.caption(f"A key counts for the item on screen, once: a new item takes keys {grade_screen.SETTLE_MS} ms "
-               "after it appears, and a second key on an item you just graded is ignored. To change a grade, "
-               "open \"Your last answers\" below the item.")
+               "after it appears, and a second key on an item you just graded is ignored (the line above the buttons "
+               "says so). To change a grade, press Z for the last one, or reopen any from \"Your answers\" below "
+               "the item.")
 
 with ui.db() as d:
     mine = cp.my_campaigns(d, user)
@@ -59,6 +61,7 @@ cid = ui.sticky_choice("Campaign", list(by_id), key="grade_campaign", param="cam
 # (the label says no "N done": a grade reruns only the panel below, which says how many are done, so a count here
 # would go stale while the doctor grades)
 revisit_key = f"revisit_skipped_{cid}"
+reopen_key = f"reopen_{cid}"  # the ref of an answered item shown again to be answered anew (Z, or the list)
 
 with ui.db() as d:
     pending = cp.needs_acknowledgement(d, user, cid)
@@ -75,6 +78,7 @@ GUIDE_COLUMNS = dict(answer="tier", about="aspect type")
 ui.guidelines_gate(by_id[cid]["name"], pending, guide, _acknowledge, **GUIDE_COLUMNS)
 
 
+RECENT_PAGE = 20  # answers listed at a time in "Your answers"
 SAVED_FOR_S = 600  # a "Saved" note older than this (an earlier sitting, an earlier round) is not shown
 
 
@@ -114,6 +118,7 @@ def _answer(ref: str, item_id: int, prior: int | None, *, tier: int | None = Non
     except (MedevalError, sqlite3.Error) as e:
         st.session_state["grade_error"] = f"Not saved: {e}. Press the key again; nothing else was changed."
         return
+    st.session_state.pop(reopen_key, None)  # a reopened item, answered again: on with the queue
     verb = "Changed" if changed else "Saved"
     st.session_state["saved"] = (f"{verb}: {ui.md_escape(what)} → {cp.tier_label(tier, skipped)}"
                                  + (" · flagged" if flagged else ""))  # imported names: shown literally
@@ -122,6 +127,15 @@ def _answer(ref: str, item_id: int, prior: int | None, *, tier: int | None = Non
     st.session_state["gold_feedback"] = feedback  # the campaign's optional feedback after a hidden gold item
     st.session_state["grade_stale"] = False
     st.session_state["flagging"] = False
+
+
+def _reopen(ref: str | None) -> None:
+    """Show an answered item again to answer it anew (None: back to the queue, the answer left as it was)."""
+    st.session_state.pop("grade_error", None)
+    if ref is None:
+        st.session_state.pop(reopen_key, None)
+    else:
+        st.session_state[reopen_key] = ref
 
 
 def _toggle_recent() -> None:
@@ -162,7 +176,13 @@ def screen() -> None:
     function, not the page (the campaign choice, the sidebar and the guidelines gate stay as drawn)."""
     try:
         with ui.db() as d:
-            s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
+            try:
+                s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False),
+                                     reopen=st.session_state.get(reopen_key))
+            except MedevalError as e:  # (the campaign closed meanwhile): said, and the queue instead
+                st.session_state.pop(reopen_key, None)
+                st.session_state["grade_error"] = f"Not reopened: {e}"
+                s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
     except (gl.GuidelinesPending, gold.QualificationPending):
         st.rerun()  # the campaign changed under this screen (new guidelines): the whole page again
     if st.session_state.get(revisit_key) and s.item is None:
@@ -188,25 +208,46 @@ def screen() -> None:
         st.session_state.pop("gold_feedback", None)  # once
 
     def recent_answers(editable: bool) -> None:
+        """The list of my answers in this campaign (drawn only when asked for: a key redraws less), each with the
+        start of the model's answer, filterable; any can be reopened to answer it again (while the campaign is
+        open)."""
         if not s.recent:
             return
-        shown = st.session_state.get("recent_open", False)  # drawn only when asked for: a key redraws less
-        st.button("Your last answers — change one", key="recent_toggle", type="tertiary",
+        shown = st.session_state.get("recent_open", False)
+        st.button("Your answers in this campaign — reopen one to change it", key="recent_toggle", type="tertiary",
                   icon=":material/expand_less:" if shown else ":material/expand_more:", on_click=_toggle_recent)
         if not shown:
             return
         with st.container(border=True, key="gradelast"):
-            for g in s.recent:
-                c1, c2 = st.columns([3, 2], vertical_alignment="center")
-                c1.text(f"{g.disease} · {g.aspect}")
+            which = st.radio("Show", ["all", "answered", "skipped", "flagged"], horizontal=True, key="recent_filter",
+                             label_visibility="collapsed", format_func=lambda w: {
+                                 "all": "All", "answered": "Answered", "skipped": "Skipped",
+                                 "flagged": "Flagged"}[w])
+            with ui.db() as d:
+                mine = cp.my_answers(d, user, cid, status=None if which == "all" else which)
+            if not mine:
+                st.caption("None of your answers in this campaign is " + which + ".")
+            limit = st.session_state.get("recent_limit", RECENT_PAGE)
+            for g in mine[:limit]:
+                c1, c2 = st.columns([5, 1], vertical_alignment="center")
+                c1.text(f"{g.disease} · {g.aspect} — {g.snippet}")  # imported text: plain
                 c1.caption(cp.tier_label(g.tier, g.skipped) + (" · flagged" if g.flagged else ""))
                 if editable:
-                    cols = c2.columns(3)
-                    for key, tier, name, _ in cp.TIER_GUIDE:
-                        cols[tier].button(key, key=f"change_{g.key}_{tier}", help=f"Change to {name}",
-                                          disabled=(g.tier == tier and not g.skipped), width="stretch",
-                                          on_click=_answer, args=(g.ref, g.item_id, g.annotation_id),
-                                          kwargs={"tier": tier, "what": f"{g.disease} · {g.aspect}", "changed": True})
+                    c2.button("Reopen", key=f"reopen_{g.key}", width="stretch", on_click=_reopen, args=(g.ref,),
+                              disabled=s.reopened is not None and s.reopened.ref == g.ref,
+                              help="Show this item again, whole, and answer it anew (your earlier answer is kept "
+                                   "in the history)")
+            if len(mine) > limit:
+                st.button(f"Show {min(RECENT_PAGE, len(mine) - limit)} more of {len(mine)}", key="recent_more",
+                          type="tertiary", on_click=lambda: st.session_state.__setitem__("recent_limit",
+                                                                                          limit + RECENT_PAGE))
+
+    def undo_button(where, *, disabled: bool = False) -> None:
+        """Z: the item answered last, shown again to be answered anew (the earlier answer stays in the history)."""
+        last = s.recent[0] if s.recent else None
+        where.button("Undo last answer", key="undo_last", shortcut="Z", width="stretch",
+                     disabled=disabled or last is None or s.phase == "qualification", on_click=_reopen, args=(last.ref if last else None,),
+                     help="Show the item you answered last again and answer it anew (Z)")
 
     if not s.open:
         st.warning("This campaign is closed: answers can no longer be given or changed.")
@@ -237,12 +278,18 @@ def screen() -> None:
         all_answered(s.done, s.total, s.skipped, finished="graded", every="Every item has an answer.",
                      revisit="Grade the skipped items now", revisit_key="revisit", on_revisit=_set_revisit,
                      guidelines_button=guidelines_button, columns=3)
+        undo_button(st.columns(3)[0])
         recent_answers(editable=True)
         return
 
     item = s.item
     what = f"{item.disease} · {item.aspect}"
-    if s.prior is not None:
+    changing = s.reopened is not None
+    if changing:
+        was = cp.tier_label(s.reopened.tier, s.reopened.skipped) + (" · flagged" if s.reopened.flagged else "")
+        progress_col.progress(s.done / s.total, text=f"Answering again — your answer was: {was}")
+        st.button("Leave it as it was (Esc)", key="stop_reopen", shortcut="Escape", on_click=_reopen, args=(None,))
+    elif s.prior is not None:
         progress_col.progress(s.done / s.total, text=f"Revisiting a skipped item — {s.skipped} skipped left")
         st.button("Stop revisiting", key="stop_revisit", on_click=_set_revisit, args=(False,))
     else:
@@ -273,7 +320,8 @@ def screen() -> None:
                 st.form_submit_button(name, key=f"grade_{item.key}_{tier}", shortcut=key, help=meaning,
                                       width="stretch", disabled=locked, on_click=_answer,
                                       args=(item.ref, item.item_id, s.prior),
-                                      kwargs={"tier": tier, "what": what, "screen": item.key})
+                                      kwargs={"tier": tier, "what": what, "screen": item.key,
+                                              "changed": changing})
             st.form_submit_button("Skip", key=f"skip_{item.key}", shortcut="S", disabled=locked, width="stretch",
                                   on_click=_answer, args=(item.ref, item.item_id, s.prior),
                                   kwargs={"skipped": True, "what": what}, help="Come back to it after the others")
@@ -281,7 +329,9 @@ def screen() -> None:
                                   on_click=_open_flag, help="Report a problem with this item (with a note)")
         reading.measure(item.key, grade_screen.BOXES, keys=grade_screen.KEYS_BOX, held=grade_screen.HELD,
                         key=f"reading_{item.key}")
-    guidelines_button(st.columns(5)[0], disabled=flagging)  # G (outside the form: it answers nothing)
+    g_col, undo_col, *_ = st.columns(5)
+    guidelines_button(g_col, disabled=flagging)  # G (outside the form: it answers nothing)
+    undo_button(undo_col, disabled=locked or changing)
 
     if flagging:
         with st.container(key="gradeflag"), st.form(key=f"flag_form_{item.key}", border=True, enter_to_submit=False):

@@ -53,8 +53,8 @@ def build(folder: Path, annotators: list[str], *, lengths=LENGTHS) -> tuple[Path
     with open(responses, "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
         w.writerow(["model", "disease", "aspect", "response"])
-        for d, n in zip(DISEASES, lengths):
-            w.writerow(["ModelR", d, ASPECT, text(n)])
+        for i, (d, n) in enumerate(zip(DISEASES, lengths)):
+            w.writerow(["ModelR", d, ASPECT, text(n, seed=i)])  # each answer starts differently
     db = folder / "reading.db"
     campaigns = {}
     with connect(db) as d:

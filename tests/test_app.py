@@ -186,9 +186,12 @@ def test_recent_answers_can_be_changed_and_history_is_kept(app_db):
     first = _shown_item(at)
     item = _item_id(app_db["path"], "doc1", first)
     at.button(key=f"grade_{first}_0").click().run()
-    assert not [b for b in at.button if (b.key or "").startswith("change_")]  # drawn only when asked for
+    assert not [b for b in at.button if (b.key or "").startswith("reopen_")]  # drawn only when asked for
     at.button(key="recent_toggle").click().run()
-    at.button(key=f"change_{first}_2").click().run()
+    at.button(key=f"reopen_{first}").click().run()  # the item again, whole, to answer anew
+    assert not at.exception and _shown_item(at) == first
+    assert "your answer was: Completely Wrong" in _progress_text(at)
+    at.button(key=f"grade_{first}_2").click().run()
     assert not at.exception
     assert any("Changed" in s.value and "Basically Correct" in s.value for s in at.success)
     with connect(app_db["path"]) as db:

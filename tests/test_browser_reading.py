@@ -29,7 +29,7 @@ from tests.browser_support import browser, playwright  # noqa: E402,F401 (module
 pytestmark = bs.browser_marks()
 
 SIZES = {"1366x768": ({"width": 1366, "height": 768}, 600), "1920x1080": ({"width": 1920, "height": 1080}, 1500)}
-USERS = {"1366x768": "read_small", "1920x1080": "read_large", "fast": "read_fast"}
+USERS = {"1366x768": "read_small", "1920x1080": "read_large", "fast": "read_fast", "history": "read_hist"}
 BOXES = ("item_reference", "item_response")
 
 MEASURE_JS = """() => {
@@ -160,5 +160,40 @@ def test_two_fast_keys_store_one_grade_and_say_why_the_second_did_nothing(browse
         rows = answers(app, user)
         assert rows == [(s.item.item_id, 0, 1)], rows  # one grade, Completely Wrong, for the item that was shown
         expect(page.get_by_test_id("stProgress")).to_contain_text(f"Item 2 of {len(rs.LENGTHS)}")
+    finally:
+        page.context.close()
+
+
+def test_my_answers_list_shows_a_snippet_filters_and_reopens_any_item(browser, app):
+    """History (issue 32 §4): the list of my answers tells items of one disease apart by the start of the model's
+    answer, filters by answered / skipped, and reopens an item whole to answer it anew (append-only)."""
+    from medeval.annotation import campaigns as cp
+
+    user = USERS["history"]
+    page = open_grade(browser, app, user, SIZES["1920x1080"][0])
+    try:
+        first = current(app, user).item
+        wait_measured(page, first.key)
+        page.keyboard.press("1")
+        wait_saved(app, user, 1)
+        second = current(app, user).item
+        wait_measured(page, second.key)
+        page.keyboard.press("s")  # skipped
+        wait_saved(app, user, 2)
+        page.locator(".st-key-recent_toggle button").filter(visible=True).click()
+        listing = page.locator(".st-key-gradelast")
+        expect(listing).to_contain_text(cp.snippet(first.response))
+        expect(listing).to_contain_text(cp.snippet(second.response))
+        listing.get_by_role("radio", name="Skipped").check(force=True)
+        expect(listing).not_to_contain_text(first.disease)
+        page.locator(f".st-key-reopen_{second.key} button").filter(visible=True).click()
+        expect(page.get_by_test_id("stProgress")).to_contain_text("Answering again — your answer was: Skipped")
+        m = wait_measured(page, second.key)
+        assert m["boxes"][1]["text"].replace("\n", "") == second.response.strip().replace("\n", "")  # whole again
+        page.keyboard.press("3")
+        rows = wait_saved(app, user, 3)
+        assert rows[-1] == (second.item_id, 2, 1), rows
+        expect(page.get_by_test_id("stProgress")).to_contain_text(f"Item 3 of {len(rs.LENGTHS)}")
+        expect(listing).to_contain_text("None of your answers in this campaign is skipped")
     finally:
         page.context.close()

@@ -215,6 +215,53 @@ def test_progress_counts_grades_given_without_the_whole_text(demo_db):
             Answer.from_tier_form(1, fully_shown=1)  # a measure is a bool, said as one
 
 
+def test_my_answers_list_and_reopening_an_item_to_answer_it_again(demo_db):
+    """History (issue 32 §4): every answered item with a snippet of the model's answer, filterable; any of them can
+    be reopened -- the same item, the latest answer as ``prior`` -- and answered anew (append-only)."""
+    with connect(demo_db) as db:
+        res = auth.get_user(db, "res")
+        cid = cp.create_random_campaign(db, "history", 6, ["doc03"], k=1, seed=9, actor=res)
+        u = auth.get_user(db, "doc03")
+        given = []
+        for n, how in enumerate(("grade", "skip", "flag", "grade")):
+            s = cp.grading_state(db, u, cid)
+            cp.submit_answer(db, u, cid, s.item.ref, tier=None if how == "skip" else 1, skipped=how == "skip",
+                             flagged=how == "flag", note="the reference is outdated" if how == "flag" else None,
+                             client_token=f"h{n}")
+            given.append(s.item)
+        mine = cp.my_answers(db, u, cid)
+        assert [g.ref for g in mine] == [i.ref for i in reversed(given)]  # newest first, all of them
+        assert [g.status for g in mine] == ["answered", "flagged", "skipped", "answered"]
+        assert [g.ref for g in cp.my_answers(db, u, cid, status="skipped")] == [given[1].ref]
+        assert mine[0].snippet == cp.snippet(given[3].response) and len(mine[0].snippet) <= cp.SNIPPET_CHARS + 1
+        assert cp.snippet("a\n  b\tc") == "a b c" and cp.snippet("x" * 70).endswith("…")
+        with pytest.raises(MedevalError, match="answered, skipped or flagged"):
+            cp.my_answers(db, u, cid, status="done")
+
+        # undo the last answer: its item again, with the answer it had
+        s = cp.grading_state(db, u, cid, reopen=mine[0].ref)
+        assert s.item.ref == given[3].ref and s.item.response == given[3].response
+        assert s.prior == mine[0].annotation_id and s.reopened.tier == 1
+        new = cp.submit_answer(db, u, cid, s.item.ref, tier=2, client_token="undo", expected_prior=s.prior)[0]
+        rows = db.conn.execute("SELECT tier, supersedes FROM grade_annotations WHERE item_id = ? ORDER BY id",
+                               (given[3].item_id,)).fetchall()
+        assert rows == [(1, None), (2, mine[0].annotation_id)]
+        assert cp.grading_state(db, u, cid).item.ref not in {i.ref for i in given}  # on with the queue
+        # the skipped item, reopened from the list, and graded
+        s = cp.grading_state(db, u, cid, reopen=given[1].ref)
+        assert s.reopened.skipped and s.item.ref == given[1].ref
+        cp.submit_answer(db, u, cid, s.item.ref, tier=0, client_token="from-list", expected_prior=s.prior)
+        assert [g.ref for g in cp.my_answers(db, u, cid, status="skipped")] == []
+        assert new in {g.annotation_id for g in cp.my_answers(db, u, cid)}
+        # an item not answered (the next one), or one of another campaign, cannot be reopened
+        nxt = cp.grading_state(db, u, cid).item
+        with pytest.raises(MedevalError, match="no answer of yours"):
+            cp.grading_state(db, u, cid, reopen=nxt.ref)
+        cp.set_campaign_status(db, cid, "closed", actor=res)
+        with pytest.raises(MedevalError, match="closed"):
+            cp.grading_state(db, u, cid, reopen=given[0].ref)
+
+
 @pytest.mark.slow  # runs python -m medeval in a subprocess
 def test_cli_campaign(demo_db):
     import json

@@ -42,7 +42,7 @@ GUARD = dict(answer="grade_", skip="skip_", keys=["1", "2", "3", "S"], ready="gr
 BOXES = ["item_reference", "item_response"]
 KEYS_BOX = "gradekeys"  # the answer buttons: the boxes grow down to just above them
 SLOT = "gradehold"  # the line above the buttons: the keys' legend, or why the keys wait
-LEGEND = "Keys: 1 2 3 grade · S skip · F flag · G guidelines"
+LEGEND = "Keys: 1 2 3 grade · S skip · F flag · Z undo · G guidelines"
 HOLD_TEXT = "▼ Read each text to its end (scroll its box): the grade keys wait until you have."
 MORE_TEXT = "▼ more below: scroll to read on"
 CUE_TEXTS = {"soon": "Key ignored: a new item had just appeared. Read it, then press again.",

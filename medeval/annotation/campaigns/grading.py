@@ -154,6 +154,21 @@ class GivenGrade:
     at: float
     ref: str = ""  # opaque reference for submit_answer
     key: str = ""  # what the screen's widgets carry (gold.screen_key)
+    snippet: str = ""  # the start of the model's answer, on one line (to tell items of one disease apart)
+
+    @property
+    def status(self) -> str:
+        """"flagged", "skipped" or "answered" (the list of one's answers filters by it)."""
+        return "flagged" if self.flagged else "skipped" if self.skipped else "answered"
+
+
+SNIPPET_CHARS = 60
+
+
+def snippet(text: str | None, n: int = SNIPPET_CHARS) -> str:
+    """The first ``n`` characters of ``text`` on one line (runs of white space made one space), "…" when cut."""
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= n else flat[:n].rstrip() + "…"
 
 
 @dataclass(frozen=True)
@@ -171,6 +186,7 @@ class GradingState:
     recent: tuple[GivenGrade, ...]
     phase: str = "items"  # "qualification": the qualification round (see ``qualification``); "items" otherwise
     qualification: gold.QualificationState | None = None
+    reopened: GivenGrade | None = None  # ``item`` is one answered before, reopened to answer again (this answer)
 
     @property
     def position(self) -> int:
@@ -178,24 +194,36 @@ class GradingState:
         return min(self.done + (1 if self.item is not None and self.prior is None else 0), self.total) or 1
 
 
-def recent_grades(db: sqlite_utils.Database, user: User, campaign_id: int, *, limit: int = 5) -> list[GivenGrade]:
-    """The annotator's latest answer on each of their ``limit`` most recently answered items, newest first."""
+def recent_grades(db: sqlite_utils.Database, user: User, campaign_id: int, *,
+                  limit: int | None = 5) -> list[GivenGrade]:
+    """The annotator's latest answer on each of their ``limit`` most recently answered items (None: every item
+    they answered), newest first."""
     authorize(user, "grade")
+    n = -1 if limit is None else limit  # (SQLite: a negative LIMIT is none)
     rows = db.conn.execute(
-        "SELECT g.item_id, g.id, g.tier, g.skipped, g.flagged, g.note, k.disease, k.aspect, g.created_at "
+        "SELECT g.item_id, g.id, g.tier, g.skipped, g.flagged, g.note, k.disease, k.aspect, g.created_at, r.raw "
         "FROM latest_grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND a.user_id = g.user_id "
         "JOIN campaign_items ci ON ci.id = g.item_id JOIN responses r ON r.id = ci.response_id "
         "JOIN kb_entries k ON k.id = r.kb_id WHERE a.campaign_id = ? AND g.user_id = ? "
-        "ORDER BY g.id DESC LIMIT ?", (campaign_id, user.id, limit)).fetchall()
+        "ORDER BY g.id DESC LIMIT ?", (campaign_id, user.id, n)).fetchall()
     key = keyer(db, user)
     out = [GivenGrade(r[0], r[1], r[2], bool(r[3]), bool(r[4]), r[5], r[6], r[7], r[8], f"i:{r[0]}",
-                      key(f"i:{r[0]}")) for r in rows]
-    hidden = gold.recent_hidden(db, user, campaign_id, limit)
+                      key(f"i:{r[0]}"), snippet(r[9])) for r in rows]
+    hidden = gold.recent_hidden(db, user, campaign_id, n)
     if hidden:  # hidden gold answers are listed (and changed) like grades: nothing tells them apart
         out += [GivenGrade(gold.display_id(db, user, campaign_id, r[0]), r[1], r[2], bool(r[3]), bool(r[4]), r[5],
-                           r[6], r[7], r[8], f"h:{r[0]}", key(f"h:{r[0]}")) for r in hidden]
+                           r[6], r[7], r[8], f"h:{r[0]}", key(f"h:{r[0]}"), snippet(r[9])) for r in hidden]
         out = sorted(out, key=lambda g: g.at, reverse=True)[:limit]
     return out
+
+
+def my_answers(db: sqlite_utils.Database, user: User, campaign_id: int, *, status: str | None = None) -> list[GivenGrade]:
+    """Every item the annotator answered in the campaign (their latest answer on each), newest first; ``status``
+    ("answered", "skipped", "flagged") keeps only those. Hidden gold items are listed like the others."""
+    if status not in (None, "answered", "skipped", "flagged"):
+        raise MedevalError(f"an answer's status is answered, skipped or flagged, not {str(status)[:20]!r}")
+    given = recent_grades(db, user, campaign_id, limit=None)
+    return [g for g in given if status is None or g.status == status]
 
 
 def _counts(db, user: User, campaign_id: int) -> tuple[int, int]:
@@ -217,14 +245,31 @@ def my_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
     return out
 
 
+def _reopen(db, user: User, campaign_id: int, ref: str) -> tuple[BlindItem, GivenGrade]:
+    """The item ``ref`` that ``user`` answered in this campaign, drawn again, and their latest answer on it."""
+    mode, ident, _attempt = gold.parse_ref(ref)
+    if mode not in ("real", "hidden"):
+        raise MedevalError("only an item of the campaign you answered can be reopened")
+    given = next((g for g in recent_grades(db, user, campaign_id, limit=None) if g.ref == ref), None)
+    if given is None:
+        raise MedevalError("this item has no answer of yours in this campaign to change")
+    item = blind_item(db, user, ident) if mode == "real" else _gold_blind(db, user, campaign_id, ident, ref)
+    return item, given
+
+
 def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revisit_skipped: bool = False,
-                  recent: int = 5) -> GradingState:
+                  recent: int = 5, reopen: str | None = None) -> GradingState:
     """The item to show next (or a skipped one to revisit), progress and recent answers, for one annotator.
 
     While a required qualification is not passed the state is its round (``phase`` "qualification"): the next
     qualification item, or none with the qualification's status (to start, failed, ...). Otherwise the next
     item is the next real one or a hidden gold item due at this point of the queue (never when revisiting
     skipped items); ``done``/``total`` count hidden gold items with the real ones.
+
+    ``reopen``: the ref of an item the annotator answered (:attr:`GivenGrade.ref`), shown again so it can be answered
+    anew (``prior``: their latest answer, which a new one supersedes; ``reopened``: that answer) -- the undo of the
+    last answer, or any answer from the list of one's answers. Refused (MedevalError) for an item they have not
+    answered in this campaign, or while the campaign is closed.
     """
     authorize(user, "grade")
     row = db.conn.execute("SELECT name, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
@@ -248,6 +293,12 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
         "SELECT count(*) FROM latest_grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND "
         "a.user_id = g.user_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.skipped = 1",
         (campaign_id, user.id)).fetchone()[0]
+    if reopen is not None:
+        if not is_open:
+            raise MedevalError("this campaign is closed: answers can no longer be changed")
+        item, given = _reopen(db, user, campaign_id, reopen)
+        return GradingState(campaign_id, row[0], is_open, item, given.annotation_id, done, total, skipped,
+                            tuple(recent_grades(db, user, campaign_id, limit=recent)), "items", q, given)
     if not is_open or revisit_skipped:
         due = None
     if due is not None:

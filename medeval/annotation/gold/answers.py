@@ -177,9 +177,10 @@ def gold_view(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id: 
 
 
 def recent_hidden(db: sqlite_utils.Database, user: User, campaign_id: int, limit: int = 5) -> list[tuple]:
-    """``user``'s latest hidden-gold answers: (gold id, answer id, tier, skipped, flagged, note, disease, aspect, at)."""
+    """``user``'s latest hidden-gold answers: (gold id, answer id, tier, skipped, flagged, note, disease, aspect, at,
+    the model's answer); ``limit`` -1: all."""
     return db.conn.execute(
-        "SELECT a.gold_id, a.id, a.tier, a.skipped, a.flagged, a.note, k.disease, k.aspect, a.created_at FROM "
+        "SELECT a.gold_id, a.id, a.tier, a.skipped, a.flagged, a.note, k.disease, k.aspect, a.created_at, r.raw FROM "
         "gold_answers a JOIN gold_items g ON g.id = a.gold_id JOIN responses r ON r.id = g.response_id JOIN "
         "kb_entries k ON k.id = r.kb_id WHERE a.user_id = ? AND g.campaign_id = ? AND a.mode = 'hidden' AND a.id = "
         "(SELECT max(id) FROM gold_answers b WHERE b.user_id = a.user_id AND b.gold_id = a.gold_id AND "
