@@ -24,14 +24,15 @@ from medeval.core.errors import MedevalError
 from medeval.core.limits import NOTE_MAX_CHARS
 from webui import gold as ui_gold
 from webui import page as ui
-from webui import screen
+from webui import reading, screen
+from webui import task_screen
 from webui.grade_screen import test_submit_delay
 from webui.screen import SETTLE_MS, all_answered
 
 user = ui.require_page("annotate")
-# one item on one screen (1366×768 and up): text boxes scroll inside, full option labels, a fixed status line
-screen.compact(boxes={"ctx_": screen.BOX_MAX, "side_": screen.SIDE_MAX, "side_done_": "4rem"},
-               wrap_buttons=("ask_",), slot="task_status")
+# one question on one screen (1366×768 and up): what it needs side by side, each box as tall as the screen allows
+# (webui/reading.py), full option labels, a fixed status line
+task_screen.install()
 with st.sidebar:
     ui.start_here("annotate", **ui.TIPS["annotate"])  # in the sidebar: a first visit's item fits the screen too
 
@@ -69,7 +70,8 @@ GUIDE_COLUMNS = dict(answer="answer", about="about", rating="rating", key_prefix
 ui.guidelines_gate(by_id[cid]["name"], pending, guide, _acknowledge, **GUIDE_COLUMNS)
 
 
-def _answer(ref: str, question: str | None, value: str | None, revision: int, what: str) -> None:
+def _answer(ref: str, question: str | None, value: str | None, revision: int, what: str,
+            screen_id: str | None = None) -> None:
     """Button callback: runs before the rerun, so the screen is drawn from what was just saved.
 
     ``ref``: what is on screen (a real item or not: the library knows). The token names the item's state (how
@@ -81,11 +83,13 @@ def _answer(ref: str, question: str | None, value: str | None, revision: int, wh
         return
     test_submit_delay()  # (a slow server, in the browser tests only)
     token = f"{ref}:{revision}:{question or 'skip'}:{value or ''}"
+    # what the browser measured for this question's texts (None: a skip, a change, or no measurement)
+    shown = reading.fully_shown(f"reading_{screen_id}", screen_id) if screen_id else None
     try:
         with ui.db() as d:
             _id, feedback = answers.submit(d, user, cid, ref, answers.Answer.skip() if question is None else
-                                           answers.Answer.questions({question: value}), client_token=token,
-                                           expected=revision, guideline_version=shown_version)
+                                           answers.Answer.questions({question: value}, fully_shown=shown),
+                                           client_token=token, expected=revision, guideline_version=shown_version)
     except tasks.StaleAnswer:
         # a key press that reached a button of the previous screen (Streamlit keeps it mounted during a rerun)
         st.session_state["task_stale"] = True
@@ -151,7 +155,7 @@ if not s.open:
     st.warning("This campaign is closed: answers can no longer be given or changed.")
     st.stop()
 
-reading = guide is not None and st.session_state.get("task_reading_guidelines", False)
+guide_open = guide is not None and st.session_state.get("task_reading_guidelines", False)
 
 
 def guidelines_button(where, *, disabled: bool = False) -> None:
@@ -185,16 +189,16 @@ label = "Qualification item" if s.phase == "qualification" else "Item"
 st.sidebar.caption(ui.md_escape(s.instructions))  # read once; the item keeps the page
 flagging = st.session_state.get("task_flagging", False)
 # one row: where the annotator is, and the item's own keys (S skip, F flag, G guidelines)
-c0, c1, c2, c3 = st.columns([4, 2, 2, 3], vertical_alignment="bottom")
+c0, c1, c2, c3, c4 = st.columns([4, 2, 2, 3, 3], vertical_alignment="bottom")
 c0.progress(s.done / s.total, text=(f"Revisiting a skipped item — {s.skipped} skipped" if item.revisiting
                                     else f"{label} {s.position} of {s.total}"))
 c1.button("Skip item", key=f"task_skip_{item.key}", shortcut="S", width="stretch", on_click=_answer,
           args=(item.ref, None, None, item.revision, "item skipped"), help="Come back to it after the others",
-          disabled=flagging or reading)
+          disabled=flagging or guide_open)
 c2.button("Flagged" if item.flagged else "Flag…", key=f"task_flag_{item.key}", shortcut="F", width="stretch",
-          on_click=_flagging, args=(True,), disabled=flagging or reading,
+          on_click=_flagging, args=(True,), disabled=flagging or guide_open,
           help="Report a problem with this item (a wrong reference, an unreadable answer) with a note")
-guidelines_button(c3, disabled=flagging)
+guidelines_button(c4, disabled=flagging)
 if item.revisiting:
     st.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
 
@@ -203,7 +207,8 @@ st.session_state["task_drawn_ref"] = item.ref  # the only item an answer or skip
 # a key counts for the question on screen, once (webui.screen.key_guard: the Grade page's rule)
 with st.sidebar:  # (the sidebar: the scripts take no room from the item)
     screen.keys_after_clicks("task_status")  # the keys work after a click (the task's select box, a button)
-    screen.key_guard("task", answer="opt_", skip="task_skip_", ready="taskReady",
+    screen.key_guard("task", answer="opt_", skip="task_skip_", ready="taskReady", hold=task_screen.HELD,
+                     cue=task_screen.CUE, free=["s"],
                      keys=[o.key for o in pending.options] + ["S"] if pending is not None else ["S"])
     st.caption(f"A key counts for the question on screen, once: a new question takes keys {SETTLE_MS} ms after it "
                "appears, and a second key within that time is ignored. An answer given can be changed below the item.")
@@ -220,69 +225,63 @@ def given_line(target: str) -> None:
     st.caption(ui.md_escape(" · ".join(parts)))
 
 
-def ask(q) -> None:
-    """The question to answer now: one button per option, its key shown and bound (not while flagging). Each label
-    is shown in full (wrapped); hovering a button shows what the criterion asks and what the option means."""
-    with st.container(border=True, key=f"ask_{item.key}"):
-        # rubric texts may come from a researcher's file: shown literally
-        part = (f" · *Part {item.open_part} of {item.parts}"
-                + (" (the next part opens when every question here has an answer)*" if item.open_part < item.parts
-                   else "*") if item.parts > 1 else "")
-        st.markdown(f"**{ui.md_escape(q.target)} — {ui.md_escape(q.criterion)}** · {ui.md_escape(q.prompt)}{part}")
-        cols = st.columns(len(q.options))
-        for col, o in zip(cols, q.options):
-            # the button shows its key itself (Streamlit's shortcut badge); a score's label is its anchor
-            about = f"{q.criterion}: {q.prompt}" + (f"\n\n{o.label}: {o.meaning}" if o.meaning else "")
-            col.button(ui.md_escape(o.meaning if o.label == o.key and o.meaning else o.label),
-                       key=f"opt_{item.key}_{q.id}_{o.value}", shortcut=o.key, help=ui.md_escape(about),
-                       width="stretch", on_click=_answer, disabled=flagging or reading,
-                       args=(item.ref, q.id, o.value, item.revision, f"{q.target} · {q.criterion} → {o.label}"))
+def _show_earlier() -> None:
+    st.session_state["task_earlier"] = not st.session_state.get("task_earlier", False)
 
 
-def draw(b, key: str) -> None:
-    ui.plain(b.label, b.text, key=key)
-    given_line(b.target)
+# Only what the question asked now needs, side by side: the context, and the block(s) it is about (issue 32 §2);
+# earlier questions of a case are one key away (E).
+folded, columns = layout.reading(item.blocks, pending.target if pending is not None else None, item.open_part)
+if folded:
+    earlier = st.session_state.get("task_earlier", False)
+    c3.button(("Hide" if earlier else "Show") + f" earlier questions ({len(folded)})", key="task_earlier_toggle",
+              shortcut="E", width="stretch", on_click=_show_earlier,
+              help="The case's earlier questions and their reference answers (E)")
+    if earlier:
+        with st.container(border=True, key="task_folded"):
+            for b in folded:
+                st.caption(ui.md_escape(b.label))
+                st.text(b.text)
+boxes = [f"read_{n}" for n in range(len(columns))]
+# the context is the longest read: it gets more width than each block beside it
+widths = [1.4 if not any(b.target for b in c) else 1 for c in columns]
+for col, blocks, box in zip(st.columns(widths) if len(columns) > 1 else [st.container()], columns, boxes):
+    with col:
+        task_screen.column(box, blocks)
+        for b in blocks:
+            if b.target and b.part == item.open_part:  # the answers given so far on what this question is about
+                given_line(b.target)
 
 
-asked = False
-if (groups := layout.groups(item.blocks)) is not None:  # side by side, one column a group; the question below them all
-    for n, (col, group) in enumerate(zip(st.columns(len(groups)), groups)):
-        with col:
-            for m, b in enumerate(group):
-                draw(b, f"side_{b.target}_{item.key}" if b.target else f"ctx_{item.key}_{n}_{m}")
-for n, row in enumerate(layout.rows(item.blocks) if groups is None else []):
-    b = row[0]
-    if b.fold:
-        with st.expander(ui.md_escape(b.label)):
-            st.text(b.text)
-        continue
-    if len(row) == 1:
-        draw(b, f"{'side' if b.target else 'ctx'}_{item.key}_{n}")
-    elif row[-1].target and not b.target:  # a short context beside the block it is about
-        for col, x, kind in zip(st.columns([1, 3]), row, ("ctx", "side")):
-            with col:
-                draw(x, f"{kind}_{item.key}_{n}_{kind}")
-    elif b.target:
-        done = "done_" if all(x.part < item.open_part for x in row) else ""  # rated in an earlier part: smaller
-        for col, b in zip(st.columns(len(row)), row):
-            with col:
-                draw(b, f"side_{done}{b.target}_{item.key}")
-    else:  # the context: the first half on the left, the rest on the right
-        half = (len(row) + 1) // 2
-        # in a later part (the judge's) the context read in part 1 folds away: the screen is for what is rated now
-        earlier = item.open_part > 1 and all(x.part < item.open_part for x in row)
-        where = st.expander(" · ".join(ui.md_escape(x.label) for x in row) + " (as in part 1)") if earlier \
-            else st.container()
-        with where:
-            for col, (start, part) in zip(st.columns(2), ((0, row[:half]), (half, row[half:]))):
+def ask(q, screen_id: str) -> None:
+    """The question to answer now: one button per option, its key shown and bound (not while flagging), in the
+    form that carries the reading area's measure. Each label is shown in full (wrapped); hovering a button shows
+    what the criterion asks and what the option means."""
+    with st.container(key="task_form"), st.form(key="task_answer_form", border=False, enter_to_submit=False):
+        with st.container(border=True, key=f"ask_{item.key}"):
+            # rubric texts may come from a researcher's file: shown literally
+            part = (f" · *Part {item.open_part} of {item.parts}"
+                    + (" (the next part opens when every question here has an answer)*" if item.open_part < item.parts
+                       else "*") if item.parts > 1 else "")
+            st.markdown(f"**{ui.md_escape(q.target)} — {ui.md_escape(q.criterion)}** · {ui.md_escape(q.prompt)}{part}")
+            with st.container(key=task_screen.SLOT):
+                st.caption(task_screen.LEGEND + (" · E earlier questions" if folded else ""))
+            cols = st.columns(len(q.options))
+            for col, o in zip(cols, q.options):
+                # the button shows its key itself (Streamlit's shortcut badge); a score's label is its anchor
+                about = f"{q.criterion}: {q.prompt}" + (f"\n\n{o.label}: {o.meaning}" if o.meaning else "")
                 with col:
-                    for m, b in enumerate(part, start=start):
-                        draw(b, f"ctx_{item.key}_{n}_{m}")
-    if pending is not None and not asked and pending.target in {x.target for x in row if x.target}:
-        ask(pending)
-        asked = True
-if pending is not None and not asked:
-    ask(pending)
+                    st.form_submit_button(ui.md_escape(o.meaning if o.label == o.key and o.meaning else o.label),
+                                          key=f"opt_{item.key}_{q.id}_{o.value}", shortcut=o.key,
+                                          help=ui.md_escape(about), width="stretch", on_click=_answer,
+                                          disabled=flagging or guide_open,
+                                          args=(item.ref, q.id, o.value, item.revision,
+                                                f"{q.target} · {q.criterion} → {o.label}", screen_id))
+        reading.measure(screen_id, boxes, keys=f"ask_{item.key}", held=task_screen.HELD, key=f"reading_{screen_id}")
+
+
+if pending is not None:
+    ask(pending, f"{item.key}_{pending.id}")  # the key guard's screen: the item and its question
 
 
 def _save_flag() -> None:

@@ -53,3 +53,52 @@ def test_not_groups_when_shapes_differ_or_the_last_block_is_not_rated():
     assert layout.groups([B("c", fold=True), B("a", "A"), B("d"), B("b", "B")]) is None  # a folded block
     four = [x for i in range(4) for x in (B(f"c{i}"), B(f"a{i}", f"T{i}"))]
     assert layout.groups(four) is None  # more than 3 columns
+
+
+# ---------------------------------------------------------------- what the question asked now needs (issue 32 §2)
+
+def _b(label, target="", part=1, fold=False):
+    return Block(label, f"text of {label}", part=part, target=target, fold=fold)
+
+
+RUBRIC = [_b("Case"), _b("Earlier question 1", fold=True), _b("Question"), _b("Reference answer"),
+          _b("Response 1", "Response 1"), _b("Response 2", "Response 2"), _b("Response 3", "Response 3"),
+          _b("How the judge numbers the responses", part=2), _b("The judge's assessment", "The judge's assessment", 2)]
+
+
+def _labels(columns):
+    return [[b.label for b in c] for c in columns]
+
+
+def test_a_rubric_question_shows_the_context_and_the_one_response_it_is_about():
+    part1 = [b for b in RUBRIC if b.part == 1]
+    folded, columns = layout.reading(part1, "Response 2", 1)
+    assert [b.label for b in folded] == ["Earlier question 1"]
+    assert _labels(columns) == [["Case", "Question", "Reference answer"], ["Response 2"]]
+
+
+def test_the_judge_part_shows_the_responses_it_discusses_beside_the_assessment():
+    folded, columns = layout.reading(RUBRIC, "The judge's assessment", 2)
+    assert _labels(columns) == [["Case", "Question", "Reference answer", "Response 1", "Response 2", "Response 3",
+                                 "How the judge numbers the responses"], ["The judge's assessment"]]
+
+
+def test_a_pair_question_shows_both_sides_and_no_question_shows_every_rated_block():
+    pair = [_b("Question"), _b("Reference answer"), _b("A", "A"), _b("B", "B")]
+    assert _labels(layout.reading(pair, "A versus B")[1]) == [["Question", "Reference answer"], ["A"], ["B"]]
+    assert _labels(layout.reading(pair, None)[1]) == [["Question", "Reference answer"], ["A"], ["B"]]
+
+
+def test_a_group_item_shows_the_group_the_question_is_about():
+    accr = [_b("Factual claim"), _b("Verdict on it"), _b("Answer", "Factual claim"),
+            _b("Counterfactual claim"), _b("Verdict on that"), _b("Answer 2", "Counterfactual claim")]
+    assert _labels(layout.reading(accr, "Counterfactual claim")[1]) == [["Counterfactual claim", "Verdict on that"],
+                                                                        ["Answer 2"]]
+    assert _labels(layout.reading(accr, "Factual claim")[1]) == [["Factual claim", "Verdict on it"], ["Answer"]]
+
+
+def test_every_block_a_question_needs_is_on_screen_or_folded():
+    for target in ("Response 1", "Response 2", "Response 3", None):
+        folded, columns = layout.reading([b for b in RUBRIC if b.part == 1], target, 1)
+        drawn = folded + [b for c in columns for b in c]
+        assert all(b in drawn for b in RUBRIC if b.part == 1 and (not b.target or b.target == target or not target))

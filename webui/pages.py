@@ -45,7 +45,7 @@ PAGES: tuple[Page, ...] = (
     Page("app_pages/new_campaign.py", "New campaign", ":material/add_task:", "new-campaign", "campaign.create", "wide"),
     Page("app_pages/new_task.py", "New task", ":material/playlist_add:", "new-task", "campaign.create", "wide"),
     Page("app_pages/grade.py", "Grade", ":material/task_alt:", "grade", "grade", "reading"),
-    Page("app_pages/annotate.py", "Rate & compare", ":material/rate_review:", "annotate", "task.answer", "centered"),
+    Page("app_pages/annotate.py", "Rate & compare", ":material/rate_review:", "annotate", "task.answer", "reading"),
     Page("app_pages/help.py", "Help", ":material/help:", "help", "help.read", "centered"),
 )
 BY_URL = {p.url_path: p for p in PAGES}

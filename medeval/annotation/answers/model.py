@@ -85,10 +85,11 @@ class Answer:
         return cls(FLAGGED if flagged else SUBMITTED, tier, note)
 
     @classmethod
-    def questions(cls, values: Mapping) -> Answer:
-        """Answers to task questions: {question id: value}."""
+    def questions(cls, values: Mapping, *, fully_shown: bool | None = None) -> Answer:
+        """Answers to task questions: {question id: value} (``fully_shown``: whether the screen showed the texts
+        the question needs in full)."""
         check_values(values)  # (not a map: the map's message, not a tier's)
-        return cls(SUBMITTED, values)
+        return cls(SUBMITTED, values, None, fully_shown)
 
     @classmethod
     def skip(cls, *, flagged: bool = False, note: str | None = None) -> Answer:

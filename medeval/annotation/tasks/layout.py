@@ -46,3 +46,29 @@ def groups(blocks: tuple[Block, ...] | list[Block]) -> list[list[Block]] | None:
     if len(out) < 2 or len(out) > 3 or any(b.fold for b in blocks) or not out[-1][-1].target:
         return None
     return out if all(len(g) == len(out[0]) >= 2 for g in out) else None
+
+
+def reading(blocks: tuple[Block, ...] | list[Block], pending_target: str | None,
+            open_part: int = 1) -> tuple[list[Block], list[list[Block]]]:
+    """What the question asked now needs on screen, as (folded blocks, columns): the columns are read side by side,
+    the first the context, each later one a block the question is about.
+
+    * folded blocks (earlier questions of a case) are apart: one key opens them;
+    * an item of groups (:func:`groups`: AccR) shows the group whose rated block the question is about: its other
+      blocks as the context, its rated block beside them;
+    * otherwise the context is every block without a target, and the blocks of an earlier part that were rated then
+      (the responses a judge of part 2 discusses); the question's own blocks (``pending_target``) follow, one column
+      each -- every rated block of the open part when the question is about several (a pair: "A versus B") or
+      when no question is pending.
+    The blocks keep their order; no block the question needs is left out.
+    """
+    folded = [b for b in blocks if b.fold]
+    grouped = groups(blocks)
+    if grouped is not None:
+        group = next((g for g in grouped if g[-1].target == pending_target), grouped[0])
+        return folded, [list(group[:-1]), [group[-1]]]
+    shown = [b for b in blocks if not b.fold]
+    rated = [b for b in shown if b.target and b.part == open_part]
+    mine = [b for b in rated if b.target == pending_target] or rated
+    context = [b for b in shown if b not in rated]
+    return folded, ([context] if context else []) + [[b] for b in mine]
