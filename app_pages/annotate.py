@@ -47,12 +47,12 @@ if not mine:
 by_id = {c["id"]: c for c in mine}
 unfinished = [c for c in mine if c["status"] == "open" and c["done"] < c["total"]]
 # The task stays the one chosen (by id, also in the URL as ?task=<id>): answering changes the labels' counts,
-# which must never move the page -- and the next key press -- to another task. (In the sidebar: the item has the page.)
-with st.sidebar:
-    cid = ui.sticky_choice("Task", list(by_id), key="task_campaign", param="task",
-                           default=(unfinished or mine)[0]["id"],
-                           format_func=lambda i: f"{by_id[i]['name']} · {by_id[i]['task']} — {by_id[i]['done']} of "
-                           f"{by_id[i]['total']} done" + (" (closed)" if by_id[i]["status"] == "closed" else ""))
+# which must never move the page -- and the next key press -- to another task. (On the page, in the place of its
+# heading: the sidebar starts folded on this reading screen.)
+cid = ui.sticky_choice("Task", list(by_id), key="task_campaign", param="task", default=(unfinished or mine)[0]["id"],
+                       format_func=lambda i: f"{by_id[i]['name']} · {by_id[i]['task']} — {by_id[i]['done']} of "
+                       f"{by_id[i]['total']} done" + (" (closed)" if by_id[i]["status"] == "closed" else ""),
+                       label_visibility="collapsed")
 revisit_key = f"task_revisit_{cid}"
 
 with ui.db() as d:
@@ -129,7 +129,8 @@ def _continue() -> None:
 with ui.db() as d:
     s = tasks.task_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
 
-st.subheader(ui.md_escape(f"{s.campaign_name} · {s.title}"), anchor=False)  # a researcher's name: plain text
+if len(mine) == 1:  # (several: the task's select box above names it)
+    st.subheader(ui.md_escape(f"{s.campaign_name} · {s.title}"), anchor=False)  # a researcher's name: plain text
 
 
 def _this_task(key: str) -> str | None:

@@ -268,6 +268,7 @@ def test_g_opens_the_guidelines_when_every_item_is_graded(page: Page, app):
     sign_in(page, app, GRADER, path="/grade")
     expect(page.get_by_text("All 6 items are graded. Thank you!")).to_be_visible()
     # a click first, as a reader would (a key pressed in the very moment the page has loaded can be lost)
+    bs.open_sidebar(page)  # folded on the grading screen (issue 32)
     button(page, "start_here_grade_hide").click()
     expect(page.locator(".st-key-start_here_grade")).to_have_count(0)
     wait_idle(page)

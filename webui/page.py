@@ -124,7 +124,8 @@ def _id_from_url(param: str, ids: list[int]) -> int | None:
 
 
 def sticky_choice(label: str, ids: list[int], *, key: str, param: str, default: int,
-                  format_func: Callable[[int], str], show_single: bool = False) -> int:
+                  format_func: Callable[[int], str], show_single: bool = False,
+                  label_visibility: str = "visible") -> int:
     """One of ``ids`` (campaign ids), chosen in a select box, that stays chosen until the user picks another.
 
     The choice is kept by id -- in session state and in the URL (``?<param>=<id>``, so a reload or a
@@ -151,7 +152,8 @@ def sticky_choice(label: str, ids: list[int], *, key: str, param: str, default: 
     st.session_state[chosen_key] = chosen  # shown once, kept: the page never moves on by itself
     if len(ids) > 1 or show_single:
         st.session_state[key] = chosen  # the id, re-labelled now: the browser's stale label cannot override it
-        st.selectbox(label, ids, key=key, format_func=format_func, on_change=_picked)
+        st.selectbox(label, ids, key=key, format_func=format_func, on_change=_picked,
+                     label_visibility=label_visibility)
         if st.query_params.get(param) != str(chosen):
             st.query_params[param] = str(chosen)
     elif param in st.query_params and _id_from_url(param, ids) is None:

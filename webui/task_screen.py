@@ -37,7 +37,8 @@ SCREEN_CSS = """<style>
 [class*="st-key-read_"] [data-testid="stText"] { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.95rem;
   line-height: 1.45; }
 [class*="st-key-read_"] [data-testid="stMarkdownContainer"] { margin-bottom: 0 !important; }
-[class*="st-key-read_"] [data-testid="stMarkdownContainer"] p { font-size: 0.85rem; color: #555; margin: 0.25rem 0 0;
+[class*="st-key-read_"] [data-testid="stMarkdownContainer"] p { font-size: 0.85rem; font-weight: 600; color: #555;
+  margin: 0.25rem 0 0;
   line-height: 1.3; }
 .st-key-task_folded { max-height: 14rem; overflow-y: auto; }
 .st-key-task_form [data-testid="stForm"] { padding: 0; border: none; }
@@ -62,5 +63,5 @@ def column(box: str, blocks) -> None:
     text, exactly as written (plain text: no Markdown, no HTML)."""
     with st.container(border=True, key=box):
         for b in blocks:
-            st.markdown(f"**{md_escape(b.label)}**")  # a label may carry an imported name (a case title)
+            st.markdown(md_escape(b.label))  # a label may carry an imported name (a case title): plain text
             st.text(b.text if b.text else "(empty)")
