@@ -192,7 +192,9 @@ def screen() -> None:
         st.session_state.pop("saved", None)  # another campaign's, or an earlier sitting's (round): never shown here
         st.session_state.pop("gold_feedback", None)
     # the status line and the progress share one row: the item's texts get the height
-    status_col, progress_col = st.container(key="gradetop").columns([3, 2], vertical_alignment="center")
+    # (a horizontal container, not columns: fewer elements for the server to send on each key)
+    top = st.container(horizontal=True, key="gradetop", vertical_alignment="center")
+    status_col = progress_col = top
     with status_col, st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
         if error := st.session_state.get("grade_error"):
             st.error(ui.md_escape(error), icon=":material/error:")
@@ -242,10 +244,12 @@ def screen() -> None:
                           type="tertiary", on_click=lambda: st.session_state.__setitem__("recent_limit",
                                                                                           limit + RECENT_PAGE))
 
-    def undo_button(where, *, disabled: bool = False) -> None:
-        """Z: the item answered last, shown again to be answered anew (the earlier answer stays in the history)."""
+    def undo_button(where, *, disabled: bool = False, submit: bool = False) -> None:
+        """Z: the item answered last, shown again to be answered anew (the earlier answer stays in the history).
+        ``submit``: drawn in the answer form, as its other buttons."""
         last = s.recent[0] if s.recent else None
-        where.button("Undo last answer", key="undo_last", shortcut="Z", width="stretch",
+        (where.form_submit_button if submit else where.button)(
+                     "Undo", key="undo_last", shortcut="Z", width="stretch",
                      disabled=disabled or last is None or s.phase == "qualification", on_click=_reopen, args=(last.ref if last else None,),
                      help="Show the item you answered last again and answer it anew (Z)")
 
@@ -312,9 +316,7 @@ def screen() -> None:
     locked = flagging or guide_open  # no grade key while the flag form or the guidelines are open
     # The grade buttons are a form's submit buttons: the browser's word on whether the item's texts were shown in
     # full (webui/reading.py, a value of this form) reaches the server with the press itself, in the same message.
-    with st.container(key="gradeform"), st.form(key="grade_form", border=False, enter_to_submit=False):
-        with st.container(key=grade_screen.SLOT):
-            st.caption(grade_screen.LEGEND)
+    with st.container(key=grade_screen.SLOT), st.form(key="grade_form", border=False, enter_to_submit=False):
         with st.container(horizontal=True, key=grade_screen.KEYS_BOX):
             for key, tier, name, meaning in cp.TIER_GUIDE:
                 st.form_submit_button(name, key=f"grade_{item.key}_{tier}", shortcut=key, help=meaning,
@@ -327,11 +329,10 @@ def screen() -> None:
                                   kwargs={"skipped": True, "what": what}, help="Come back to it after the others")
             st.form_submit_button("Flag…", key=f"flag_{item.key}", shortcut="F", disabled=locked, width="stretch",
                                   on_click=_open_flag, help="Report a problem with this item (with a note)")
+            undo_button(st, disabled=locked or changing, submit=True)
         reading.measure(item.key, grade_screen.BOXES, keys=grade_screen.KEYS_BOX, held=grade_screen.HELD,
                         key=f"reading_{item.key}")
-    g_col, undo_col, *_ = st.columns(5)
-    guidelines_button(g_col, disabled=flagging)  # G (outside the form: it answers nothing)
-    undo_button(undo_col, disabled=locked or changing)
+    guidelines_button(st, disabled=flagging)  # G (outside the form: it answers nothing)
 
     if flagging:
         with st.container(key="gradeflag"), st.form(key=f"flag_form_{item.key}", border=True, enter_to_submit=False):

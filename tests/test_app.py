@@ -575,4 +575,4 @@ def test_the_grade_screen_html_is_static():
             isinstance(v, dict) and all(map(constants, v.values())))
     assert constants(grade_screen.GUARD)
     assert all(constants(v) for v in (grade_screen.HOLD_TEXT, grade_screen.MORE_TEXT, grade_screen.CUE_TEXTS,
-                                      grade_screen.BOXES, grade_screen.SLOT, grade_screen.LEGEND))
+                                      grade_screen.BOXES, grade_screen.SLOT))

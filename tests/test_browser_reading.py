@@ -37,7 +37,7 @@ MEASURE_JS = """() => {
     return {sh: b.scrollHeight, ch: b.clientHeight, bottom: r.bottom, more: b.dataset.more || '',
             text: b.innerText.trim()}; };
   const keys = document.querySelector('.st-key-gradekeys').getBoundingClientRect();
-  const slot = document.querySelector('.st-key-gradehold');
+  const slot = document.querySelector('.st-key-gradeform');
   return {boxes: [box('item_reference'), box('item_response')], keysBottom: keys.bottom,
           held: document.body.dataset.gradeHeld || '', cue: document.body.dataset.gradeCue || '',
           holdLine: getComputedStyle(slot, '::before').content, height: window.innerHeight};
@@ -155,7 +155,7 @@ def test_two_fast_keys_store_one_grade_and_say_why_the_second_did_nothing(browse
         page.keyboard.press("3")  # a hurried second key, 40 ms later
         page.wait_for_function("() => ['soon', 'twice'].includes(document.body.dataset.gradeCue)")
         assert "ignored" in page.evaluate(
-            "() => getComputedStyle(document.querySelector('.st-key-gradehold'), '::before').content")
+            "() => getComputedStyle(document.querySelector('.st-key-gradeform'), '::before').content")
         page.wait_for_timeout(800)
         rows = answers(app, user)
         assert rows == [(s.item.item_id, 0, 1)], rows  # one grade, Completely Wrong, for the item that was shown

@@ -48,8 +48,8 @@ def test_the_grade_page_uses_the_same_guard_with_its_flag_note(drawn, monkeypatc
     assert cfg["note"] == {"box": "gradeflag", "save": "Save flag", "cancel": "Cancel"}
     # the grade keys wait while a long text is unread (webui/reading.py); S answers nothing and never waits
     assert (cfg["hold"], cfg["cue"], cfg["free"]) == ("gradeHeld", "gradeCue", ["s"])
-    assert 'body[data-grade-held]:not([data-grade-held=""]) .st-key-gradehold::before' in cues
-    assert all(f'body[data-grade-cue="{r}"] .st-key-gradehold::before' in cues for r in ("soon", "twice", "held"))
+    assert 'body[data-grade-held]:not([data-grade-held=""]) .st-key-gradeform::before' in cues
+    assert all(f'body[data-grade-cue="{r}"] .st-key-gradeform::before' in cues for r in ("soon", "twice", "held"))
 
 
 def test_script_arguments_cannot_end_the_script_element(drawn):

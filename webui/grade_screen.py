@@ -41,8 +41,7 @@ GUARD = dict(answer="grade_", skip="skip_", keys=["1", "2", "3", "S"], ready="gr
 # The reading area: reference and answer side by side, each as tall as the screen allows (webui/reading.py).
 BOXES = ["item_reference", "item_response"]
 KEYS_BOX = "gradekeys"  # the answer buttons: the boxes grow down to just above them
-SLOT = "gradehold"  # the line above the buttons: the keys' legend, or why the keys wait
-LEGEND = "Keys: 1 2 3 grade · S skip · F flag · Z undo · G guidelines"
+SLOT = "gradeform"  # the answer form's container: a line above its buttons says why the keys wait (the buttons show their keys)
 HOLD_TEXT = "▼ Read each text to its end (scroll its box): the grade keys wait until you have."
 MORE_TEXT = "▼ more below: scroll to read on"
 CUE_TEXTS = {"soon": "Key ignored: a new item had just appeared. Read it, then press again.",
@@ -55,9 +54,11 @@ SCREEN_CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 1rem; max-width: none; }
 [data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] { padding: 0.35rem 0.8rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] p { font-size: 0.9rem; }
-[data-testid="stMainBlockContainer"] h3 { font-size: 1.15rem; padding: 0.1rem 0; }
 [data-testid="stMainBlockContainer"] [data-testid="stProgress"] p { margin-bottom: 0; }
-.st-key-gradetop { height: 2.6rem; min-height: 2.6rem; overflow: hidden; justify-content: center; }
+.st-key-gradetop { height: 2.6rem; min-height: 2.6rem; overflow: hidden; flex-wrap: nowrap; gap: 1rem; }
+.st-key-gradetop > :first-child { flex: 3 1 0; min-width: 0; }
+.st-key-gradetop > :last-child { flex: 2 1 0; min-width: 0; }
+
 .st-key-gradestatus { height: 2.4rem; min-height: 2.4rem; overflow: hidden; justify-content: center; }
 .st-key-gradestatus [data-testid="stAlert"] > div { padding: 0.4rem 0.8rem; }
 .st-key-gradestatus [data-testid="stAlertContainer"] { padding: 0.4rem 0.8rem; }
@@ -68,9 +69,10 @@ SCREEN_CSS = """<style>
 .st-key-gradeitem { gap: 0.4rem; }
 .st-key-gradeitem [data-testid="stCaptionContainer"] p { margin-bottom: 0; }
 .st-key-gradeform [data-testid="stForm"] { padding: 0; border: none; }
+.st-key-open_guidelines { max-width: 14rem; }
 .st-key-gradekeys > * { flex: 1 1 0; min-width: 0; }
-.st-key-gradekeys > *:nth-child(n+4) { flex: 0.6 1 0; }
-.st-key-gradehold { min-height: 1.4rem; justify-content: center; }
+.st-key-gradekeys > *:nth-child(n+4) { flex: 0.55 1 0; }
+
 [data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.4rem; }
 </style>"""
 

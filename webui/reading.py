@@ -30,7 +30,8 @@ MIN_BOX_PX = 120
 
 _JS = """
 export default function ({ data, setStateValue }) {
-  const cfg = data;
+  const [item, boxKeys, keys, held, margin, min] = data;
+  const cfg = {item, boxes: boxKeys, keys, held, margin, min};
   const reached = new Map();
   let last = null, timer = null, stopped = false;
   const boxes = () => cfg.boxes.map((k) => document.querySelector('.st-key-' + k));
@@ -95,6 +96,10 @@ export default function ({ data, setStateValue }) {
 }
 """
 
+# Sent with every key press (the component is drawn again on each rerun of the grading panel): its indentation
+# goes, its line breaks stay (they end statements).
+_JS = "\n".join(line.strip() for line in _JS.splitlines() if line.strip())
+
 _component = None
 
 
@@ -115,8 +120,8 @@ def measure(item: str, boxes: list[str], *, keys: str, held: str, key: str, marg
     of the container of its answer buttons (the boxes grow down to leave it on screen); ``held``: the
     ``document.body.dataset`` name that says the keys are held. Call it inside the answer form; ``key`` is the
     component's key (one per item, so an item's state never carries over to the next)."""
-    _reader()(key=key, data={"item": item, "boxes": boxes, "keys": keys, "held": held, "margin": margin,
-                             "min": MIN_BOX_PX},
+    # (a list, not a dict: Streamlit looks for data frames in a dict's values, on every key press)
+    _reader()(key=key, data=[item, boxes, keys, held, margin, MIN_BOX_PX],
               default={"shown": None}, on_shown_change=_noop, height=0)
 
 
