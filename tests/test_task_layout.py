@@ -1,6 +1,9 @@
 """Where the Rate & compare screen puts an item's blocks (medeval.annotation.tasks.layout)."""
 
+import pytest
+
 from medeval.annotation.tasks import layout
+from medeval.annotation.tasks.mentions import relabel
 from medeval.annotation.tasks.registry import Block
 
 
@@ -102,3 +105,32 @@ def test_every_block_a_question_needs_is_on_screen_or_folded():
         folded, columns = layout.reading([b for b in RUBRIC if b.part == 1], target, 1)
         drawn = folded + [b for c in columns for b in c]
         assert all(b in drawn for b in RUBRIC if b.part == 1 and (not b.target or b.target == target or not target))
+
+
+# ---------------------------------------------------------------- one numbering per screen (issue 32 §3)
+
+
+# (the judge's text, its numbers -> the screen's labels, what the doctor reads)
+MENTIONS = [
+    ("医生1的方案较完整；医生2：4分。", {1: "Response 2", 2: "Response 1"}, "Response 2的方案较完整；Response 1：4分。"),
+    ("医生2优于医生1", {1: "Doctor 2", 2: "Doctor 1"}, "Doctor 1优于Doctor 2"),  # a swap, in one pass
+    ("Doctor 1: 5 points. Doctor 3: 4 points.", {1: "Response 3", 3: "Response 1"}, "Response 3: 5 points. Response 1: 4 points."),
+    ("doctor #2 is vague", {2: "Response 1"}, "Response 1 is vague"),
+    ("回答 3 漏了剂量", {3: "Response 2"}, "Response 2 漏了剂量"),
+    ("医生１和医生２", {1: "Doctor 2", 2: "Doctor 1"}, "Doctor 2和Doctor 1"),  # full-width digits
+    ("医生12提到的剂量", {1: "Doctor 2"}, "医生12提到的剂量"),  # not response 1
+    ("医生4不存在", {1: "Doctor 2"}, "医生4不存在"),  # a number the judge did not use: as written
+    ("阿司匹林100 mg，每日1次", {1: "Doctor 2"}, "阿司匹林100 mg，每日1次"),  # a dose is no mention
+    ("", {1: "Doctor 2"}, ""),
+]
+
+
+@pytest.mark.parametrize("text, labels, expected", MENTIONS)
+def test_a_judges_numbers_read_as_the_screens_labels(text, labels, expected):
+    assert relabel(text, labels) == expected
+
+
+def test_relabelling_with_the_judges_own_order_changes_only_the_words():
+    text = "医生1：5分；医生2：3分；医生3：4分。"
+    same = {1: "医生1", 2: "医生2", 3: "医生3"}
+    assert relabel(text, same) == text

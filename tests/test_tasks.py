@@ -120,9 +120,15 @@ def test_rubric_blind_view_and_two_part_order(tdb):
             assert tasks.item_view(tdb, doc1, v.item_id).open_part == 1
     v2 = tasks.item_view(tdb, doc1, v.item_id)
     assert v2.open_part == 2 and v2.pending.id == "judge:j_knowledge"
-    assert any(b.label == "The judge's assessment" and "points" in b.text for b in v2.blocks)
-    mapping = next(b.text for b in v2.blocks if b.label == "How the judge numbers the responses")
-    assert mapping.count("is your Response") == 3
+    # one numbering on the screen (issue 32 §3): the judge's "Doctor n" read as the screen's "Response k"
+    assessment = next(b.text for b in v2.blocks if b.label == "The judge's assessment")
+    assert "Doctor" not in assessment and assessment.count("Response ") == 3 and "points" in assessment
+    models = ["alpha", "beta", "gamma"]  # the judge numbers them in this order; the screen in the annotator's own
+    order = json.loads(tdb.conn.execute("SELECT layout FROM task_assignments WHERE item_id = ? AND user_id = ?",
+                                        (v.item_id, doc1.id)).fetchone()[0])["order"]
+    shown = {models[j]: f"Response {n}" for n, j in enumerate(order, 1)}
+    assert assessment.startswith(f"{shown['alpha']}: ") and not any("numbers the responses" in b.label
+                                                                     for b in v2.blocks)
     tasks.submit_answer(tdb, doc1, v.item_id, "judge:j_knowledge", "4", client_token="p2")
     with pytest.raises(MedevalError, match="not an answer"):
         tasks.submit_answer(tdb, doc1, v.item_id, "judge:j_fluency", "6", client_token="bad")

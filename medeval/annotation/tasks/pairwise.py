@@ -17,6 +17,7 @@ from collections import defaultdict
 from itertools import combinations
 
 from medeval.annotation import cases as cs
+from medeval.annotation.tasks.mentions import relabel
 from medeval.annotation.tasks.registry import Block, ItemSpec, Option, Question, Section, Setting, TaskType
 from medeval.core.errors import MedevalError
 from medeval.core.limits import COUNT_MAX
@@ -113,10 +114,16 @@ class Preference(TaskType):
             text = {r["model"]: r["response"] for r in payload["responses"]}
             for n, m in enumerate(order, start=1):
                 out.append(Block(f"Doctor {n} (a response both evaluations discuss)", text.get(m, "")))
-            if right.get("models") and right["models"] != order:
-                note = "; ".join(f"its Doctor {i} is Doctor {order.index(m) + 1} above"
-                                 for i, m in enumerate(right["models"], start=1) if m in order)
-                out.append(Block("Note: B numbers the responses differently", note))
+
+            def on_screen(side: dict) -> str:
+                """One numbering on the screen: each evaluation's mentions of its own response numbers read as the
+                "Doctor n" shown above (B may number them differently from A)."""
+                own = side.get("models") or order
+                return relabel(side["text"], {i: f"Doctor {order.index(m) + 1}" for i, m in enumerate(own, start=1)
+                                              if m in order})
+
+            out += [Block("A", on_screen(left), target="A"), Block("B", on_screen(right), target="B")]
+            return out
         out += [Block("A", left["text"], target="A"), Block("B", right["text"], target="B")]
         return out
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from medeval.annotation import cases as cs
 from medeval.annotation.tasks.common import Criterion, continuous_agreement, mean
+from medeval.annotation.tasks.mentions import relabel
 from medeval.annotation.tasks.registry import Block, ItemSpec, Question, Section, Setting, TaskType
 from medeval.core.errors import MedevalError
 from medeval.core.limits import (COUNT_MAX, LIST_MAX_ITEMS, NAME_MAX_CHARS, NOTE_MAX_CHARS, check_depth,
@@ -229,10 +230,10 @@ class RubricRating(TaskType):
         if jd:
             models = [r["model"] for r in payload["responses"]]
             shown_as = {models[j]: _label(n) for n, j in enumerate(layout["order"], start=1)}
-            mapping = "; ".join(f"the judge's response {i} is your {shown_as[m]}"
-                                for i, m in enumerate(jd["models"], start=1) if m in shown_as)
-            out.append(Block("How the judge numbers the responses", mapping, part=2))
-            out.append(Block("The judge's assessment", jd["rationale"], part=2, target="The judge's assessment"))
+            # one numbering on the screen: the judge's own numbers for the responses read as the screen's labels
+            labels = {i: shown_as[m] for i, m in enumerate(jd["models"], start=1) if m in shown_as}
+            out.append(Block("The judge's assessment", relabel(jd["rationale"], labels), part=2,
+                             target="The judge's assessment"))
         return out
 
     def questions(self, payload, layout):
