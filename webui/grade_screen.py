@@ -42,18 +42,13 @@ GUARD = dict(answer="grade_", skip="skip_", keys=["1", "2", "3", "S"], ready="gr
 BOXES = ["item_reference", "item_response"]
 KEYS_BOX = "gradekeys"  # the answer buttons: the boxes grow down to just above them
 SLOT = "gradeform"  # the answer form's container: a line above its buttons says why the keys wait (the buttons show their keys)
-HOLD_TEXT = "▼ Read each text to its end (scroll its box): the grade keys wait until you have."
-MORE_TEXT = "▼ more below: scroll to read on"
-CUE_TEXTS = {"soon": "Key ignored: a new item had just appeared. Read it, then press again.",
-             "twice": "Second key ignored: this item already has your answer.",
-             "held": "Key ignored: read each text to its end first (scroll the box marked ▼)."}
+HOLD_TEXT = reading.hold_text("grade")
+MORE_TEXT = reading.MORE_TEXT
+CUE_TEXTS = reading.cue_texts("item")
 
 # One item on one screen: the whole width, the page's top padding shrunk (Streamlit's header is 3.75 rem), the
 # status line a slot of constant height, reference and answer in boxes sized by webui/reading.py.
-SCREEN_CSS = """<style>
-[data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 1rem; max-width: none; }
-[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] { padding: 0.35rem 0.8rem; }
-[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] p { font-size: 0.9rem; }
+SCREEN_CSS = "<style>" + reading.PAGE_CSS + """
 [data-testid="stMainBlockContainer"] [data-testid="stProgress"] p { margin-bottom: 0; }
 .st-key-gradetop { height: 2.6rem; min-height: 2.6rem; overflow: hidden; flex-wrap: nowrap; gap: 1rem; }
 .st-key-gradetop > :first-child { flex: 3 1 0; min-width: 0; }
@@ -73,7 +68,6 @@ SCREEN_CSS = """<style>
 .st-key-gradekeys > * { flex: 1 1 0; min-width: 0; }
 .st-key-gradekeys > *:nth-child(n+4) { flex: 0.55 1 0; }
 
-[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.4rem; }
 </style>"""
 
 

@@ -28,6 +28,29 @@ import streamlit as st
 # A box may not shrink below this, however little room is left (a very small window): it then scrolls.
 MIN_BOX_PX = 120
 
+MORE_TEXT = "▼ more below: scroll to read on"
+
+# The rules both reading screens share: the whole width, the page's top padding shrunk to Streamlit's header (3.75
+# rem), tighter gaps and compact message lines (a "Saved" line never pushes the texts down).
+PAGE_CSS = """
+[data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 1rem; max-width: none; }
+[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.4rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] { padding: 0.35rem 0.8rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] p { font-size: 0.9rem; }
+"""
+
+
+def hold_text(keys: str) -> str:
+    """The line above the answer buttons while a long text is unread (``keys``: "grade", "answer")."""
+    return f"▼ Read each text to its end (scroll its box): the {keys} keys wait until you have."
+
+
+def cue_texts(thing: str) -> dict[str, str]:
+    """Why a key did nothing, by the key guard's reason (``thing``: "item", "question")."""
+    return {"soon": f"Key ignored: a new {thing} had just appeared. Read it, then press again.",
+            "twice": f"Second key ignored: this {thing} already has your answer.",
+            "held": "Key ignored: read each text to its end first (scroll the box marked ▼)."}
+
 _JS = """
 export default function ({ data, setStateValue }) {
   const [item, boxKeys, keys, held, margin, min] = data;

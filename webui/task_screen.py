@@ -18,19 +18,12 @@ HELD, CUE = "taskHeld", "taskCue"
 SLOT = "task_hold"  # the line above the options: the keys' legend, or why the keys wait
 BOXES = [f"read_{n}" for n in range(4)]  # the columns (a context and at most three blocks rated side by side)
 LEGEND = "Keys: the key on each button · S skip · F flag · G guidelines"
-HOLD_TEXT = "▼ Read each text to its end (scroll its box): the answer keys wait until you have."
-MORE_TEXT = "▼ more below: scroll to read on"
-CUE_TEXTS = {"soon": "Key ignored: a new question had just appeared. Read it, then press again.",
-             "twice": "Second key ignored: this question already has your answer.",
-             "held": "Key ignored: read each text to its end first (scroll the box marked ▼)."}
+HOLD_TEXT = reading.hold_text("answer")
+MORE_TEXT = reading.MORE_TEXT
+CUE_TEXTS = reading.cue_texts("question")
 
-SCREEN_CSS = """<style>
-[data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 1rem; max-width: none; }
-[data-testid="stMainBlockContainer"] h3 { font-size: 1.15rem; padding: 0.1rem 0; }
-[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.4rem; }
+SCREEN_CSS = "<style>" + reading.PAGE_CSS + """
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { margin-bottom: 0; }
-[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] { padding: 0.35rem 0.8rem; }
-[data-testid="stMainBlockContainer"] [data-testid="stAlertContainer"] p { font-size: 0.9rem; }
 .st-key-task_status { height: 2.4rem; min-height: 2.4rem; overflow: hidden; flex-shrink: 0; justify-content: center; }
 .st-key-task_status [data-testid="stAlertContainer"] { padding: 0.3rem 0.75rem; min-height: 0; }
 [class*="st-key-read_"] { padding: 0.5rem 0.75rem; gap: 0.15rem; }
