@@ -23,12 +23,16 @@ from medeval.annotation import adjudication as adj
 from medeval.annotation import campaigns as cp
 from medeval.core.errors import MedevalError
 from webui import page as ui
-from webui import screen
+from webui import reading, screen
 
 user = ui.require_page("adjudicate")
-TEXT_MAX = "clamp(5rem, calc(100vh - 38.5rem), 24rem)"  # the reference and the answer: what the page leaves free
-screen.compact(boxes={"adj_reference": TEXT_MAX, "adj_response": TEXT_MAX,
-                      "adj_notes": "4.5rem", "adj_current": "4.5rem"}, slot="adj_status")
+# the reference and the answer: as tall as the window leaves them above the reason (webui/reading.py measures it;
+# this is the height before it has), marked "more below" when longer
+TEXT_MAX = "clamp(5rem, calc(100vh - 38.5rem), 24rem)"
+st.html("<style>" + reading.PAGE_CSS + "</style>")  # the whole width (our own static rules; compact's padding wins)
+screen.compact(boxes={"adj_notes": "4.5rem", "adj_current": "4.5rem"}, slot="adj_status")
+st.html(reading.cue_css(held="adjHeld", slot="adj_status", hold_text="", more_text=reading.MORE_TEXT,
+                        boxes=["adj_reference", "adj_response"], cue="adjCue", cue_texts={}))
 st.subheader("Adjudicate", anchor=False)
 
 with ui.db() as d:
@@ -172,13 +176,16 @@ cols = st.columns(3)
 for key, tier, name, meaning in cp.TIER_GUIDE:
     cols[tier].button(name, key=f"adj_pick_{item}_{tier}", shortcut=key, help=meaning, width="stretch",
                       type="primary" if chosen == tier else "secondary", on_click=_pick, args=(tier,))
-with st.form(key=f"adj_form_{item}", border=False):
+with st.container(key="adj_form"), st.form(key=f"adj_form_{item}", border=False):
     f1, f2 = st.columns([4, 1], vertical_alignment="bottom")
     f1.text_area("Reason (required; kept with the adjudication)", key=f"adj_reason_{item}", height=68,
                  label_visibility="collapsed",
                  placeholder="Reason (required; kept with the adjudication), e.g. the answer names the right "
                              "first-line drug but a wrong dose")
     f2.form_submit_button("Save adjudication", type="primary", on_click=_save, width="stretch")
+    # the boxes' height from the window (here nothing waits on it: the final tier is saved with a reason)
+    reading.measure(f"adj{item}", ["adj_reference", "adj_response"], keys="adj_form", held="adjHeld",
+                    key=f"reading_adj_{item}")
 if pending := st.session_state.get(replace_key):
     a = r["adjudication"]
     ui.confirm(replace_key, question=f"Replace the adjudication of item {item}?",

@@ -220,7 +220,7 @@ def test_my_answers_list_and_reopening_an_item_to_answer_it_again(demo_db):
     be reopened -- the same item, the latest answer as ``prior`` -- and answered anew (append-only)."""
     with connect(demo_db) as db:
         res = auth.get_user(db, "res")
-        cid = cp.create_random_campaign(db, "history", 6, ["doc03"], k=1, seed=9, actor=res)
+        cid = cp.create_random_campaign(db, "my answers list", 6, ["doc03"], k=1, seed=9, actor=res)
         u = auth.get_user(db, "doc03")
         given = []
         for n, how in enumerate(("grade", "skip", "flag", "grade")):

@@ -144,7 +144,7 @@ def test_researcher_and_admin_work_pages_are_wide(url_path):
     assert ui.page_layout(url_path) == "wide"
 
 
-@pytest.mark.parametrize("url_path", ["adjudicate", "help", "signed-out", "home", ""])
+@pytest.mark.parametrize("url_path", ["help", "signed-out", "home", ""])
 def test_pages_of_prose_stay_centered(url_path):
     assert ui.page_layout(url_path) == "centered" and ui.sidebar_state(url_path) == "auto"
 
@@ -162,7 +162,7 @@ def test_every_page_of_the_app_has_a_layout_on_purpose():
 
     paths = set(re.findall(r'url_path="([a-z-]+)"', (ROOT / "app.py").read_text(encoding="utf-8")))
     paths |= {p.url_path for p in pages.PAGES}  # app.py builds the navigation from this table
-    centered = {"adjudicate", "help", "signed-out", "home"}
+    centered = {"help", "signed-out", "home"}
     assert paths == set(ui.WIDE_PAGES) | centered, paths ^ (set(ui.WIDE_PAGES) | centered)
 
 

@@ -413,7 +413,8 @@ def test_tune_cutoffs_and_leaderboard_pages_offer_a_plugin_metric(dice, db_path,
     at.slider(key="cut_dice2_enumerated").set_value((0.3, 0.45)).run()
     assert not at.exception
     at.text_input(key="publish_name").input("with Dice").run()
-    at.button(key="publish").click().run()
+    at.button(key="publish").click().run()  # asked once (issue 32 §6)
+    at.button(key="publish_ask_yes").click().run()
     assert not at.exception
     with connect(db_path) as db:
         act = th.active(db)

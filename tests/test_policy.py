@@ -263,7 +263,7 @@ def test_wide_pages_come_from_the_table():
     from webui import pages
 
     assert ui.WIDE_PAGES == pages.WIDE_PAGES == {"campaigns", "agreement", "tuning", "leaderboard", "task-results",
-                                                 "users", "new-campaign", "new-task", "exam", "grade",
+                                                 "users", "new-campaign", "new-task", "exam", "grade", "adjudicate",
                                                  "annotate"}
     with pytest.raises(KeyError, match="no page 'nope'"):
         pages.get("nope")
