@@ -29,10 +29,9 @@ user = ui.require_page("adjudicate")
 # the reference and the answer: as tall as the window leaves them above the reason (webui/reading.py measures it;
 # this is the height before it has), marked "more below" when longer
 TEXT_MAX = "clamp(5rem, calc(100vh - 38.5rem), 24rem)"
-st.html("<style>" + reading.PAGE_CSS + "</style>")  # the whole width (our own static rules; compact's padding wins)
+reading.page_rules()  # the whole width (compact's padding, drawn after it, wins)
 screen.compact(boxes={"adj_notes": "4.5rem", "adj_current": "4.5rem"}, slot="adj_status")
-st.html(reading.cue_css(held="adjHeld", slot="adj_status", hold_text="", more_text=reading.MORE_TEXT,
-                        boxes=["adj_reference", "adj_response"], cue="adjCue", cue_texts={}))
+reading.sized_boxes(["adj_reference", "adj_response"], held="adjHeld", slot="adj_status")
 st.subheader("Adjudicate", anchor=False)
 
 with ui.db() as d:

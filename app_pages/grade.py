@@ -194,8 +194,7 @@ def screen() -> None:
     # the status line and the progress share one row: the item's texts get the height
     # (a horizontal container, not columns: fewer elements for the server to send on each key)
     top = st.container(horizontal=True, key="gradetop", vertical_alignment="center")
-    status_col = progress_col = top
-    with status_col, st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
+    with top, st.container(key="gradestatus"):  # one line of constant height: a message never moves the item
         if error := st.session_state.get("grade_error"):
             st.error(ui.md_escape(error), icon=":material/error:")
         elif st.session_state.pop("grade_stale", False):
@@ -291,14 +290,14 @@ def screen() -> None:
     changing = s.reopened is not None
     if changing:
         was = cp.tier_label(s.reopened.tier, s.reopened.skipped) + (" · flagged" if s.reopened.flagged else "")
-        progress_col.progress(s.done / s.total, text=f"Answering again — your answer was: {was}")
+        top.progress(s.done / s.total, text=f"Answering again — your answer was: {was}")
         st.button("Leave it as it was (Esc)", key="stop_reopen", shortcut="Escape", on_click=_reopen, args=(None,))
     elif s.prior is not None:
-        progress_col.progress(s.done / s.total, text=f"Revisiting a skipped item — {s.skipped} skipped left")
+        top.progress(s.done / s.total, text=f"Revisiting a skipped item — {s.skipped} skipped left")
         st.button("Stop revisiting", key="stop_revisit", on_click=_set_revisit, args=(False,))
     else:
         label = "Qualification item" if s.phase == "qualification" else "Item"
-        progress_col.progress((s.position - 1) / s.total, text=f"{label} {s.position} of {s.total}")
+        top.progress((s.position - 1) / s.total, text=f"{label} {s.position} of {s.total}")
 
     st.session_state["grade_drawn_ref"] = item.ref  # the only item a grade or skip is stored for (see _answer)
     # Few elements: every element is a message the server builds and sends on each key (issue 22 §4).

@@ -158,6 +158,18 @@ def fully_shown(key: str, item: str) -> bool | None:
     return shown["full"]
 
 
+def page_rules() -> None:
+    """The rules the reading screens share (:data:`PAGE_CSS`), for a page that draws no others of this module."""
+    st.html("<style>" + PAGE_CSS + "</style>")
+
+
+def sized_boxes(boxes: list[str], *, held: str, slot: str) -> None:
+    """Boxes sized to the window and marked "more below", on a page that holds no key on them (Adjudicate: the
+    final tier is saved with a reason)."""
+    st.html(cue_css(held=held, slot=slot, hold_text="", more_text=MORE_TEXT, boxes=boxes, cue=held + "Cue",
+                    cue_texts={}))
+
+
 def css_text(text: str) -> str:
     """``text`` (our own words) as a CSS string literal."""
     return json.dumps(text, ensure_ascii=False)
