@@ -221,8 +221,17 @@ def test_rubric_with_judge_by_keyboard_judge_appears_after_part_one(page: Page, 
         assert row[1:5] == (iid, before.item.pending.id, "4", 0)
         assert not row[2].startswith("judge:")
 
-    # part 2 is open: the judge's assessment is shown, and the keys now rate it
-    expect(page.get_by_text(rationale, exact=True)).to_be_visible()
+    # part 2 is open: the judge's assessment is shown -- its "Doctor n" as the screen's "Response k" (one numbering,
+    # issue 32 §3) -- and the keys now rate it
+    from medeval.annotation.tasks.mentions import relabel
+
+    order = json.loads(bs.query(tapp.db, "SELECT layout FROM task_assignments WHERE item_id = ? AND user_id = ?",
+                                (iid, bs.user_id(tapp.db, user)))[0][0])["order"]
+    models = [r["model"] for r in payload["responses"]]
+    shown_as = {models[j]: f"Response {n}" for n, j in enumerate(order, start=1)}
+    on_screen = relabel(rationale, {i: shown_as[m] for i, m in enumerate(payload["judge"]["models"], start=1)})
+    assert "Doctor" not in on_screen
+    expect(page.get_by_text(on_screen, exact=True)).to_be_visible()
     expect(page.get_by_text("Part 2 of 2", exact=False)).to_be_visible()
     assert task_state(tapp, user).item.pending.id.startswith("judge:")
     for _ in range(3):
