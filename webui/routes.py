@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import logging
 import sqlite3
 from urllib.parse import urlencode, urlsplit
@@ -318,9 +319,7 @@ _ADDRESS_JS = ("<script>window.__streamlit = Object.assign(window.__streamlit ||
 
 
 def _address_script() -> bytes:
-    import json
-
-    import streamlit as st
+    import streamlit as st  # (loaded already by the server that calls this; not needed by the routes' own tests)
 
     base = "/" + (st.get_option("server.baseUrlPath") or "").strip("/")
     return (_ADDRESS_JS % json.dumps(base if base == "/" else base + "/").replace("</", "<\\/")).encode()
