@@ -116,10 +116,11 @@ def tapp(tmp_path_factory):
 
 # ---------------------------------------------------------------- helpers
 
-def task_state(app: TaskFixture, username: str) -> tasks.TaskState:
-    """What the annotation page must show now, according to the database."""
+def task_state(app: TaskFixture, username: str, campaign: int | None = None) -> tasks.TaskState:
+    """What the annotation page must show now (of ``campaign``, default the user's first), according to the
+    database."""
     with connect(app.db, migrate=False) as d:
-        return tasks.task_state(d, auth.get_user(d, username), app.campaigns[username])
+        return tasks.task_state(d, auth.get_user(d, username), campaign or app.campaigns[username])
 
 
 def answer_rows(app: TaskFixture, username: str) -> list[tuple]:
@@ -162,8 +163,22 @@ def expect_state_shown(page: Page, app: TaskFixture, username: str) -> tasks.Tas
             ask = page.locator(f".{css_key(f'ask_{s.item.key}')}")
             expect(ask).to_contain_text(f"{q.target} — {q.criterion}")
             wait_task_keys(page, s.item.key, q.id)
+            read_all(page)
     wait_idle(page)
     return task_state(app, username)  # unchanged while the page was idle
+
+
+def read_all(page: Page) -> None:
+    """Scroll every text box that holds the keys to its end, as a doctor reads (issue 32: a long text holds the
+    answer keys until then); nothing when every text is whole."""
+    page.wait_for_function("() => document.documentElement.style.getPropertyValue('--medeval-read-max')")
+    if page.evaluate("() => !document.body.dataset.taskHeld"):
+        return
+    for box in page.locator('[class*="st-key-read_"]').all():
+        if box.is_visible():
+            box.hover()
+            page.mouse.wheel(0, 20000)
+    page.wait_for_function("() => !document.body.dataset.taskHeld")
 
 
 def wait_rows(app: TaskFixture, username: str, n: int, *, exact: bool = True,
@@ -419,7 +434,9 @@ def test_a_later_task_picked_stays_picked_and_keys_answer_it(page: Page, tapp):
     expect(page).to_have_url(re.compile(rf"/annotate\?task={later}$"))
     page.get_by_test_id("stProgress").click()  # out of the select box: keys answer
     for n, key in enumerate(("ArrowLeft", "t", "ArrowRight", "ArrowLeft"), start=1):  # item 1 complete, then item 2
-        page.locator('body[data-task-ready]:not([data-task-ready=""])').wait_for(state="attached")  # takes keys
+        s = task_state(tapp, user, later)  # this question on screen takes keys, read to its end
+        wait_task_keys(page, s.item.key, s.item.pending.id)
+        read_all(page)
         page.keyboard.press(key)
         wait_rows_for(tapp, user, n)
         wait_idle(page)
