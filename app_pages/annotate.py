@@ -54,6 +54,7 @@ cid = ui.sticky_choice("Task", list(by_id), key="task_campaign", param="task", d
                        f"{by_id[i]['total']} done" + (" (closed)" if by_id[i]["status"] == "closed" else ""),
                        label_visibility="collapsed")
 revisit_key = f"task_revisit_{cid}"
+reopen_key = f"task_reopen_{cid}"  # the ref of an answered item shown again to be answered anew (Z, or the list)
 
 with ui.db() as d:
     pending = tasks.needs_acknowledgement(d, user, cid)
@@ -97,6 +98,7 @@ def _answer(ref: str, question: str | None, value: str | None, revision: int, wh
     except (MedevalError, sqlite3.Error) as e:
         st.session_state["task_error"] = f"Not saved: {e}. Press the key again; nothing else was changed."
         return
+    st.session_state.pop(reopen_key, None)  # a reopened item, answered again: on with the queue
     st.session_state["task_saved"] = (cid, f"Saved: {what}")  # shown on this task only
     st.session_state["task_feedback"] = (cid, feedback)  # the campaign's optional feedback after a hidden check
     st.session_state["task_stale"] = False
@@ -104,6 +106,15 @@ def _answer(ref: str, question: str | None, value: str | None, revision: int, wh
 
 def _set_revisit(value: bool) -> None:
     st.session_state[revisit_key] = value
+
+
+def _reopen(ref: str | None) -> None:
+    """Show an answered item again to answer it anew (None: back to the queue, the answer left as it was)."""
+    st.session_state.pop("task_error", None)
+    if ref is None:
+        st.session_state.pop(reopen_key, None)
+    else:
+        st.session_state[reopen_key] = ref
 
 
 def _flagging(value: bool) -> None:
@@ -127,7 +138,16 @@ def _continue() -> None:
 
 
 with ui.db() as d:
-    s = tasks.task_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
+    try:
+        s = tasks.task_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False),
+                             reopen=st.session_state.get(reopen_key))
+    except MedevalError as e:  # (the campaign closed meanwhile): said, and the queue instead
+        if reopen_key not in st.session_state:
+            raise
+        st.session_state.pop(reopen_key, None)
+        st.session_state["task_error"] = f"Not reopened: {e}"
+        s = tasks.task_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
+    last = tasks.last_answer(d, user, cid) if s.phase == "items" else None  # what Z undoes
 
 if len(mine) == 1:  # (several: the task's select box above names it)
     st.subheader(ui.md_escape(f"{s.campaign_name} · {s.title}"), anchor=False)  # a researcher's name: plain text
@@ -152,8 +172,33 @@ with st.container(key="task_status"):  # one line of fixed height: a message nev
     else:
         st.caption(f"Every answer is saved the moment you give it. {s.done} of {s.total} done so far.")
 
+
+
+def my_answers(editable: bool) -> None:
+    """The list of my answers in this campaign, each with the start of the item's text; any can be reopened to
+    answer it again (while the campaign is open)."""
+    if last is None and not s.done and not s.skipped:
+        return
+
+    def read(status):
+        with ui.db() as d:
+            return tasks.my_answers(d, user, cid, status=status)
+
+    screen.my_answers_list("task_answers", read=read, on_reopen=_reopen, editable=editable,
+                           reopened=s.reopened.ref if s.reopened is not None else None,
+                           line=lambda g: (g.snippet, g.last + (" · flagged" if g.status == "flagged" else "")))
+
+
+def undo_button(where, *, disabled: bool = False) -> None:
+    """Z: the question answered last, shown again to be answered anew (the earlier answer stays in the history)."""
+    where.button("Undo", key="task_undo", shortcut="Z", width="stretch", on_click=_reopen,
+                 args=(last.ref if last else None,), disabled=disabled or last is None,
+                 help="Show the question you answered last again and answer it anew (Z)")
+
+
 if not s.open:
     st.warning("This campaign is closed: answers can no longer be given or changed.")
+    my_answers(editable=False)
     st.stop()
 
 guide_open = guide is not None and st.session_state.get("task_reading_guidelines", False)
@@ -183,6 +228,8 @@ if s.item is None:
     all_answered(s.done, s.total, s.skipped, finished="done", every="Every other item is done.",
                  revisit="Go back to the skipped items", revisit_key="task_revisit", on_revisit=_set_revisit,
                  guidelines_button=guidelines_button, columns=4)
+    undo_button(st.columns(4)[0])
+    my_answers(editable=True)
     st.stop()
 
 item = s.item
@@ -190,8 +237,10 @@ label = "Qualification item" if s.phase == "qualification" else "Item"
 st.sidebar.caption(ui.md_escape(s.instructions))  # read once; the item keeps the page
 flagging = st.session_state.get("task_flagging", False)
 # one row: where the annotator is, and the item's own keys (S skip, F flag, G guidelines)
-c0, c1, c2, c3, c4 = st.columns([4, 2, 2, 3, 3], vertical_alignment="bottom")
-c0.progress(s.done / s.total, text=(f"Revisiting a skipped item — {s.skipped} skipped" if item.revisiting
+c0, c1, c2, c5, c3, c4 = st.columns([4, 2, 2, 2, 3, 3], vertical_alignment="bottom")
+changing = s.reopened is not None
+c0.progress(s.done / s.total, text=(f"Answering again — your answer was: {ui.md_escape(s.reopened.last)}" if changing
+                                    else f"Revisiting a skipped item — {s.skipped} skipped" if item.revisiting
                                     else f"{label} {s.position} of {s.total}"))
 c1.button("Skip item", key=f"task_skip_{item.key}", shortcut="S", width="stretch", on_click=_answer,
           args=(item.ref, None, None, item.revision, "item skipped"), help="Come back to it after the others",
@@ -200,7 +249,10 @@ c2.button("Flagged" if item.flagged else "Flag…", key=f"task_flag_{item.key}",
           on_click=_flagging, args=(True,), disabled=flagging or guide_open,
           help="Report a problem with this item (a wrong reference, an unreadable answer) with a note")
 guidelines_button(c4, disabled=flagging)
-if item.revisiting:
+undo_button(c5, disabled=flagging or guide_open or changing or s.phase != "items")
+if changing:
+    st.button("Leave it as it was (Esc)", key="task_stop_reopen", shortcut="Escape", on_click=_reopen, args=(None,))
+elif item.revisiting:
     st.button("Stop revisiting", key="task_stop_revisit", on_click=_set_revisit, args=(False,))
 
 pending = item.pending
@@ -277,7 +329,8 @@ def ask(q, screen_id: str) -> None:
                                           help=ui.md_escape(about), width="stretch", on_click=_answer,
                                           disabled=flagging or guide_open,
                                           args=(item.ref, q.id, o.value, item.revision,
-                                                f"{q.target} · {q.criterion} → {o.label}", screen_id))
+                                                f"{q.target} · {q.criterion} → {o.label}"
+                                                + (" (changed)" if changing else ""), screen_id))
         reading.measure(screen_id, boxes, keys=f"ask_{item.key}", held=task_screen.HELD, key=f"reading_{screen_id}")
 
 
@@ -335,3 +388,6 @@ if item.answers and item.changeable:  # (not in a qualification round)
                            disabled=item.answers[q.id] == o.value, width="stretch", on_click=_answer,
                            args=(item.ref, q.id, o.value, item.revision,
                                  f"{q.target} · {q.criterion} → {o.label} (changed)"))
+
+
+my_answers(editable=item.changeable)

@@ -26,7 +26,7 @@ from webui import gold as ui_gold
 from webui import grade_screen
 from webui import page as ui
 from webui import reading
-from webui.screen import all_answered
+from webui.screen import all_answered, my_answers_list
 
 user = ui.require_page("grade")
 grade_screen.install()
@@ -78,7 +78,6 @@ GUIDE_COLUMNS = dict(answer="tier", about="aspect type")
 ui.guidelines_gate(by_id[cid]["name"], pending, guide, _acknowledge, **GUIDE_COLUMNS)
 
 
-RECENT_PAGE = 20  # answers listed at a time in "Your answers"
 SAVED_FOR_S = 600  # a "Saved" note older than this (an earlier sitting, an earlier round) is not shown
 
 
@@ -136,10 +135,6 @@ def _reopen(ref: str | None) -> None:
         st.session_state.pop(reopen_key, None)
     else:
         st.session_state[reopen_key] = ref
-
-
-def _toggle_recent() -> None:
-    st.session_state["recent_open"] = not st.session_state.get("recent_open", False)
 
 
 def _open_flag() -> None:
@@ -209,39 +204,20 @@ def screen() -> None:
         st.session_state.pop("gold_feedback", None)  # once
 
     def recent_answers(editable: bool) -> None:
-        """The list of my answers in this campaign (drawn only when asked for: a key redraws less), each with the
-        start of the model's answer, filterable; any can be reopened to answer it again (while the campaign is
-        open)."""
+        """The list of my answers in this campaign, each with the start of the model's answer; any can be reopened
+        to answer it again (while the campaign is open)."""
         if not s.recent:
             return
-        shown = st.session_state.get("recent_open", False)
-        st.button("Your answers in this campaign — reopen one to change it", key="recent_toggle", type="tertiary",
-                  icon=":material/expand_less:" if shown else ":material/expand_more:", on_click=_toggle_recent)
-        if not shown:
-            return
-        with st.container(border=True, key="gradelast"):
-            which = st.radio("Show", ["all", "answered", "skipped", "flagged"], horizontal=True, key="recent_filter",
-                             label_visibility="collapsed", format_func=lambda w: {
-                                 "all": "All", "answered": "Answered", "skipped": "Skipped",
-                                 "flagged": "Flagged"}[w])
+
+        def read(status):
             with ui.db() as d:
-                mine = cp.my_answers(d, user, cid, status=None if which == "all" else which)
-            if not mine:
-                st.caption("None of your answers in this campaign is " + which + ".")
-            limit = st.session_state.get("recent_limit", RECENT_PAGE)
-            for g in mine[:limit]:
-                c1, c2 = st.columns([5, 1], vertical_alignment="center")
-                c1.text(f"{g.disease} · {g.aspect} — {g.snippet}")  # imported text: plain
-                c1.caption(cp.tier_label(g.tier, g.skipped) + (" · flagged" if g.flagged else ""))
-                if editable:
-                    c2.button("Reopen", key=f"reopen_{g.key}", width="stretch", on_click=_reopen, args=(g.ref,),
-                              disabled=s.reopened is not None and s.reopened.ref == g.ref,
-                              help="Show this item again, whole, and answer it anew (your earlier answer is kept "
-                                   "in the history)")
-            if len(mine) > limit:
-                st.button(f"Show {min(RECENT_PAGE, len(mine) - limit)} more of {len(mine)}", key="recent_more",
-                          type="tertiary", on_click=lambda: st.session_state.__setitem__("recent_limit",
-                                                                                          limit + RECENT_PAGE))
+                return cp.my_answers(d, user, cid, status=status)
+
+        my_answers_list(
+            "recent", read=read, on_reopen=_reopen, editable=editable,
+            reopened=s.reopened.ref if s.reopened is not None else None,
+            line=lambda g: (f"{g.disease} · {g.aspect} — {g.snippet}",
+                            cp.tier_label(g.tier, g.skipped) + (" · flagged" if g.flagged else "")))
 
     def undo_button(where, *, disabled: bool = False, submit: bool = False) -> None:
         """Z: the item answered last, shown again to be answered anew (the earlier answer stays in the history).

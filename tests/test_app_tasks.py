@@ -327,3 +327,47 @@ def test_new_task_number_inputs_take_their_bounds_from_the_settings(task_db, tmp
     at.radio(key="new_task_type").set_value("rubric").run()
     max_items = at.number_input(key="new_task_rubric_max_items")
     assert (max_items.min, max_items.max) == (0, 100_000)
+
+
+def test_z_undoes_the_last_answer_and_esc_leaves_it(task_db):
+    at = _annotate(task_db, "doc2")  # the preference campaign: three questions an item
+    assert at.button(key="task_undo").disabled  # nothing to undo yet
+    first = _option_buttons(at)[0].key  # "A is better" on the first question
+    _option_buttons(at)[0].click().run()
+    second = _option_buttons(at)[1].key
+    assert second.split("_")[2] != first.split("_")[2]  # the next question of the item
+    at.button(key="task_undo").click().run()  # Z
+    assert not at.exception and "your answer was:" in _progress(at) and "A is better" in _progress(at)
+    assert [b.key for b in _option_buttons(at)][0] == first  # the undone question again, whole
+    at.button(key="task_stop_reopen").click().run()  # Esc: as it was, and back to the queue
+    assert _option_buttons(at)[1].key == second and "Item 1 of 9" in _progress(at)
+    at.button(key="task_undo").click().run()
+    _option_buttons(at)[2].click().run()  # answered anew: B is better
+    assert any("Saved" in s.value and "changed" in s.value for s in at.success)
+    assert _option_buttons(at)[1].key == second  # on with the queue where it was
+    with connect(task_db["path"]) as db:
+        rows = db.conn.execute("SELECT value, supersedes IS NOT NULL FROM task_answers ORDER BY id").fetchall()
+    assert rows == [("left", 0), ("right", 1)]  # a new row superseding the first: nothing rewritten
+
+
+def test_the_list_of_my_answers_filters_and_reopens_any_item(task_db):
+    at = _annotate(task_db, "doc2")
+    assert not [b for b in at.button if (b.key or "").startswith("reopen_")]  # drawn only when asked for
+    _answer_item(at)
+    at.button(key=next(b.key for b in at.button if (b.key or "").startswith("task_skip_"))).click().run()
+    at.button(key="task_answers_toggle").click().run()
+    reopen = [b for b in at.button if (b.key or "").startswith("reopen_")]
+    assert len(reopen) == 2  # the answered item and the skipped one, newest first
+    captions = " ".join(c.value for c in at.caption)
+    assert "skipped" in captions and "Tie" not in captions
+    at.radio(key="task_answers_filter").set_value("skipped").run()
+    assert len([b for b in at.button if (b.key or "").startswith("reopen_")]) == 1
+    at.radio(key="task_answers_filter").set_value("answered").run()
+    (only,) = [b for b in at.button if (b.key or "").startswith("reopen_")]
+    only.click().run()
+    assert not at.exception and "your answer was:" in _progress(at)
+    with connect(task_db["path"]) as db:
+        last_q = db.conn.execute("SELECT question FROM task_answers WHERE skipped = 0 ORDER BY id DESC LIMIT 1"
+                                 ).fetchone()[0]
+    assert _option_buttons(at)[0].key.split("_")[2] == last_q  # the question answered last on that item
+    assert at.button(key=only.key).disabled  # (it is on screen now)

@@ -181,7 +181,7 @@ def test_my_answers_list_shows_a_snippet_filters_and_reopens_any_item(browser, a
         page.keyboard.press("s")  # skipped
         wait_saved(app, user, 2)
         page.locator(".st-key-recent_toggle button").filter(visible=True).click()
-        listing = page.locator(".st-key-gradelast")
+        listing = page.locator(".st-key-recent_list")
         expect(listing).to_contain_text(cp.snippet(first.response))
         expect(listing).to_contain_text(cp.snippet(second.response))
         listing.get_by_role("radio", name="Skipped").check(force=True)
@@ -194,6 +194,6 @@ def test_my_answers_list_shows_a_snippet_filters_and_reopens_any_item(browser, a
         rows = wait_saved(app, user, 3)
         assert rows[-1] == (second.item_id, 2, 1), rows
         expect(page.get_by_test_id("stProgress")).to_contain_text(f"Item 3 of {len(rs.LENGTHS)}")
-        expect(listing).to_contain_text("None of your answers in this campaign is skipped")
+        expect(listing).to_contain_text("No item of yours in this campaign is skipped")
     finally:
         page.context.close()

@@ -13,6 +13,8 @@ import json
 
 import streamlit as st
 
+from webui.page import md_escape
+
 
 def _js(value) -> str:
     """``value`` as a JavaScript literal that cannot end the <script> element it is written in."""
@@ -287,3 +289,48 @@ def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str,
     cfg = {"name": name, "answer": answer, "skip": skip, "keys": names, "ready": ready, "settle": SETTLE_MS,
            "note": note, "hold": hold, "cue": cue, "cueMs": CUE_MS, "free": [k.lower() for k in free]}
     st.html(f"<script>{_GUARD_JS % {'cfg': _js(cfg)}}</script>", unsafe_allow_javascript=True)
+
+
+ANSWERS_PAGE = 20  # answers listed at a time in "Your answers in this campaign"
+_FILTERS = {"all": "All", "answered": "Answered", "skipped": "Skipped", "flagged": "Flagged"}
+
+
+def my_answers_list(prefix: str, *, read, line, on_reopen, reopened: str | None, editable: bool) -> None:
+    """"Your answers in this campaign" on a work page (Grade, Rate & compare): a toggle, then -- drawn only when
+    opened, so a key redraws less -- a filter (all / answered / skipped / flagged) and every item the annotator
+    answered, newest first, ``ANSWERS_PAGE`` at a time, each with a Reopen button while the campaign is open.
+
+    ``read(status or None)``: the answers (objects with ``ref``, ``key``); ``line(answer)``: (the item's text on one
+    line, its answer in words), both drawn as plain text; ``on_reopen(ref)``: the button's callback; ``reopened``:
+    the ref on screen again now (its button is off). Widget keys start with ``prefix``."""
+    shown = st.session_state.get(f"{prefix}_open", False)
+
+    def toggle() -> None:
+        st.session_state[f"{prefix}_open"] = not shown
+
+    st.button("Your answers in this campaign — reopen one to change it", key=f"{prefix}_toggle", type="tertiary",
+              icon=":material/expand_less:" if shown else ":material/expand_more:", on_click=toggle)
+    if not shown:
+        return
+    with st.container(border=True, key=f"{prefix}_list"):
+        which = st.radio("Show", list(_FILTERS), horizontal=True, key=f"{prefix}_filter",
+                         label_visibility="collapsed", format_func=_FILTERS.get)
+        mine = read(None if which == "all" else which)
+        if not mine:
+            st.caption("You have no answers in this campaign yet." if which == "all"
+                       else f"No item of yours in this campaign is {which}.")
+        limit = st.session_state.get(f"{prefix}_limit", ANSWERS_PAGE)
+        for g in mine[:limit]:
+            text, said = line(g)
+            c1, c2 = st.columns([5, 1], vertical_alignment="center")
+            c1.text(text)  # imported text: plain
+            c1.caption(md_escape(said))  # a rubric's own words may be in it: shown literally
+            if editable:
+                c2.button("Reopen", key=f"reopen_{g.key}", width="stretch", on_click=on_reopen, args=(g.ref,),
+                          disabled=reopened == g.ref,
+                          help="Show this item again, whole, and answer it anew (your earlier answer is kept "
+                               "in the history)")
+        if len(mine) > limit:
+            st.button(f"Show {min(ANSWERS_PAGE, len(mine) - limit)} more of {len(mine)}", key=f"{prefix}_more",
+                      type="tertiary", on_click=lambda: st.session_state.__setitem__(f"{prefix}_limit",
+                                                                                      limit + ANSWERS_PAGE))

@@ -20,6 +20,7 @@ from medeval.annotation.answer_input import ANY as _ANY
 from medeval.annotation.answer_input import StaleGrade  # noqa: F401 (re-exported: a StaleAnswer of a grade)
 from medeval.annotation.screen_keys import keyer, screen_key
 from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.text import SNIPPET_CHARS, snippet  # noqa: F401 (the package's names)
 from medeval.engine.aspects import BY_NAME
 
 TIER_GUIDE = gl.TIER_GUIDE  # (defined with the guidelines: they are the default tier definitions)
@@ -160,15 +161,6 @@ class GivenGrade:
     def status(self) -> str:
         """"flagged", "skipped" or "answered" (the list of one's answers filters by it)."""
         return "flagged" if self.flagged else "skipped" if self.skipped else "answered"
-
-
-SNIPPET_CHARS = 60
-
-
-def snippet(text: str | None, n: int = SNIPPET_CHARS) -> str:
-    """The first ``n`` characters of ``text`` on one line (runs of white space made one space), "…" when cut."""
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= n else flat[:n].rstrip() + "…"
 
 
 @dataclass(frozen=True)

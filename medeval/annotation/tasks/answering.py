@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sqlite_utils
 
 from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
-from medeval.annotation import answers, gold
+from medeval.annotation import answers, gold, item_rows
 from medeval.annotation import guidelines as gl
 from medeval.annotation.screen_keys import screen_key
 from medeval.annotation.tasks import state
@@ -22,7 +22,8 @@ from medeval.annotation.tasks.state import (  # noqa: F401 (re-exported: the pac
     ItemView,
     StaleAnswer,
 )
-from medeval.core.errors import PermissionDenied
+from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.text import snippet
 
 @dataclass(frozen=True)
 class TaskState:
@@ -39,6 +40,22 @@ class TaskState:
     position: int  # 1-based number of the item on screen (skipped items count as passed)
     phase: str = "items"  # "qualification": the qualification round (see ``qualification``); "items" otherwise
     qualification: gold.QualificationState | None = None
+    reopened: GivenAnswer | None = None  # ``item`` was answered before and is shown again to answer anew
+
+
+@dataclass(frozen=True)
+class GivenAnswer:
+    """An item the annotator has answered (some or all of its questions), skipped or flagged: a line of the list of
+    their answers, from which it can be reopened. Hidden gold items are listed exactly like real ones."""
+
+    ref: str  # opaque reference for ``task_state(reopen=...)``
+    key: str  # what the screen's widgets carry (per annotator, opaque)
+    status: str  # "flagged", "skipped" or "answered"
+    complete: bool  # every question of the item has an answer
+    question: str | None  # the id of the question answered last (None: the item was skipped)
+    last: str  # the last answer as the screen words it ("Response 1 · Fluency → 4"), or "skipped"
+    snippet: str  # the start of the item's first text, on one line (to tell items apart)
+    order: int  # the id of the annotator's latest row on the item: newest first
 
 
 def _assignment(db, user: User, item_id: int) -> tuple[dict, dict, str, str, int]:
@@ -77,8 +94,104 @@ def my_task_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
     return out
 
 
-def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revisit_skipped: bool = False
-               ) -> TaskState:
+_STATUSES = ("answered", "skipped", "flagged")
+
+
+def _rows(db, user: User, campaign_id: int, ref: str | None = None) -> dict[str, list[tuple]]:
+    """The annotator's rows on the campaign's real and hidden gold items, by item ref (only ``ref``'s, if given):
+    (item or gold id, row id, question, value, skipped), oldest first."""
+    mode, ident, _attempt = gold.parse_ref(ref) if ref is not None else (None, None, None)
+    out: dict[str, list[tuple]] = {}
+    if mode in (None, "real"):
+        one = "" if ref is None else " AND t.item_id = ?"
+        for r in db.conn.execute(
+                "SELECT t.item_id, t.id, t.question, t.value, t.skipped FROM task_answers t JOIN task_assignments a "
+                f"ON a.item_id = t.item_id AND a.user_id = t.user_id WHERE a.campaign_id = ? AND t.user_id = ?{one} "
+                "ORDER BY t.id", (campaign_id, user.id, *(() if ref is None else (ident,)))):
+            out.setdefault(f"i:{r[0]}", []).append(r)
+    if mode in (None, "hidden"):
+        one = "" if ref is None else " AND a.gold_id = ?"
+        for r in db.conn.execute(
+                "SELECT a.gold_id, a.id, a.question, a.value, a.skipped FROM task_gold_answers a JOIN task_gold_items g "
+                f"ON g.id = a.gold_id WHERE a.user_id = ? AND g.campaign_id = ? AND a.mode = 'hidden'{one} ORDER BY a.id",
+                (user.id, campaign_id, *(() if ref is None else (ident,)))):
+            out.setdefault(f"h:{r[0]}", []).append(r)
+    return out
+
+
+def _view(db, user: User, campaign_id: int, ref: str) -> ItemView:
+    mode, ident, _attempt = gold.parse_ref(ref)
+    return item_view(db, user, ident) if mode == "real" else gold.gold_view(db, user, campaign_id, ident, "hidden", None)
+
+
+def _given(ref: str, rows: list[tuple], view: ItemView) -> GivenAnswer:
+    """The line of the list of one's answers for the item ``ref``, from its rows and its view."""
+    st = state.fold(rows)[rows[0][0]]
+    done = view.pending is None and view.open_part == view.parts
+    said = [r for r in rows if r[2] != FLAG]  # a flag answers nothing
+    question = said[-1][2] if said and not said[-1][4] else None
+    last = "not answered yet"
+    if said and said[-1][4]:
+        last = "skipped"
+    elif question is not None:
+        q = next((q for q in view.questions if q.id == question), None)
+        last = (f"{q.target} · {q.criterion} → {q.option(view.answers[question]).label}"
+                if q is not None and question in view.answers else "answered")
+    status = "flagged" if st["flagged"] else "skipped" if st["skipped"] and not done else "answered"
+    text = next((b.text for b in view.blocks if b.text), "")
+    return GivenAnswer(ref, view.key, status, done, question, last, snippet(text), rows[-1][1])
+
+
+def my_answers(db: sqlite_utils.Database, user: User, campaign_id: int, *, status: str | None = None
+               ) -> list[GivenAnswer]:
+    """Every item of the campaign the annotator has answered (wholly or in part), skipped or flagged, newest
+    first; ``status`` ("answered", "skipped", "flagged") keeps only those. Hidden gold items are listed like the
+    others (nothing tells them apart); a retired one is left out (it takes no more answers)."""
+    authorize(user, "task.answer")
+    if status not in (None, *_STATUSES):
+        raise MedevalError(f"an answer's status is answered, skipped or flagged, not {str(status)[:20]!r}")
+    out = []
+    for ref, rows in _rows(db, user, campaign_id).items():
+        mode, ident, _a = gold.parse_ref(ref)
+        if mode == "hidden" and item_rows.gold_retired(db, item_rows.TASK_FAMILY, campaign_id, ident):
+            continue
+        g = _given(ref, rows, _view(db, user, campaign_id, ref))
+        if status is None or g.status == status:
+            out.append(g)
+    return sorted(out, key=lambda g: g.order, reverse=True)
+
+
+def last_answer(db: sqlite_utils.Database, user: User, campaign_id: int) -> GivenAnswer | None:
+    """The item the annotator answered (or skipped) last in the campaign, with that answer: what Z undoes."""
+    authorize(user, "task.answer")
+    latest = None
+    for ref, rows in _rows(db, user, campaign_id).items():
+        said = [r for r in rows if r[2] != FLAG]
+        if said and (latest is None or said[-1][1] > latest[1]):
+            latest = (ref, said[-1][1])
+    if latest is None:
+        return None
+    ref = latest[0]
+    return _given(ref, _rows(db, user, campaign_id, ref)[ref], _view(db, user, campaign_id, ref))
+
+
+def _reopen(db, user: User, campaign_id: int, ref: str) -> tuple[ItemView, GivenAnswer]:
+    """The item ``ref`` the annotator answered, drawn again with the question answered last on it as the question to
+    answer (a skipped item: its first open question), and that answer."""
+    mode, _ident, _attempt = gold.parse_ref(ref)
+    if mode not in ("real", "hidden"):
+        raise MedevalError("only an item of the campaign you answered can be reopened")
+    rows = _rows(db, user, campaign_id, ref).get(ref)
+    if not rows:
+        raise MedevalError("this item has no answer of yours in this campaign to change")
+    view = _view(db, user, campaign_id, ref)
+    given = _given(ref, rows, view)
+    q = next((q for q in view.questions if q.id == given.question), None)
+    return (replace(view, pending=q) if q is not None else view), given
+
+
+def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revisit_skipped: bool = False,
+               reopen: str | None = None) -> TaskState:
     """The item to show (the next unfinished one in the annotator's order; skipped ones at the end).
 
     While a required qualification is not passed the state is its round (``phase`` "qualification": its next
@@ -87,6 +200,11 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
     skipped items); ``done``/``total`` count hidden gold items with the real ones. Refused
     (:class:`medeval.annotation.guidelines.GuidelinesPending`) while the annotator has not acknowledged the
     campaign's current guidelines.
+
+    ``reopen``: the ref of an item the annotator answered (:attr:`GivenAnswer.ref`), shown again with the question
+    answered last on it to answer anew (``reopened``: that answer; a new answer supersedes it) -- the undo of the
+    last answer, or any item from the list of one's answers. Refused (MedevalError) for an item they have not
+    answered, in a qualification round, or while the campaign is closed.
     """
     authorize(user, "task.answer")
     c = campaign(db, campaign_id)
@@ -99,10 +217,19 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
     head = (campaign_id, c["name"], c["kind"], t.title, t.instructions, is_open)
     q = gold.qualification_state(db, user, campaign_id, gold.TASK)
     if not q.cleared:
+        if reopen is not None:
+            raise MedevalError("answers of a qualification round cannot be changed")
         view = (gold.gold_view(db, user, campaign_id, q.next_gold, "qualification", q.attempt)
                 if q.next_gold is not None and is_open else None)
         return TaskState(*head, view, q.answered, q.items, 0, min(q.answered + 1, q.items), "qualification", q)
     due, g_done, g_total = gold.hidden_now(db, user, campaign_id, gold.TASK, real_counts=(p["done"], p["total"]))
+    if reopen is not None:
+        if not is_open:
+            raise MedevalError("this campaign is closed: answers can no longer be changed")
+        view, given = _reopen(db, user, campaign_id, reopen)
+        done = p["done"] + g_done
+        return TaskState(*head, view, done, p["total"] + g_total, len(p["skipped"]),
+                         min(done + len(p["skipped"]) + 1, p["total"] + g_total), "items", q, given)
     if not is_open or revisit_skipped:
         due = None
     if due is not None:
