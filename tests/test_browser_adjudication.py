@@ -91,7 +91,7 @@ def test_adjudicator_records_a_final_tier_with_the_keyboard(app, page):
     assert page.locator(".st-key-adj_notes img, .st-key-adj_notes a, .st-key-adj_notes strong").count() == 0
 
     # keys: 3 picks Basically Correct; the reason; Ctrl+Enter in the reason saves
-    page.get_by_role("heading", name="Adjudicate").click()  # focus off the select box: keys go to the page
+    page.locator(".st-key-adj_disease").click()  # focus off the select box: keys go to the page
     page.keyboard.press("3")
     expect(page.get_by_text("Chosen: Basically Correct")).to_be_visible()
     wait_idle(page)
@@ -121,6 +121,15 @@ FIT_JS = """() => {
                   ...box('[class*="st-key-adj_pick_"] button'), ...box('[class*="st-key-adj_reason_"] textarea'),
                   ...box('[data-testid="stFormSubmitButton"] button'), ...box('.st-key-adj_status')]};
 }"""
+
+
+def _fold_sidebar(page: Page) -> None:
+    """Fold the sidebar away (opened by an earlier test), as the page starts: the item has the screen."""
+    if page.get_by_test_id("stExpandSidebarButton").is_visible():
+        return
+    page.get_by_test_id("stSidebar").hover()  # (the fold button shows on hover)
+    page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+    expect(page.get_by_test_id("stExpandSidebarButton")).to_be_visible()
 
 
 def _settled(page: Page, js: str) -> dict:
@@ -179,6 +188,7 @@ def test_keys_work_after_a_click_on_any_control(app, page):
     it = app["items"]
     page.goto(app["url"] + "/adjudicate")
     wait_idle(page)
+    bs.open_sidebar(page)  # the queue's settings and the names toggle
     _pick_item(page, it[7])  # a click in the select box, then an option
     page.keyboard.press("1")
     _chosen(page, "Completely Wrong")
@@ -188,7 +198,10 @@ def test_keys_work_after_a_click_on_any_control(app, page):
     page.keyboard.press("3")
     _chosen(page, "Basically Correct")
     page.get_by_text("1 tier (any)").click()  # a radio button (a new filter opens on its first item to settle)
+    first = _first_to_settle(app, 1)
+    expect(_shown_item(page)).to_have_value(re.compile(f"^Item {first} "))  # the new filter's item, drawn
     wait_idle(page)
+    page.locator(f".st-key-adj_pick_{first}_1 button").filter(visible=True).wait_for()
     page.keyboard.press("2")
     _chosen(page, "Partially Correct")
     _pick_item(page, it[7])  # (the new filter's first item to settle may be it[7] itself, or another)
@@ -262,6 +275,7 @@ def test_a_filter_opens_on_its_first_item_to_settle_r_reaches_the_reason_and_rep
     it = app["items"]
     page.goto(app["url"] + "/adjudicate")
     wait_idle(page)
+    bs.open_sidebar(page)  # (folded at first: the item has the page) the queue's settings
     page.get_by_text("1 tier (any)").click()
     wait_idle(page)
     expect(_shown_item(page)).to_have_value(re.compile(f"^Item {_first_to_settle(app, 1)} "))
@@ -271,7 +285,7 @@ def test_a_filter_opens_on_its_first_item_to_settle_r_reaches_the_reason_and_rep
 
     # an item settled before (the first test): 1, then R puts the cursor in the reason, Ctrl+Enter asks first
     _pick_item(page, it[5])
-    page.get_by_role("heading", name="Adjudicate").click()
+    page.locator(".st-key-adj_disease").click()
     page.keyboard.press("1")
     _chosen(page, "Completely Wrong")
     page.keyboard.press("r")
@@ -292,3 +306,69 @@ def test_a_filter_opens_on_its_first_item_to_settle_r_reaches_the_reason_and_rep
         page.wait_for_timeout(100)
     assert bs.query(app["db"], "SELECT tier, reason FROM adjudications WHERE item_id = ? ORDER BY id DESC LIMIT 1",
                     (it[5],)) == [(0, "on second reading the dose is wrong")]
+
+
+# ---------------------------------------------------------------- a final tier rests on the whole text (issue 32 §1)
+
+WHOLE_JS = """() => ['adj_reference', 'adj_response'].map(k => {
+  const b = document.querySelector('.st-key-' + k); return b.scrollHeight <= b.clientHeight + 1; })"""
+
+
+@pytest.mark.parametrize("chars, width, height", [(600, 1366, 768), (1500, 1920, 1080)])
+def test_texts_of_600_characters_are_whole_at_1366x768_and_1500_at_1920x1080(app, page, chars, width, height):
+    from tests.reading_support import text as chinese_text
+
+    with connect(app["db"]) as db:
+        db.conn.execute("UPDATE kb_entries SET reference = ?", (chinese_text(chars, seed=1),))
+        db.conn.execute("UPDATE responses SET raw = ?", (chinese_text(chars, seed=2),))
+        db.conn.commit()
+    page.set_viewport_size({"width": width, "height": height})
+    try:
+        page.goto(app["url"] + "/adjudicate")
+        wait_idle(page)
+        _pick_item(page, app["items"][7])
+        _fold_sidebar(page)
+        whole = _settled(page, WHOLE_JS)
+        page.screenshot(path=str(app["shots"] / f"adjudicate-{chars}-{width}x{height}.png"))
+        assert whole == [True, True]  # no scrolling inside either box
+        s = _settled(page, FIT_JS)
+        assert s["mainScrolls"] <= 1 and all(b["bottom"] <= s["height"] + 0.5 for b in s["boxes"]), s
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_a_save_before_each_long_text_was_read_to_its_end_is_refused_then_recorded_as_read(app, page):
+    longer = (LONG * 8)[:2500]  # longer than either box at 1366x768: each scrolls
+    with connect(app["db"]) as db:
+        db.conn.execute("UPDATE kb_entries SET reference = ?", (longer,))
+        db.conn.execute("UPDATE responses SET raw = ?", (longer.replace("参考", "回答"),))
+        db.conn.commit()
+    item = _first_to_settle(app, 1)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    try:
+        page.goto(app["url"] + "/adjudicate")
+        wait_idle(page)
+        _pick_item(page, item)
+        expect(page.locator('.st-key-adj_response[data-more="1"]')).to_be_visible()  # "▼ more below"
+        page.locator(".st-key-adj_disease").click()
+        page.keyboard.press("2")
+        _chosen(page, "Partially Correct")
+        reason = page.locator(f".st-key-adj_reason_{item} textarea")
+        reason.fill("read in part")
+        reason.press("Control+Enter")
+        message = page.locator(".st-key-adj_status").get_by_test_id("stAlertContentError")
+        expect(message).to_contain_text("Scroll each box marked ▼ to its end first")
+        expect(reason).to_have_value("read in part")  # the reason is kept
+        assert bs.query(app["db"], "SELECT count(*) FROM adjudications WHERE item_id = ?", (item,))[0][0] == 0
+        for box in ("adj_reference", "adj_response"):  # read to the end, as a reader scrolls
+            page.locator(f".st-key-{box}").evaluate("el => { el.scrollTop = el.scrollHeight; }")
+        expect(page.locator('.st-key-adj_response[data-more="1"]')).to_have_count(0)
+        reason.press("Control+Enter")
+        deadline = time.monotonic() + bs.TIMEOUT_MS / 1000
+        while not (rows := bs.query(app["db"], "SELECT tier, fully_shown FROM adjudications WHERE item_id = ?",
+                                    (item,))):
+            assert time.monotonic() < deadline, "the adjudication was never saved"
+            page.wait_for_timeout(100)
+        assert rows == [(1, 1)]  # saved, recorded as read in full
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})

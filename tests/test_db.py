@@ -113,6 +113,7 @@ MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m023_answers"])  # issue 25: one ta
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m024_item_assignments"])  # issue 25: one table of assignments
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m025_items"])  # issue 25: one item model (the view items)
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m026_fully_shown"])  # issue 32: whether the screen showed the whole text
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m027_adjudication_fully_shown"])  # issue 32: adjudications too
 
 
 def schema_text(path) -> str:

@@ -37,7 +37,7 @@ PAGES: tuple[Page, ...] = (
     Page("app_pages/users.py", "Users & audit", ":material/manage_accounts:", "users", "users.manage", "wide"),
     Page("app_pages/campaigns.py", "Campaigns", ":material/monitoring:", "campaigns", "campaign.read", "wide"),
     Page("app_pages/dashboard.py", "Agreement", ":material/insights:", "agreement", "reports.read", "wide"),
-    Page("app_pages/adjudicate.py", "Adjudicate", ":material/gavel:", "adjudicate", "adjudicate", "wide"),
+    Page("app_pages/adjudicate.py", "Adjudicate", ":material/gavel:", "adjudicate", "adjudicate", "reading"),
     Page("app_pages/tuning.py", "Tune cut-offs", ":material/tune:", "tuning", "thresholds.tune", "wide"),
     Page("app_pages/leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard", "reports.read", "wide"),
     Page("app_pages/task_results.py", "Task results", ":material/analytics:", "task-results", "campaign.read", "wide"),

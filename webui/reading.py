@@ -32,6 +32,9 @@ MORE_TEXT = "▼ more below: scroll to read on"
 
 # The rules both reading screens share: the whole width, the page's top padding shrunk to Streamlit's header (3.75
 # rem), tighter gaps and compact message lines (a "Saved" line never pushes the texts down).
+# a reading box's text: as written (line breaks kept, long tokens broken), a little denser than the page's prose
+TEXT_RULES = "white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.95rem; line-height: 1.45;"
+
 PAGE_CSS = """
 [data-testid="stMainBlockContainer"] { padding: 3.75rem 1.5rem 1rem; max-width: none; }
 [data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.4rem; }
@@ -70,7 +73,7 @@ export default function ({ data, setStateValue }) {
     if (!keys || !bs.length) return;
     const top = Math.min(...bs.map((b) => b.getBoundingClientRect().top));
     const bottom = Math.max(...bs.map((b) => b.getBoundingClientRect().bottom));
-    const below = keys.getBoundingClientRect().bottom - bottom;
+    const below = Math.max(0, keys.getBoundingClientRect().bottom - bottom);
     const sc = scroller(bs[0]);
     const offset = sc ? sc.scrollTop + sc.getBoundingClientRect().top : 0;
     const room = Math.floor(window.innerHeight - (top + (sc ? sc.scrollTop : 0) - offset) - below - cfg.margin);
@@ -81,7 +84,9 @@ export default function ({ data, setStateValue }) {
   const mark = (bs) => {  // "more below" per box; whether every box was whole or read to its end
     let full = true;
     bs.forEach((b, i) => {
-      const long = b.scrollHeight > b.clientHeight + 1;
+      const a = b.dataset.more ? getComputedStyle(b, '::after') : null;
+      const cue = a ? (parseFloat(a.height) || 0) + (parseFloat(a.marginTop) || 0) + (parseFloat(a.marginBottom) || 0) : 0;
+      const long = b.scrollHeight - Math.max(0, cue) > b.clientHeight + 1;
       if (!long || b.scrollTop + b.clientHeight >= b.scrollHeight - 2) reached.set(cfg.boxes[i], true);
       const read = !long || reached.get(cfg.boxes[i]) === true;
       const more = read ? '' : '1';
@@ -163,11 +168,15 @@ def page_rules() -> None:
     st.html("<style>" + PAGE_CSS + "</style>")
 
 
-def sized_boxes(boxes: list[str], *, held: str, slot: str) -> None:
-    """Boxes sized to the window and marked "more below", on a page that holds no key on them (Adjudicate: the
-    final tier is saved with a reason)."""
-    st.html(cue_css(held=held, slot=slot, hold_text="", more_text=MORE_TEXT, boxes=boxes, cue=held + "Cue",
+def sized_boxes(boxes: list[str], *, held: str, slot: str, hold_text: str = "") -> None:
+    """Boxes sized to the window and marked "more below", on a page whose keys the key guard does not watch
+    (Adjudicate: the final tier is saved with a reason, and the page refuses a save the browser says came before
+    every text was read); ``hold_text`` is shown in ``slot`` while a box has not been read to its end."""
+    st.html(cue_css(held=held, slot=slot, hold_text=hold_text, more_text=MORE_TEXT, boxes=boxes, cue=held + "Cue",
                     cue_texts={}))
+    text = ", ".join(f".st-key-{b} [data-testid='stText']" for b in boxes)
+    st.html(f"<style>{', '.join(f'.st-key-{b}' for b in boxes)} {{ padding: 0.5rem 0.75rem; gap: 0; }}\n"
+            f"{text} {{ {TEXT_RULES} }}</style>")
 
 
 def css_text(text: str) -> str:

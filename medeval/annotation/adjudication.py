@@ -145,12 +145,17 @@ def queue(db: sqlite_utils.Database, campaign_id: int, *, min_distance: int = 2,
     return rows
 
 
-def adjudicate(db: sqlite_utils.Database, actor: User, item_id: int, tier: int, reason: str) -> int:
+def adjudicate(db: sqlite_utils.Database, actor: User, item_id: int, tier: int, reason: str, *,
+               fully_shown: bool | None = None) -> int:
     """Record ``actor``'s final tier of an item with a reason; returns the adjudication's id.
 
     Append-only: an item adjudicated before gets a new row that supersedes the previous one. The same tier
     and reason as the item's current adjudication by the same person add nothing (a double click).
+    ``fully_shown``: what the adjudicator's screen said -- the reference and the answer were whole on screen (or
+    each long one scrolled to its end) -- recorded with it (None: not measured).
     """
+    if fully_shown is not None and not isinstance(fully_shown, bool):
+        raise MedevalError("fully_shown is True, False or None")
     authorize(actor, "adjudicate")
     if isinstance(tier, bool) or tier not in (0, 1, 2):
         raise MedevalError("the final tier is 0 (Completely Wrong), 1 (Partially Correct) or 2 (Basically Correct)")
@@ -170,9 +175,10 @@ def adjudicate(db: sqlite_utils.Database, actor: User, item_id: int, tier: int, 
         if prev and (prev[1], prev[2], prev[3]) == (tier, reason, actor.id):
             return prev[0]
         cur = db.conn.execute(
-            "INSERT INTO adjudications (campaign_id, item_id, user_id, tier, reason, supersedes, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)", (row[0], item_id, actor.id, tier, reason, prev[0] if prev else None,
-                                             time.time()))
+            "INSERT INTO adjudications (campaign_id, item_id, user_id, tier, reason, supersedes, created_at, "
+            "fully_shown) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (row[0], item_id, actor.id, tier, reason, prev[0] if prev else None, time.time(),
+             None if fully_shown is None else int(fully_shown)))
         audit(db, actor.username, "adjudication.record", str(item_id),
               {"campaign": row[0], "tier": tier, "from": prev[1] if prev else None,
                "supersedes": prev[0] if prev else None})

@@ -45,7 +45,7 @@ CREATE TABLE adjudications (
         reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
         supersedes INTEGER REFERENCES adjudications(id),
         created_at REAL NOT NULL
-    );
+    , fully_shown INTEGER CHECK (fully_shown IN (0, 1)));
 
 -- table answers
 CREATE TABLE answers (
