@@ -1,9 +1,12 @@
-"""Help: the repository's README.md as the user guide, one section at a time or whole.
+"""Help: the signed-in person's own guide -- a doctor's, an adjudicator's, a researcher's or an admin's -- with the
+other guides one click away.
 
-It opens with how to use the page the user came from (``?from=<url path>``, else the last page of this session,
-which app.py records in ``help_from``), then the guide: using medeval first, installing and running it last.
-``/help?section=<slug>`` (the "Read more" links of the start-here panels) shows one "## " or "### " section. The
-README is our own text, so it is rendered as Markdown (never HTML); its image lines are drawn from the repository.
+It opens with how to use the page the user came from (``?from=<url path>``, else the last page of this session, which
+app.py records in ``help_from``): that page's section of the guide that explains it (``webui.help.PAGE_HELP``). Then
+the guide: the role's own by default, another one chosen above it or with ``?guide=<name>``. ``/help?section=<slug>``
+(the "Read more" links of the start-here panels; ``&guide=<name>`` picks the guide) shows one section. The guides are
+our own Markdown files (docs/help/<language>/), rendered as Markdown (never HTML); their image lines are drawn only
+from picture files inside the repository (``webui.help.image_file``).
 """
 
 import streamlit as st
@@ -14,10 +17,7 @@ from webui import page as ui
 
 user = ui.require_page("help")
 st.title("Help")
-
-
-def _whole_guide() -> None:
-    st.query_params.pop("section", None)
+own = guide.role_guides(user.role)
 
 
 def _restore_tips() -> None:
@@ -25,16 +25,24 @@ def _restore_tips() -> None:
         st.session_state["help_restored"] = hints.restore(d, user)
 
 
-try:
-    secs = guide.sections(guide.README.read_text(encoding="utf-8"))
-except OSError as e:
-    st.error(ui.md_escape(f"The guide (README.md) cannot be read: {e}"))
-    st.stop()
+def _whole_guide(name: str) -> None:
+    st.query_params.pop("section", None)
+    st.query_params["guide"] = name
+    st.session_state["help_guide"] = name
 
-def _draw(sec) -> None:
-    for part in sec.parts:
+
+def _picked() -> None:
+    # the choice goes into the address too, so a reload or a link opens the same guide
+    picked = st.session_state.get("help_guide")
+    if picked in guide.GUIDES:
+        st.query_params["guide"] = picked
+
+
+def _draw(parts, name: str) -> None:
+    base = guide.guide_file(name).parent  # an image line's path starts at its guide's folder, as on GitHub
+    for part in parts:
         if part[0] == "image":
-            file = guide.image_file(part[2])
+            file = guide.image_file(part[2], base=base)
             if file is None:
                 st.caption(ui.md_escape(f"(picture not available: {part[1] or part[2]})"))
             else:
@@ -43,32 +51,46 @@ def _draw(sec) -> None:
             st.markdown(part[1])
 
 
-text = guide.README.read_text(encoding="utf-8")
+try:  # every guide, once a run (small files): a missing one is said at once, not on some later click
+    guides = {name: guide.guide_sections(name) for name in guide.GUIDES}
+except OSError as e:
+    st.error(ui.md_escape(f"A guide cannot be read: {e}"))
+    st.stop()
+_load = guides.__getitem__
+
+asked = st.query_params.get("guide")
 wanted = st.query_params.get("section")
-chosen = guide.find(secs, wanted) or guide.find(guide.subsections(text), wanted)
-if wanted and chosen is None:
+order = (asked, *own) if asked in guide.GUIDES else own
+found = guide.locate(wanted, order, load=_load)
+if wanted and found is None:
     st.info("That part of the guide does not exist (any more); here is the whole guide.")
-if chosen is not None:
-    st.button("Show the whole guide", key="help_whole", on_click=_whole_guide, icon=":material/menu_book:")
-    _draw(chosen)
+if found is not None:
+    name, sec = found
+    st.button("Show the whole guide", key="help_whole", on_click=_whole_guide, args=(name,),
+              icon=":material/menu_book:")
+    _draw(sec.parts, name)
 else:
     came_from = st.query_params.get("from") or st.session_state.get("help_from")
-    here = guide.page_help(text, came_from)
+    here = guide.page_help(came_from, load=_load)
     if here is not None:  # first what the user needs now: how to use the page they came from
         with st.container(border=True, key="help_this_page"):
             st.subheader(f"How to use {here.title}", anchor=False)
-            st.markdown(here.body)
+            _draw(here.section.body(), here.guide)
             if here.related:
-                st.markdown("More: " + " · ".join(f"[{t}](/help?section={s})" for t, s in here.related))
-    using, setup = guide.ordered(secs)
-    for sec in using:
-        _draw(sec)
-    if setup:
-        st.divider()
-        st.subheader("Installing and running medeval", anchor=False)
-        st.caption("For whoever installs and looks after medeval (an administrator or a researcher).")
-        for sec in setup:
-            _draw(sec)
+                st.markdown("More: " + " · ".join(f"[{t}]({guide.link(here.guide, s)})" for t, s in here.related))
+    # the guide: the role's own unless another is asked for (the address, or the choice below, which it keeps)
+    if asked in guide.GUIDES:
+        st.session_state["help_guide"] = asked
+    elif st.session_state.get("help_guide") not in guide.GUIDES:
+        st.session_state["help_guide"] = own[0]
+    st.segmented_control("Guide for", list(guide.GUIDES), key="help_guide", format_func=guide.GUIDES.get,
+                         required=True, on_change=_picked,
+                         help="Your own guide is chosen first; the others explain the other roles' pages.")
+    shown = st.session_state.get("help_guide") or own[0]
+    for sec in _load(shown):
+        if here is not None and here.guide == shown and sec.slug == here.section.slug:
+            continue  # already above, as how to use the page the user came from
+        _draw(sec.parts, shown)
 
 st.divider()
 if (n := st.session_state.pop("help_restored", None)) is not None:

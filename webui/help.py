@@ -1,6 +1,13 @@
-"""The Help page's guide: README.md split into its "## " sections, with slugs and image lines.
+"""The Help page's guides: one Markdown file per role (docs/help/<language>/<guide>.md), split into "## " sections,
+with slugs and image lines.
 
-Pure functions (no Streamlit), so the parsing is unit-tested on its own (tests/test_help_page.py).
+Each guide is written for the person who reads it -- a doctor, an adjudicator, a researcher, an admin -- and explains
+that role's screens and keys; each page of the app is explained by one section of one guide (:data:`PAGE_HELP`), and
+each role reads its own guide first, then the guides of the pages it shares with other roles (:data:`ROLE_GUIDES`).
+The guides live as files, not in code, so a translation is a folder beside the English one (``docs/help/zh-CN/``)
+and the repository shows the same text the app does.
+
+Pure functions (no Streamlit), so the parsing and the tables are unit-tested on their own (tests/test_help_page.py).
 """
 
 from __future__ import annotations
@@ -9,10 +16,44 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent  # the repository: README.md sits next to app.py
-README = ROOT / "README.md"
+from . import pages
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository: docs/ sits next to app.py
+HELP_DIR = ROOT / "docs" / "help"
+LANGUAGE = "en"  # the language every guide exists in; a translation may leave a guide out (English is shown)
 _IMAGE = re.compile(r"\s*!\[([^\]]*)\]\(\s*([^)\s]+)\s*\)\s*")
 _FENCE = re.compile(r"\s*(```|~~~)")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".gif", ".webp")  # what st.image can draw; anything else is not shown
+
+# guide -> its name in the guide selector
+GUIDES = {"doctor": "Doctors", "adjudicator": "Adjudicators", "researcher": "Researchers", "admin": "Admins"}
+# role -> the guides it reads: its own first, then those of the pages it shares with other roles (researchers and
+# admins grade and adjudicate too; an adjudicator settles what the doctors graded, so the doctor guide says what
+# they saw)
+ROLE_GUIDES = {
+    "annotator": ("doctor",),
+    "adjudicator": ("adjudicator", "doctor"),
+    "researcher": ("researcher", "doctor", "adjudicator"),
+    "admin": ("admin", "researcher", "doctor", "adjudicator"),
+}
+# url path of a page (webui.pages.PAGES) -> (the guide that explains it, its section's slug, related sections' slugs
+# in the same guide)
+PAGE_HELP = {
+    "grade": ("doctor", "grade", ("what-the-tiers-mean", "when-a-key-does-nothing", "changing-an-answer",
+                                  "flagging-an-item", "guidelines", "qualification-and-check-items")),
+    "annotate": ("doctor", "rate-compare", ("when-a-key-does-nothing", "changing-an-answer", "flagging-an-item",
+                                            "guidelines", "qualification-and-check-items")),
+    "adjudicate": ("adjudicator", "adjudicate", ("recording-a-final-tier", "what-the-tiers-mean")),
+    "campaigns": ("researcher", "campaigns", ("guidelines-of-a-campaign", "gold-items", "downloads")),
+    "new-campaign": ("researcher", "new-campaign", ("campaigns",)),
+    "agreement": ("researcher", "agreement", ("downloads",)),
+    "tuning": ("researcher", "tune-cut-offs", ("publish",)),
+    "leaderboard": ("researcher", "leaderboard", ("downloads",)),
+    "new-task": ("researcher", "new-task", ("task-results",)),
+    "task-results": ("researcher", "task-results", ("guidelines-of-a-campaign", "gold-items", "downloads")),
+    "exam": ("researcher", "exam-results", ()),
+    "users": ("admin", "users-audit", ("the-first-admin", "backups")),
+}
 
 
 def slug(title: str) -> str:
@@ -27,6 +68,14 @@ class Section:
     slug: str
     # ("markdown", text) or ("image", alt, path), in order
     parts: list[tuple[str, ...]] = field(default_factory=list)
+
+    def body(self) -> list[tuple[str, ...]]:
+        """The parts without the section's own "## " (or "# ") heading line: for a page that titles it itself."""
+        out = list(self.parts)
+        if out and out[0][0] == "markdown":
+            text = re.sub(r"\A\s*#{1,2} [^\n]*\n*", "", out[0][1])
+            out = ([("markdown", text)] if text.strip() else []) + out[1:]
+        return out
 
 
 def _parts(lines: list[str]) -> list[tuple[str, ...]]:
@@ -75,91 +124,70 @@ def find(secs: list[Section], wanted: str | None) -> Section | None:
     return next((s for s in secs if wanted and s.slug == wanted), None)
 
 
-def image_file(path: str, root: Path = ROOT) -> Path | None:
-    """The file an image line names, if it is a local file inside the repository (never a URL or ``..``)."""
-    if re.match(r"[a-z][a-z0-9+.-]*:", path, re.IGNORECASE) or path.startswith("/"):
+def image_file(path: str, root: Path = ROOT, base: Path | None = None) -> Path | None:
+    """The file an image line names, if it is a local picture inside the repository: never a URL, an absolute path
+    or a path that leaves the repository (``..`` may only climb within it). ``base``: the folder of the Markdown
+    file the line is in (relative paths start there, as on GitHub; default: the repository root)."""
+    if re.match(r"[a-z][a-z0-9+.-]*:", path, re.IGNORECASE) or path.startswith(("/", "\\")):
         return None
-    file = (root / path).resolve()
-    return file if file.is_relative_to(root.resolve()) and file.is_file() else None
+    file = ((base or root) / path).resolve()
+    inside = file.is_relative_to(root.resolve())
+    return file if inside and file.suffix.lower() in IMAGE_SUFFIXES and file.is_file() else None
 
 
-# ------------------------------------------------------------------ help for the page the user came from
-# url path of a page -> (its title, the bold label of its bullet in "## The web app", related sections' slugs).
-# A page without a bullet (None) is explained by its own "### " section, the first related slug.
-PAGE_HELP = {
-    "grade": ("Grade", "Grading", ("guidelines", "gold-items-and-qualification")),
-    "annotate": ("Rate & compare", "Rate & compare", ("guidelines", "gold-items-and-qualification")),
-    "campaigns": ("Campaigns", "Campaigns", ("campaigns-app-library-and-cli", "five-minutes-with-the-demo")),
-    "new-campaign": ("New campaign", "Campaigns", ("campaigns-app-library-and-cli",)),
-    "agreement": ("Agreement", "Agreement", ("agreement-statistics",)),
-    "tuning": ("Tune cut-offs", "Tune cut-offs", ("calibrating-cut-offs",)),
-    "leaderboard": ("Leaderboard", "Leaderboard", ("threshold-sets-and-grading",)),
-    "new-task": ("New task", "New task", ("cases-judgements-and-fact-check-answers-task-campaigns",
-                                          "task-types-adding-one")),
-    "task-results": ("Task results", "Task results", ("cases-judgements-and-fact-check-answers-task-campaigns",)),
-    "adjudicate": ("Adjudicate", None, ("adjudication",)),
-    "users": ("Users & audit", "Users & audit", ("accounts",)),
-    "exam": ("Exam results", None, ("exam-answers-cmb-exam",)),
-}
-# "## " sections for installing and running medeval: shown after everything about using it
-SETUP_SECTIONS = ("two-commands", "command-line", "settings", "storage", "speed", "layout")
+# ------------------------------------------------------------------ the guides
 
 
-def subsections(text: str) -> list[Section]:
-    """Every "### " section of ``text`` (Markdown), up to the next "### " or "## " heading (not inside fences)."""
-    out: list[tuple[str, list[str]]] = []
-    fenced = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-        if not fenced and line.startswith("## "):
-            out.append(("", []))  # a "## " heading ends the "### " section before it
-            continue
-        if not fenced and line.startswith("### "):
-            out.append((line[4:].strip(), []))
-        if out:
-            out[-1][1].append(line)
-    return [Section(t, slug(t), _parts(ls)) for t, ls in out if t]
+def guide_file(name: str, language: str = LANGUAGE, help_dir: Path | None = None) -> Path:
+    """The Markdown file of guide ``name`` in ``language``, or the English one where that translation has none."""
+    folder = help_dir or HELP_DIR
+    file = folder / language / f"{name}.md"
+    return file if file.is_file() else folder / LANGUAGE / f"{name}.md"
 
 
-def bullet(text: str, label: str) -> str | None:
-    """The top-level list item of "## The web app" that starts ``- **label**`` (its lines, the marker removed)."""
-    secs = {s.slug: s for s in sections(text)}
-    web = secs.get("the-web-app")
-    if web is None:
+def guide_sections(name: str, language: str = LANGUAGE, help_dir: Path | None = None) -> list[Section]:
+    """Guide ``name`` split into its sections (the first one its "# " title and introduction)."""
+    return sections(guide_file(name, language, help_dir).read_text(encoding="utf-8"))
+
+
+def role_guides(role: str | None) -> tuple[str, ...]:
+    """The guides a user of ``role`` reads, their own first (a role without one of its own: every guide)."""
+    return ROLE_GUIDES.get(role or "", tuple(GUIDES))
+
+
+def locate(wanted: str | None, order: tuple[str, ...], load=guide_sections) -> tuple[str, Section] | None:
+    """(guide, section) of the section whose slug is ``wanted``: looked for in the guides of ``order`` first, then
+    in the others (a link names a section, and the reader's own guide explains it best where two have one)."""
+    if not wanted:
         return None
-    lines = "\n".join(p[1] for p in web.parts if p[0] == "markdown").splitlines()
-    start = next((i for i, ln in enumerate(lines) if ln.startswith(f"- **{label}**")), None)
-    if start is None:
-        return None
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(("- ", "#")) or
-                (not lines[i].strip() and (i + 1 >= len(lines) or not lines[i + 1].startswith(" ")))), len(lines))
-    return "\n".join([lines[start][2:], *(ln[2:] if ln.startswith("  ") else ln for ln in lines[start + 1:end])])
+    for name in (*order, *(g for g in GUIDES if g not in order)):
+        sec = find(load(name), wanted)
+        if sec is not None:
+            return name, sec
+    return None
 
 
 @dataclass
 class PageHelp:
     title: str  # the page's title, e.g. "Grade"
-    body: str  # Markdown: how to use the page (the README's own words)
-    related: list[tuple[str, str]]  # (title, slug) of the sections that say more
+    guide: str  # the guide that explains it
+    section: Section  # its section there
+    related: list[tuple[str, str]]  # (title, slug) of the sections of that guide that say more
 
 
-def page_help(text: str, url_path: str | None) -> PageHelp | None:
-    """How to use the page at ``url_path``, from the README ``text``; None for a page it does not describe."""
-    if url_path not in PAGE_HELP:
+def page_help(url_path: str | None, load=guide_sections) -> PageHelp | None:
+    """How to use the page at ``url_path`` (a section of a guide); None for a page no guide describes."""
+    if url_path not in PAGE_HELP or url_path not in pages.BY_URL:
         return None
-    title, label, related = PAGE_HELP[url_path]
-    known = {s.slug: s for s in [*sections(text), *subsections(text)]}
-    body = bullet(text, label) if label else None
-    if body is None and related and related[0] in known:  # a page with a section of its own
-        body = "\n\n".join(p[1] for p in known[related[0]].parts if p[0] == "markdown")
-        body = re.sub(r"^#{2,3} .*\n+", "", body)
-        related = related[1:]
-    if body is None:
+    name, wanted, related = PAGE_HELP[url_path]
+    secs = load(name)
+    sec = find(secs, wanted)
+    if sec is None:
         return None
-    return PageHelp(title, body, [(known[r].title, r) for r in related if r in known])
+    known = {s.slug: s for s in secs}
+    return PageHelp(pages.BY_URL[url_path].title, name, sec, [(known[r].title, r) for r in related if r in known])
 
 
-def ordered(secs: list[Section]) -> tuple[list[Section], list[Section]]:
-    """The whole guide as (using medeval, setting it up): installing, the command line and settings come last."""
-    return [s for s in secs if s.slug not in SETUP_SECTIONS], [s for s in secs if s.slug in SETUP_SECTIONS]
+def link(guide: str, section: str | None = None) -> str:
+    """The Help page's address of a guide (and one of its sections)."""
+    return f"/help?guide={guide}" + (f"&section={section}" if section else "")
