@@ -3,7 +3,10 @@
 import streamlit as st
 
 from medeval.annotation import campaigns as cp
+from medeval.annotation.campaign_text import config_rows, kind_label
+from medeval.engine.registry import label as metric_label
 from webui import page as ui
+from webui import tables
 
 user = ui.require_page("campaigns")
 st.title("Campaigns")
@@ -15,8 +18,9 @@ if not camps:
     st.info("No campaigns yet. Create one on the New campaign page (or `python -m medeval campaign create`).")
     st.stop()
 
-ui.safe_table([{"id": c["id"], "name": c["name"], "kind": c["kind"], "items": c["items"], "k": c["config"].get("k"),
-                "status": c["status"], "created by": c["created_by"], "created": c["created_at"]} for c in camps],
+ui.safe_table([{"id": c["id"], "name": c["name"], "kind": kind_label(c["kind"]), "items": c["items"],
+                "k": c["config"].get("k"), "status": c["status"], "created by": c["created_by"],
+                "created": c["created_at"]} for c in camps],
               hide_index=True, width="stretch", key="campaign_table", file_name="campaigns.csv",
               label="Campaigns (CSV)")
 
@@ -44,32 +48,29 @@ else:
 st.subheader("Per annotator", anchor=False)
 # the reading columns only where they say something (a column that is always 0 is left out)
 reading_cols = [c for c in ("not_fully_shown", "not_measured") if prog[c]]
-st.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"] if a["assigned"] else 0.0,
-               "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"],
-               **{c.replace("_", " "): a[c] for c in reading_cols}}
-              for a in prog["annotators"]],
-             column_config={"progress": st.column_config.ProgressColumn("progress", format="percent",
-                                                                         min_value=0, max_value=1)},
-             hide_index=True, width="stretch", key="annotator_table")
+tables.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"] if a["assigned"] else 0.0,
+                   "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"],
+                   **{c.replace("_", " "): a[c] for c in reading_cols}}
+                  for a in prog["annotators"]], progress=("progress",), key="annotator_table")
 
 st.subheader("Per bucket", anchor=False)
 st.caption("A bucket is one score interval of one metric and aspect type; complete = graded by all k annotators "
            "(an item sampled for several buckets counts in each).")
-st.dataframe([{"metric": b["metric"], "aspect type": b["aspect_type"],
-               "interval": f"[{b['interval'][0]:g}, {b['interval'][1]:g})", "items": b["items"],
-               "complete": b["complete"]} for b in prog["buckets"]],
-             hide_index=True, width="stretch", key="bucket_table")
+tables.dataframe([{"metric": metric_label(b["metric"]), "aspect type": b["aspect_type"],
+                   "interval": f"[{b['interval'][0]:g}, {b['interval'][1]:g})", "items": b["items"],
+                   "complete": b["complete"]} for b in prog["buckets"]], key="bucket_table")
 if prog["short_intervals"]:
     with st.expander(f"{len(prog['short_intervals'])} intervals had fewer responses than asked for"):
-        st.dataframe([{"metric": r.get("metric", ""), "aspect type": r.get("aspect_type", ""),
-                       "interval": str(r.get("interval", "")), "available": r["available"], "sampled": r["sampled"]}
-                      for r in prog["short_intervals"]], hide_index=True, key="short_table")
+        tables.dataframe([{"metric": metric_label(r["metric"]) if r.get("metric") else "",
+                           "aspect type": r.get("aspect_type", ""), "interval": str(r.get("interval", "")),
+                           "available": r["available"], "sampled": r["sampled"]}
+                          for r in prog["short_intervals"]], key="short_table", width="content")
 
 st.download_button("Download current grades (CSV)", cp.grades_csv(grades), file_name=f"campaign-{cid}-grades.csv",
                    mime="text/csv", key="grades_csv")
 
 with st.expander("Configuration (reproducible from the seed)"):
-    st.json(camp["config"])
+    tables.dataframe(config_rows(camp["config"]), key="campaign_config", width="content")
 
 # closing is asked once, and sits apart from the downloads
 ui.open_close_button(st.columns(3)[0], camp, user, key_prefix="campaign")
@@ -112,16 +113,17 @@ def gold_panel(cid: int) -> None:
         if st.button("Mark as gold", key="gold_mark", disabled=rid is None):
             wg.run(lambda d: gold.mark_gold(d, cid, rid, tier, reason or "", actor=user), "Marked as gold", prefix="gold")
 
-        up = st.file_uploader("Or upload a CSV (disease, aspect, model, expected_tier as 0/1/2 or CW/PC/BC, reason)",
+        up = st.file_uploader("Or upload a CSV with the columns `disease`, `aspect`, `model`, `expected_tier` "
+                              "(0/1/2 or CW/PC/BC) and `reason`",
                               type=["csv"], key="gold_csv")
         if up is not None and st.button("Import the CSV", key="gold_import"):
             wg.import_upload(up, lambda d, path: gold.import_gold_csv(d, cid, path, actor=user),
                              "Imported the gold items", prefix="gold")
 
         if items:
-            st.dataframe([{"id": g.id, "disease": g.disease, "aspect": g.aspect, "model": g.model,
-                           "expected": gold.TIER_NAMES[g.expected_tier], "reason": g.reason,
-                           "retired": g.retired} for g in items], hide_index=True, width="stretch", key="gold_table",
+            tables.dataframe([{"id": g.id, "disease": g.disease, "aspect": g.aspect, "model": g.model,
+                               "expected": gold.TIER_NAMES[g.expected_tier], "reason": g.reason,
+                               "retired": g.retired} for g in items], key="gold_table",
                          column_config={"id": st.column_config.NumberColumn(width=50),  # fits a 1366-px screen
                                         "disease": st.column_config.TextColumn(width=120),
                                         "aspect": st.column_config.TextColumn(width=140),

@@ -7,11 +7,15 @@ import streamlit as st
 
 from medeval.annotation import campaigns as cp
 from medeval.annotation.adjudication import METHODS as CONSENSUS_METHODS
+from medeval.calibration.validation import display_rows as machine_rows
+from medeval.core.display import percent
 from medeval.core.errors import MedevalError
 from medeval.reports import agreement_report as rep
 from medeval.reports import html_kit
 from medeval.reports import dashboard as dash
+from webui import gold as wg
 from webui import page as ui
+from webui import tables
 
 user = ui.require_page("agreement")
 st.title("Agreement")
@@ -39,10 +43,6 @@ if not s["n_grades"]:
     st.stop()
 
 
-def _ci(ci) -> str:
-    return f"{ci[0]:.2f} – {ci[1]:.2f}" if ci else ""
-
-
 st.subheader("The panel", anchor=False)
 cols = st.columns(len(s["panel"]))
 for col, p in zip(cols, s["panel"]):
@@ -59,17 +59,15 @@ with st.expander("How to read these"):
 st.plotly_chart(rep.panel_figure(s), key="fig_panel", config={"displayModeBar": False})
 
 st.subheader("Each annotator", anchor=False)
-st.dataframe([{"annotator": r["annotator"], "graded": r["graded"], "of": r["assigned"],
-               "Spearman vs panel": r["spearman_vs_panel"], "same tier as panel": r["exact_agreement_vs_panel"],
-               "mean difference": r["mean_difference_vs_panel"], "skip rate": r["skip_rate"],
-               "flagged": r["flagged"], "median s / item": r["median_seconds_per_item"]} for r in s["annotators"]],
-             column_config={"same tier as panel": st.column_config.NumberColumn(format="percent"),
-                            "skip rate": st.column_config.NumberColumn(format="percent"),
-                            "Spearman vs panel": st.column_config.NumberColumn(format="%.2f"),
-                            "mean difference": st.column_config.NumberColumn(
-                                format="%.2f", help="+: more lenient than the others; -: more severe"),
-                            "median s / item": st.column_config.NumberColumn(format="%.0f")},
-             hide_index=True, width="stretch")
+tables.dataframe([{"annotator": r["annotator"], "graded": r["graded"], "of": r["assigned"],
+                   "Spearman vs panel": r["spearman_vs_panel"], "same tier as panel": r["exact_agreement_vs_panel"],
+                   "mean difference": r["mean_difference_vs_panel"], "skip rate": r["skip_rate"],
+                   "flagged": r["flagged"], "median s / item": r["median_seconds_per_item"]} for r in s["annotators"]],
+                 percent=("same tier as panel", "skip rate"), key="annotator_table",
+                 column_config={"Spearman vs panel": st.column_config.NumberColumn(format="%.2f"),
+                                "mean difference": st.column_config.NumberColumn(
+                                    format="%.2f", help="+: more lenient than the others; -: more severe"),
+                                "median s / item": st.column_config.NumberColumn(format="%.0f")})
 c1, c2 = st.columns(2)
 with c1:
     st.plotly_chart(rep.annotator_figure(s), key="fig_annotators", config={"displayModeBar": False})
@@ -97,7 +95,7 @@ if a["n_adjudicated"]:
     share = a["share_sided_with_majority"]
     st.caption(f"{a['n_adjudicated']} items adjudicated; the adjudicated tier equalled the annotators' majority tier "
                f"in {a['sided_with_majority']} of {a['n_with_majority']} with a majority"
-               + (f" ({share:.0%})" if share is not None else "") + ". The statistics above use the raw grades.")
+               + (f" ({percent(share)})" if share is not None else "") + ". The statistics above use the raw grades.")
 
 if s.get("machine"):
     st.subheader("Clinicians vs the machine", anchor=False)
@@ -111,7 +109,7 @@ if s.get("machine"):
                "automated tier "
                "(MedDisKEval Table 2; the paper reports > 0.7 on a random sample of 150). Draw such a sample as a "
                "random validation campaign. BLEU-1, ROUGE-1 and cosine rows: enumerated and declarative items "
-               "only; numeric items (exact match) have their own exact_match row; average: the mean of the three "
+               "only; numeric items have their own exact match row; average: the mean of the three "
                "metric tiers; average / all adds the numeric items' exact-match tier. Every row shows its n.")
     _ov = s.get("machine_overlap")
     if _ov:
@@ -121,27 +119,17 @@ if s.get("machine"):
     if fig is not None:
         st.plotly_chart(fig, key="fig_machine", config={"displayModeBar": False})
     # fits a 1366 px screen: short headers, rounded numbers, the CI as one short text
-    st.dataframe([{"metric": r["metric"], "aspect type": r["aspect_type"], "against": r["against"], "n": r["n"],
-                   "Spearman": r["spearman"], "95% CI": _ci(r["ci95"]), "p": r["p"],
-                   "items": r.get("definition", ""), "undefined": r["undefined_reason"] or ""}
-                  for r in s["machine"]],
-                 column_config={"Spearman": st.column_config.NumberColumn(format="%.3f"),
-                                "p": st.column_config.NumberColumn(format="%.2g")},
-                 hide_index=True, width="stretch", key="machine_table")
+    tables.dataframe(machine_rows(s["machine"]), key="machine_table",
+                     column_config={"Spearman": st.column_config.NumberColumn(format="%.3f"),
+                                    "p": st.column_config.NumberColumn(format="%.2g")})
 
 if s.get("gold"):
     g = s["gold"]
     st.subheader("Gold items", anchor=False)
     st.caption(f"{g['gold_items']} gold items · accuracy over time in blocks of {g['block']} hidden gold answers · "
-               f"flagged when the latest block is below {g['threshold']:.0%}. Gold answers are kept apart from the "
-               "grades: none of the statistics above counts them.")
-    st.dataframe([{"annotator": a["annotator"], "qualification": a["qualification"], "accuracy": a["accuracy"],
-                   "correct": f"{a['hidden_correct']} of {a['hidden_answered']}",
-                   "over time": [b["accuracy"] for b in a["blocks"]], "flagged": a["flagged"]}
-                  for a in g["annotators"]],
-                 column_config={"accuracy": st.column_config.NumberColumn(format="percent"),
-                                "over time": st.column_config.LineChartColumn(y_min=0, y_max=1)},
-                 hide_index=True, width="stretch", key="gold_table")
+               f"flagged when the latest block is below {percent(g['threshold'])}. Gold answers are kept apart from "
+               "the grades: none of the statistics above counts them.")
+    wg.results_table(g, key="gold_table", title=False)  # the table Campaigns shows, in the same words
     flagged = [a["annotator"] for a in g["annotators"] if a["flagged"]]
     if flagged:
         st.warning(ui.md_escape("Gold accuracy below the alert threshold: " + ", ".join(flagged)))

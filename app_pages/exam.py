@@ -10,10 +10,13 @@ import streamlit as st
 
 import medeval
 from medeval.annotation import exam_review as er
+from medeval.core.display import percent
 from medeval.core.errors import MedevalError
-from medeval.stats.exam import DEFINITIONS, details_csv
-from medeval.stats.exam.render import HEADER, rows
+from medeval.stats.exam import details_csv
+from medeval.stats.exam.render import SHARES, definitions, display_rows
+from medeval.stats.exam.score import LABELS
 from webui import page as ui
+from webui import tables
 
 user = ui.require_page("exam")
 st.title("Exam results")
@@ -57,11 +60,6 @@ except MedevalError as e:
 if msg := st.session_state.pop("exam_msg", None):
     (st.error if msg[0] == "error" else st.success)(msg[1])
 
-# the named figures as short headers (the metrics above and "How each figure is computed" give the full names),
-# accuracies as percentages: the table fits a 1366-px screen
-COLUMNS = {name: st.column_config.NumberColumn(label, format="percent", help=name)
-           for name, label in (("accuracy_settled", "acc. settled"), ("accuracy_ambiguous_wrong", "acc. ambiguous=wrong"),
-                               ("accuracy_macro", "acc. macro (CMB)"))}
 st.subheader("Results")
 for r in results:
     res = r.to_dict()
@@ -70,14 +68,13 @@ for r in results:
     cols = st.columns(4)
     for col, name in zip(cols, ("accuracy_settled", "accuracy_ambiguous_wrong", "accuracy_cmb_regex", "accuracy_macro")):
         v = res[name]
-        col.metric(name, "undefined" if v is None else f"{100 * v:.2f}%")
+        col.metric(LABELS[name], "undefined" if v is None else percent(v))
     st.caption(f"{res['n']} questions · {res['ambiguous']} ambiguous ({res['unsettled']} unsettled, counted wrong in "
-               f"accuracy_settled) · {res['unanswered']} unanswered")
-    st.dataframe([dict(zip(HEADER, row)) for row in rows(res)], hide_index=True, width="stretch",
-                 column_config=COLUMNS)
+               f"the settled accuracy) · {res['unanswered']} unanswered")
+    tables.dataframe(display_rows(res), percent=[LABELS[k] for k in SHARES], key=f"exam_table_{r.model}")
 with st.expander("How each figure is computed"):
-    for name, text in DEFINITIONS.items():
-        st.markdown(f"**{name}**: {ui.md_escape(text)}")
+    for name, text in definitions():
+        st.markdown(f"**{name}**: {text}")  # our own words; CMB's code names in `code`
 st.download_button("Details CSV (one row per question: both readings, status, reason, settled letters)",
                    details_csv(results), file_name="exam_details.csv", mime="text/csv", key="exam_details")
 

@@ -162,7 +162,25 @@ def _continue(value: bool = True) -> None:
     st.session_state[f"qualification_done_{cid}"] = value
 
 
-st.subheader(ui.md_escape(by_id[cid]["name"]), anchor=False)  # drawn once: a key reruns only the panel below
+def _undo() -> None:
+    """Z: the item answered last, shown again to be answered anew (the earlier answer stays in the history). The
+    button is drawn once with the page, not with each item (a key redraws less): the answer it undoes is read at
+    the press."""
+    st.session_state.pop("grade_error", None)
+    if st.session_state.get("flagging") or st.session_state.get("reading_guidelines"):
+        return  # (the flag note or the guidelines are open: nothing is answered meanwhile)
+    with ui.db() as d:
+        last = cp.recent_grades(d, user, cid, limit=1)
+    if last:
+        st.session_state[reopen_key] = last[0].ref
+    else:
+        st.toast("Nothing to undo yet: you have not answered an item of this campaign.", icon=":material/info:")
+
+
+head, undo = st.columns([6, 1], vertical_alignment="bottom")
+head.subheader(ui.md_escape(by_id[cid]["name"]), anchor=False)  # drawn once: a key reruns only the panel below
+undo.button("Undo", key="undo_last", shortcut="Z", width="stretch", on_click=_undo,
+            help="Show the item you answered last again and answer it anew (Z)")
 
 
 @st.fragment
@@ -173,11 +191,11 @@ def screen() -> None:
         with ui.db() as d:
             try:
                 s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False),
-                                     reopen=st.session_state.get(reopen_key))
+                                     reopen=st.session_state.get(reopen_key), recent=0)
             except MedevalError as e:  # (the campaign closed meanwhile): said, and the queue instead
                 st.session_state.pop(reopen_key, None)
                 st.session_state["grade_error"] = f"Not reopened: {e}"
-                s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False))
+                s = cp.grading_state(d, user, cid, revisit_skipped=st.session_state.get(revisit_key, False), recent=0)
     except (gl.GuidelinesPending, gold.QualificationPending):
         st.rerun()  # the campaign changed under this screen (new guidelines): the whole page again
     if st.session_state.get(revisit_key) and s.item is None:
@@ -206,7 +224,7 @@ def screen() -> None:
     def recent_answers(editable: bool) -> None:
         """The list of my answers in this campaign, each with the start of the model's answer; any can be reopened
         to answer it again (while the campaign is open)."""
-        if not s.recent:
+        if not s.done and s.reopened is None:  # nothing answered yet
             return
 
         def read(status):
@@ -218,15 +236,6 @@ def screen() -> None:
             reopened=s.reopened.ref if s.reopened is not None else None,
             line=lambda g: (f"{g.disease} · {g.aspect} — {g.snippet}",
                             cp.tier_label(g.tier, g.skipped) + (" · flagged" if g.flagged else "")))
-
-    def undo_button(where, *, disabled: bool = False, submit: bool = False) -> None:
-        """Z: the item answered last, shown again to be answered anew (the earlier answer stays in the history).
-        ``submit``: drawn in the answer form, as its other buttons."""
-        last = s.recent[0] if s.recent else None
-        (where.form_submit_button if submit else where.button)(
-                     "Undo", key="undo_last", shortcut="Z", width="stretch",
-                     disabled=disabled or last is None or s.phase == "qualification", on_click=_reopen, args=(last.ref if last else None,),
-                     help="Show the item you answered last again and answer it anew (Z)")
 
     if not s.open:
         st.warning("This campaign is closed: answers can no longer be given or changed.")
@@ -257,7 +266,6 @@ def screen() -> None:
         all_answered(s.done, s.total, s.skipped, finished="graded", every="Every item has an answer.",
                      revisit="Grade the skipped items now", revisit_key="revisit", on_revisit=_set_revisit,
                      guidelines_button=guidelines_button, columns=3)
-        undo_button(st.columns(3)[0])
         recent_answers(editable=True)
         return
 
@@ -304,7 +312,6 @@ def screen() -> None:
                                   kwargs={"skipped": True, "what": what}, help="Come back to it after the others")
             st.form_submit_button("Flag…", key=f"flag_{item.key}", shortcut="F", disabled=locked, width="stretch",
                                   on_click=_open_flag, help="Report a problem with this item (with a note)")
-            undo_button(st, disabled=locked or changing, submit=True)
         reading.measure(item.key, grade_screen.BOXES, keys=grade_screen.KEYS_BOX, held=grade_screen.HELD,
                         key=f"reading_{item.key}")
     guidelines_button(st, disabled=flagging)  # G (outside the form: it answers nothing)

@@ -17,8 +17,10 @@ from medeval.engine import thresholds as th
 from medeval.engine import totals
 from medeval.engine.registry import report_metrics
 from medeval.reports import leaderboard as lb
+from medeval.reports.leaderboard_report import metric_label
 from medeval.reports.tier_report import build_report, tier_counts
 from webui import page as ui
+from webui import tables
 
 user = ui.require_page("leaderboard")
 st.title("Leaderboard")
@@ -32,7 +34,7 @@ versions = [s.version for s in sets]
 c1, c2, c3 = st.columns([2, 1, 2])
 version = c1.selectbox("Threshold set", versions, index=versions.index(active), format_func=labels.get,
                        key="lb_version")
-metric = c2.selectbox("Metric", ["averaged", *report_metrics()], key="lb_metric")
+metric = c2.selectbox("Metric", ["averaged", *report_metrics()], key="lb_metric", format_func=metric_label)
 @st.cache_data(show_spinner=False, max_entries=32)
 def live_counts(path: str, version_: int, scores_now: int) -> dict:
     """A set that is not active (Table 12, never made active, has no grades of its own): its tiers counted in memory
@@ -80,7 +82,13 @@ if version != active:
 
     st.info(f"You are looking at v{version}; the engine uses v{active}. v{version}'s tiers here are counted from "
             "the stored scores for this view; nothing is stored until it is made active.")
-    st.button(f"Make v{version} the active set (regrades every score)", key="lb_activate", on_click=_activate)
+    # regrading every score with another set is consequential: asked once, as Publish is on Tune cut-offs
+    st.button(f"Make v{version} the active set (regrades every score)…", key="lb_activate", on_click=ui.ask_first,
+              args=("lb_activate_ask",))
+    ui.confirm("lb_activate_ask", question=f"Make v{version} the active set?",
+               details=f"Every score is regraded with v{version}'s cut-offs, for everyone, in one step (v{active} can "
+                       "be made active again the same way; both stay in the history).",
+               yes=f"Make v{version} active", on_yes=_activate)
 if err := st.session_state.pop("lb_error", None):
     st.error(ui.md_escape(err))
 if not rep["threshold_set"].get("calibrated", True):
@@ -99,14 +107,12 @@ if not board:
         st.info(f"Threshold set v{version} grades none of the stored scores for this choice (the notes above say "
                 "why, where a scorer does not match): choose another metric or version.")
     st.stop()
-st.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backbone": r["backbone"] or "",
-               "Completely Wrong": r["completely_wrong"], "Partially Correct": r["partially_correct"],
-               "Basically Correct": r["basically_correct"], "total score": r["total_score"], "level": r["level"]}
-              for r in board],
-             column_config={k: st.column_config.NumberColumn(format="percent")
-                            for k in ("Completely Wrong", "Partially Correct", "Basically Correct")}
-             | {"total score": st.column_config.NumberColumn(format="%.2f")},
-             hide_index=True, width="stretch")
+tables.dataframe([{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backbone": r["backbone"] or "",
+                   "Completely Wrong": r["completely_wrong"], "Partially Correct": r["partially_correct"],
+                   "Basically Correct": r["basically_correct"], "total score": r["total_score"], "level": r["level"]}
+                  for r in board], key="lb_board",
+                 percent=("Completely Wrong", "Partially Correct", "Basically Correct"),
+                 column_config={"total score": st.column_config.NumberColumn(format="%.2f")})
 st.caption(ui.md_escape(
     "Total score = 0 × CW + 5 × PC + 10 × BC, where CW, PC and BC are the shares of Completely Wrong, Partially "
     "Correct and Basically Correct (averaged over the metrics unless one is chosen), computed "
@@ -114,7 +120,8 @@ st.caption(ui.md_escape(
     f"{totals.levels_source_text()}. Tiers compare each score with the cut-offs after rounding both to 9 decimals, "
     "so a score exactly on a cut-off reaches it."))
 # a chart title is Plotly's pseudo-HTML (<a>, <b> ...): an imported aspect name goes in escaped, shown as written
-title = f"Tier shares, {metric}" + (f", {html.escape(aspect)}" if aspect else "") + f" (threshold set v{version})"
+title = (f"Tier shares, {metric_label(metric)}" + (f", {html.escape(aspect)}" if aspect else "")
+         + f" (threshold set v{version})")
 shares = lb.shares_figure(board, title)
 st.plotly_chart(shares, key="lb_shares", config={"displayModeBar": False})
 if aspect is None:
@@ -125,9 +132,9 @@ tests = lb.ttests(rep, metric=metric, aspect=aspect)
 if tests:
     st.caption("Welch's t-test on raw scores, medical minus backbone; * = significant at p < 0.05.")
     ui.safe_table([{"medical": t["medical"], "backbone": t["backbone"], "aspect": t["aspect"] or "—",
-                    "metric": t["metric"] or "—", "mean medical": t["mean_medical"],
+                    "metric": metric_label(t["metric"]) if t["metric"] else "—", "mean medical": t["mean_medical"],
                     "mean backbone": t["mean_backbone"], "t": t["t"], "p": t["p"],
-                    "": t["mark"], "undefined": t["undefined_reason"] or ""} for t in tests],
+                    "p < 0.05": t["mark"], "undefined": t["undefined_reason"]} for t in tests],
                   key="lb_ttests", file_name=f"leaderboard-v{version}-ttests.csv", label="t-tests (CSV)",
                   hide_index=True, width="stretch")
 else:
@@ -148,9 +155,7 @@ if others:
             f"Rank and total score under v{version} and under v{other}, "
             + (f"averaged over {over} on both sides (the metrics both sets can grade)" if metric == "averaged"
                else f"on {over}") + "; a positive rank change moved up."))
-        names = {"rank": f"rank v{version}", "rank_before": f"rank v{other}", "rank_change": "rank change",
-                 "total_score": f"total v{version}", "total_before": f"total v{other}", "total_change": "total change",
-                 "level": f"level v{version}", "level_before": f"level v{other}"}
+        names = lb.diff_names(version, other)
         ui.safe_table([{names.get(k, k): v for k, v in r.items()} for r in cmp["rows"]], hide_index=True,
                       width="stretch", key="lb_compare", label="Comparison (CSV)",
                       file_name=f"leaderboard-v{version}-vs-v{other}-{metric}.csv",

@@ -6,9 +6,12 @@ import secrets
 import streamlit as st
 
 from medeval.annotation import campaigns as cp
+from medeval.annotation.campaign_text import kind_label
 from medeval.core.errors import MedevalError
+from medeval.engine.registry import label as metric_label
 from medeval.engine.registry import report_metrics
 from webui import page as ui
+from webui import tables
 
 user = ui.require_page("new-campaign")
 st.title("New campaign")
@@ -37,8 +40,7 @@ if key("new_campaign_seed") not in st.session_state:
     st.session_state[key("new_campaign_seed")] = secrets.randbelow(10**6)
 
 kind = st.radio("Kind", ["bucket_grading", "random_validation"], horizontal=True, key=key("new_kind"),
-                format_func={"bucket_grading": "Score-interval buckets (calibration)",
-                             "random_validation": "Random sample (validation)"}.get)
+                format_func=kind_label)
 name = st.text_input("Name", key=key("new_name"), placeholder="e.g. Calibration round 1")
 labels = {p["username"]: f"{p['username']} ({p['role']})" for p in people}
 default_people = [p["username"] for p in people if p["role"] == "annotator"][:3]
@@ -52,7 +54,7 @@ seed = c2.number_input("Seed (stored; the same seed and data give the same sampl
 
 if kind == "bucket_grading":
     metrics = st.multiselect("Metrics", list(report_metrics()), default=["bleu1", "rouge1", "cosine"],
-                             key=key("new_metrics"))
+                             key=key("new_metrics"), format_func=metric_label)
     types = st.multiselect("Aspect types", ["enumerated", "declarative"], default=["enumerated", "declarative"],
                            key=key("new_types"))
     c3, c4 = st.columns(2)
@@ -141,10 +143,10 @@ if kind == "bucket_grading":
     if short:
         st.warning(f"{len(short)} intervals have fewer responses than asked for (shown below; they are not "
                    "skipped: all their responses are taken).")
-    st.dataframe([{"metric": r["metric"], "aspect type": r["aspect_type"],
-                   "interval": f"[{r['interval'][0]:g}, {r['interval'][1]:g})", "available": r["available"],
-                   "sampled": r["sampled"], "short": "yes" if r["short"] else ""} for r in report],
-                 hide_index=True, width="stretch", key="preview_table")
+    tables.dataframe([{"metric": metric_label(r["metric"]), "aspect type": r["aspect_type"],
+                       "interval": f"[{r['interval'][0]:g}, {r['interval'][1]:g})", "available": r["available"],
+                       "sampled": r["sampled"], "short": "yes" if r["short"] else ""} for r in report],
+                     key="preview_table")
 
 for p in _problems():
     st.caption(f"• {p}")

@@ -10,6 +10,7 @@ from medeval.annotation import cases as cs
 from medeval.annotation import tasks
 from medeval.core.errors import MedevalError
 from webui import page as ui
+from webui import tables
 
 user = ui.require_page("new-task")
 st.title("New task campaign")
@@ -56,7 +57,8 @@ for s in settings:
             st.warning(f"{s.label}: nothing to choose from. {s.help}")
             st.stop()
         config[s.name] = st.selectbox(s.label, list(s.choices), index=list(s.choices).index(s.default)
-                                      if s.default in s.choices else 0, help=s.help or None, key=wkey)
+                                      if s.default in s.choices else 0, help=s.help or None, key=wkey,
+                                      format_func=lambda c, names=s.labels or {}: names.get(c, str(c)))
     elif s.kind == "multichoice":
         config[s.name] = st.multiselect(s.label, list(s.choices), default=list(s.default or []),
                                         help=s.help or None, key=wkey)
@@ -93,7 +95,7 @@ except MedevalError as e:
 st.write(f"{pv['items']} items; each goes to {k} annotators: about {pv['items'] * k // max(1, len(annotators))} "
          "per annotator.")
 with st.expander("First items (sources: never shown to annotators)"):
-    st.dataframe([{"source": s} for s in pv["sources"]], hide_index=True, key=key("new_task_preview"))
+    tables.dataframe([{"source": s} for s in pv["sources"]], key=key("new_task_preview"), width="content")
 
 problems = []
 if not name.strip():

@@ -6,9 +6,11 @@ import json
 import streamlit as st
 
 from medeval.annotation import tasks
+from medeval.annotation.campaign_text import config_rows
 from medeval.reports import task_report as task_rep
 from medeval.core.errors import MedevalError
 from webui import page as ui
+from webui import tables
 
 user = ui.require_page("task-results")
 st.title("Task results")
@@ -38,7 +40,7 @@ def _cell(v):
     return v
 
 
-SHORT = {"n_items": "items", "n_raters": "raters", "undefined_reason": "undefined"}
+SHORT = {"n_items": "items", "n_raters": "raters", "undefined_reason": "undefined", "ci95": "95% CI"}
 
 
 def _fit(table: list[dict]) -> tuple[list[dict], list[str]]:
@@ -72,12 +74,9 @@ st.caption(f"{r['task']} · {prog['items']} items, k = {prog['k']} annotators ea
 m1, m2 = st.columns(2)
 m1.metric("Items done by all k", f"{prog['items_complete']} / {prog['items']}")
 m2.metric("Answers recorded", len(rows))
-st.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"] if a["assigned"] else 0.0,
-               "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"]}
-              for a in prog["annotators"]],
-             column_config={"progress": st.column_config.ProgressColumn("progress", format="percent",
-                                                                         min_value=0, max_value=1)},
-             hide_index=True, width="stretch", key="task_progress_table")
+tables.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"] if a["assigned"] else 0.0,
+                   "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"]}
+                  for a in prog["annotators"]], progress=("progress",), key="task_progress_table")
 if not rows:
     st.info("No answers yet: the results appear as soon as annotators start.")
 
@@ -91,9 +90,9 @@ for n, sec in enumerate(r["sections"]):
         st.markdown(f"**{ui.md_escape(name)}**")
         shown, notes = _fit(table)
         floats = {k for row in shown for k, v in row.items() if isinstance(v, float)}
-        st.dataframe(shown, hide_index=True, width="stretch", key=f"sec_{n}_{name}",
-                     height=35 * (len(shown) + 1) + 3 if 10 < len(shown) <= 20 else "auto",  # every row in view
-                     column_config={k: st.column_config.NumberColumn(format="%.3f") for k in floats})
+        tables.dataframe(shown, key=f"sec_{n}_{name}",
+                         height=35 * (len(shown) + 1) + 3 if 10 < len(shown) <= 20 else "auto",  # every row in view
+                         column_config={k: st.column_config.NumberColumn(format="%.3f") for k in floats})
         for note in notes:
             st.caption(ui.md_escape(note))
 
@@ -129,7 +128,7 @@ r2.download_button("Report (zip: HTML, PDF, …)", _task_zip, file_name=f"task-{
                    help="HTML, PDF (printed by Chromium, when installed), the results as JSON and a CSV per table")
 
 with st.expander("Configuration (reproducible from the seed)"):
-    st.json(r["config"])
+    tables.dataframe(config_rows(r["config"]), key="task_config", width="content")
 
 ui.guidelines_editor(cid, user, "task_guidelines")
 
@@ -198,17 +197,18 @@ def gold_panel(cid: int) -> None:
             wg.run(lambda d: gold.mark_task_gold(d, cid, src, expected, reason or "", actor=user),
                    lambda gid: f"Marked as gold item {gid}", prefix=p)
 
-        up = st.file_uploader("Or upload a CSV (source, question, expected, reason): one row per expected answer; "
-                              "the question as in the item's layout (r1:fluency, judge:j_knowledge, knowledge), "
-                              "the answer by its value or label", type=["csv"], key=f"{p}_csv")
+        up = st.file_uploader("Or upload a CSV with the columns `source`, `question`, `expected` and `reason`: one "
+                              "row per expected answer; the question as in the item's layout (`r1:fluency`, "
+                              "`judge:j_knowledge`, `knowledge`), the answer by its value or label", type=["csv"],
+                              key=f"{p}_csv")
         if up is not None and st.button("Import the CSV", key=f"{p}_import"):
             wg.import_upload(up, lambda d, path: gold.import_task_gold_csv(d, cid, path, actor=user),
                              lambda n: f"Imported {n} gold items", prefix=p)
 
         if items:
-            st.dataframe([{"id": g.id, "source": g.source, "expected": "; ".join(gold.describe(t, g.payload, g.expected)),
-                           "reason": g.reason, "retired": g.retired} for g in items],
-                         hide_index=True, width="stretch", key=f"{p}_table",
+            tables.dataframe([{"id": g.id, "source": g.source,
+                               "expected": "; ".join(gold.describe(t, g.payload, g.expected)),
+                               "reason": g.reason, "retired": g.retired} for g in items], key=f"{p}_table",
                          column_config={"id": st.column_config.NumberColumn(width=50),  # fits a 1366-px screen
                                         "source": st.column_config.TextColumn(width=190),
                                         "expected": st.column_config.TextColumn(width=330),

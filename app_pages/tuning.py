@@ -17,8 +17,11 @@ from medeval.calibration import designs, tuning
 from medeval.core import settings
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
+from medeval.core.display import percent
 from medeval.engine.registry import METRICS, report_metrics
+from medeval.engine.registry import label as metric_label
 from webui import page as ui
+from webui import tables
 
 user = ui.require_page("tuning")
 st.title("Tune cut-offs")
@@ -45,7 +48,7 @@ consensus = c1.selectbox("Consensus of the clinicians", cal.CONSENSUS_METHODS, k
                          help="An item's clinicians' tier: the lower median of its annotators' tiers (MedDisKEval), the "
                               "most frequent tier (ties: lower median), or the adjudicated tier where an item was "
                               "adjudicated (else median). Recorded with a publication.")
-metric = c2.selectbox("Metric", list(report_metrics()), key="tune_metric")
+metric = c2.selectbox("Metric", list(report_metrics()), key="tune_metric", format_func=metric_label)
 atype = c3.selectbox("Aspect type", [t for t in ("enumerated", "declarative") if t in METRICS[metric].aspect_types],
                      key="tune_type")
 key = (metric, atype)
@@ -135,7 +138,7 @@ def publish_section(mine: dict) -> None:
 
     with st.container(key="tune_changes"):  # a few lines of words: what Publish would change
         st.markdown("\n".join(
-            f"- {m} / {t}: active v{act.version} "
+            f"- {metric_label(m)} / {t}: active v{act.version} "
             + ("none" if act.cutoffs.get((m, t)) is None else " – ".join(map(cut, act.cutoffs[(m, t)])))
             + f" → your draft **{cut(v[0])} – {cut(v[1])}**" for (m, t), v in sorted(changes.items())))
     name = st.text_input("Name of the new threshold set", key="publish_name",
@@ -171,7 +174,7 @@ def _agreement_before_publishing(mine: dict) -> str:
     verdict = ("**less** than" if new.kappa < old.kappa - 1e-9 else "more than" if new.kappa > old.kappa + 1e-9
                else "as much as")
     others = len([k for k in mine if k != key and mine[k] != act.cutoffs.get(k)])
-    return (f"On {metric} / {atype} ({new.n} graded examples) your draft agrees {verdict} the active set "
+    return (f"On {info.label} / {atype} ({new.n} graded examples) your draft agrees {verdict} the active set "
             f"v{act.version} with the clinicians: weighted kappa {new.kappa:.3f} against {old.kappa:.3f}."
             + (f" ({others} other strata change too; open them to compare.)" if others else ""))
 
@@ -219,7 +222,7 @@ def tuner() -> None:
         m1.metric("Weighted kappa vs clinicians", "—" if ag.kappa is None else f"{ag.kappa:.3f}",
                   help="Quadratic-weighted Cohen's kappa between these cut-offs' tiers and the clinicians' "
                        "consensus tiers on the graded examples.")
-        m2.metric("Accuracy", "—" if ag.accuracy is None else f"{ag.accuracy:.1%}")
+        m2.metric("Accuracy", percent(ag.accuracy))
         m3.metric("Spearman", "—" if ag.spearman is None else f"{ag.spearman:.3f}")
         m4.metric("Graded examples", ag.n)
     else:
@@ -227,8 +230,8 @@ def tuner() -> None:
     share = (counts / total) if total else np.zeros(3)
     s1, s2, s3 = st.columns(3)
     for col, name, n, p in zip((s1, s2, s3), th.TIERS.values(), counts, share):
-        col.metric(f"All scored: {name}", f"{p:.1%}", help=f"{int(n):,} of {total:,} scored responses "
-                   f"({metric}, {atype})")
+        col.metric(f"All scored: {name}", percent(p), help=f"{int(n):,} of {total:,} scored responses "
+                   f"({info.label}, {atype})")
 
     fig = go.Figure()
     if len(scores):
@@ -242,7 +245,7 @@ def tuner() -> None:
     for x, label in ((lo, "low"), (hi, "high")):
         fig.add_vline(x=x, line_color="#d33a2c", annotation_text=f"{label} {x:.3f}")
     fig.update_layout(height=300, template="plotly_white", margin=dict(l=40, r=20, t=30, b=40),
-                      xaxis=dict(range=[info.low, info.high], title=f"{metric} score"),
+                      xaxis=dict(range=[info.low, info.high], title=f"{info.label} score"),
                       yaxis=dict(tickvals=[0, 1, 2], ticktext=list(th.TIERS.values()), range=[-0.5, 2.5]))
     st.plotly_chart(fig, key="tune_scatter", config={"displayModeBar": False})
     if bands and bands["low"] and bands["high"]:
@@ -259,28 +262,28 @@ def tuner() -> None:
             st.caption("Confusion: rows = clinicians, columns = these cut-offs (CW, PC, BC: Completely Wrong, "
                        "Partially Correct, Basically Correct)")
             short = {name: "".join(w[0] for w in name.split()) for name in th.TIERS.values()}  # fits half a laptop
-            st.dataframe({"clinicians": list(th.TIERS.values()),
-                          **{short[name]: [ag.confusion[e][a] for e in range(3)]
-                             for a, name in enumerate(th.TIERS.values())}},
-                         column_config={abbr: st.column_config.NumberColumn(help=name) for name, abbr in short.items()},
-                         hide_index=True, key="tune_confusion")
+            tables.dataframe([{"clinicians": tier, **{short[name]: ag.confusion[e][a]
+                                                      for a, name in enumerate(th.TIERS.values())}}
+                              for e, tier in enumerate(th.TIERS.values())], width="content", key="tune_confusion",
+                             column_config={abbr: st.column_config.NumberColumn(help=name)
+                                            for name, abbr in short.items()})
         options = [("Table 12", th.TABLE12.cutoffs.get(key)), (f"active v{act.version}", act.cutoffs.get(key)),
                    ("suggested optimum", optimum.cut_offs if optimum else None), ("your draft", (lo, hi))]
         st.caption("Side by side")
-        st.dataframe([{"cut-offs": name, "low": c[0] if c else None, "high": c[1] if c else None,
-                       "kappa vs clinicians": (tuning.against_experts(scores, tiers, *c).kappa if c and len(scores)
-                                            else None)} for name, c in options],
-                     hide_index=True, key="tune_compare")
+        tables.dataframe([{"cut-offs": name, "low": c[0] if c else None, "high": c[1] if c else None,
+                           "kappa vs clinicians": (tuning.against_experts(scores, tiers, *c).kappa
+                                                   if c and len(scores) else None)} for name, c in options],
+                         width="content", key="tune_compare")
         if optimum and optimum.cut_offs:
             st.button("Use the suggested optimum", on_click=_use, args=(optimum.cut_offs,), key="use_optimum")
     with right:
         st.caption("Leaderboard under your draft (rank change vs the active set)")
         now = tuning.leaderboard(index, draft)
         before = {r["model"]: r["rank"] for r in tuning.leaderboard(index, act.cutoffs)}
-        st.dataframe([{"rank": r["rank"], "model": r["model"], "total": r["averaged"]["total_score"],
-                       "level": r["averaged"]["level"], "move": before.get(r["model"], r["rank"]) - r["rank"]}
-                      for r in now], hide_index=True, key="tune_board",
-                     column_config={"total": st.column_config.NumberColumn(format="%.2f")})
+        tables.dataframe([{"rank": r["rank"], "model": r["model"], "total": r["averaged"]["total_score"],
+                           "level": r["averaged"]["level"], "move": before.get(r["model"], r["rank"]) - r["rank"]}
+                          for r in now], width="content", key="tune_board",
+                         column_config={"total": st.column_config.NumberColumn(format="%.2f")})
     publish_section(draft)
 
 
@@ -351,7 +354,7 @@ def curves_figure(f: dict, title: str) -> go.Figure:
         fig.add_vline(x=x, line_color=colour, line_dash="dash")
     fig.update_layout(height=250, template="plotly_white", showlegend=False, margin=dict(l=40, r=10, t=32, b=36),
                       title=dict(text=title, font=dict(size=13), x=0, xanchor="left"),
-                      xaxis=dict(range=[m_info.low, m_info.high], title=f"{f['metric']} score"),
+                      xaxis=dict(range=[m_info.low, m_info.high], title=f"{m_info.label} score"),
                       yaxis=dict(range=[-0.08, 1.08], title="P(tier ≥ k)", tickvals=[0, 0.5, 1]))
     return fig
 
@@ -372,8 +375,9 @@ def curves_section(status: dict) -> None:
 
     strata = [(s["metric"], s["aspect_type"]) for s in status["strata"]]
     if key not in strata:  # the metric and type chosen at the top of the page
-        st.caption(ui.md_escape(f"This campaign does not calibrate {metric} / {atype}: choose "
-                                + " or ".join(f"{m} / {t}" for m, t in strata) + " above to see its curves."))
+        st.caption(ui.md_escape(f"This campaign does not calibrate {info.label} / {atype}: choose "
+                                + " or ".join(f"{metric_label(m)} / {t}" for m, t in strata)
+                                + " above to see its curves."))
         return
     others = [c for c in camps if c["kind"] == "active_calibration" and c["id"] != cid]
     own = by_id[cid]["config"]
@@ -420,7 +424,7 @@ if is_active:
             for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
                 pts = [r for r in series if (r["metric"], r["aspect_type"], r["cut_off"]) == (m_, t_, which)]
                 wfig.add_trace(go.Scatter(x=[r["after_round"] for r in pts], y=[r["width"] for r in pts],
-                                          mode="lines+markers", name=f"{m_} / {t_}: {which} cut-off",
+                                          mode="lines+markers", name=f"{metric_label(m_)} / {t_}: {which} cut-off",
                                           line=dict(color=colour, dash=("solid", "dot", "dash", "dashdot")[n % 4])))
         wfig.add_hline(y=target, line_dash="dash", annotation_text=f"target {target:g}")
         wfig.update_layout(height=220, template="plotly_white", margin=dict(l=40, r=20, t=20, b=40),
@@ -429,13 +433,13 @@ if is_active:
         st.plotly_chart(wfig, key="tune_widths", config={"displayModeBar": False})
     from medeval.calibration.rounds import STOP_TEXT
 
-    st.dataframe([{"stratum": f"{s['metric']} / {s['aspect_type']}", "items": s["items"], "graded": s["n_graded"],
-                   "low width": s["widths"][0] if s["widths"] else None,
-                   "high width": s["widths"][1] if s["widths"] else None,
-                   "status": STOP_TEXT[s["stop"]] if s["stop"] else "narrowing"} for s in status["strata"]],
-                 hide_index=True, key="tune_rounds",
-                 column_config={"low width": st.column_config.NumberColumn(format="%.3f"),
-                                "high width": st.column_config.NumberColumn(format="%.3f")})
+    tables.dataframe([{"stratum": f"{metric_label(s['metric'])} / {s['aspect_type']}", "items": s["items"],
+                       "graded": s["n_graded"], "low width": s["widths"][0] if s["widths"] else None,
+                       "high width": s["widths"][1] if s["widths"] else None,
+                       "status": STOP_TEXT[s["stop"]] if s["stop"] else "narrowing"} for s in status["strata"]],
+                     key="tune_rounds",
+                     column_config={"low width": st.column_config.NumberColumn(format="%.3f"),
+                                    "high width": st.column_config.NumberColumn(format="%.3f")})
     state = "fully answered" if status["last_round_complete"] else f"{status['missing']} answers still missing"
     if consensus != "median":  # said, not silently replaced: the rounds' rule is the campaign's
         st.caption(f"The rounds estimate and draw on each item's lower-median tier (the campaign's rule); the "

@@ -5,10 +5,11 @@ import time
 
 import streamlit as st
 
-from medeval.accounts import auth
+from medeval.accounts import audit_text, auth
 from medeval.core.csvsafe import csv_text
 from medeval.core.errors import MedevalError
 from webui import page as ui
+from webui import tables
 
 user = ui.require_page("users")
 st.title("Users & audit")
@@ -31,8 +32,8 @@ if msg := st.session_state.pop("users_msg", None):
 with ui.db() as d:
     users = auth.list_users(d, actor=user)
     locked = auth.locked_users(d, actor=user)  # username -> when its lock-out ends
-st.dataframe([{"username": u.username, "role": u.role, "active": u.active, "locked out": u.username in locked}
-              for u in users], hide_index=True, width="stretch", key="users_table")
+tables.dataframe([{"username": u.username, "role": u.role, "active": u.active, "locked out": u.username in locked}
+                  for u in users], key="users_table")
 
 tab_add, tab_edit, tab_audit = st.tabs(["Add a user", "Change a user", "Audit log"])
 
@@ -91,6 +92,6 @@ with tab_audit:
     shown = "" if len(rows) <= 500 else "the latest 500 shown here, "
     st.caption(f"{len(rows)} records, newest first ({shown}the download has every record, oldest first); "
                "the log is append-only (the database refuses changes).")
-    st.dataframe(rows[-500:][::-1], hide_index=True, width="stretch", key="audit_table")
+    tables.dataframe(audit_text.display_rows(rows[-500:][::-1]), key="audit_table")
     st.download_button("Download the whole audit log (CSV)", csv_text(rows, header=auth.AUDIT_COLUMNS), file_name="medeval-audit.csv",
                        mime="text/csv", key="audit_csv")

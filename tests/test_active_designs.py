@@ -404,7 +404,7 @@ def test_tune_cut_offs_on_an_active_campaign_with_nothing_graded_yet(pool_db, es
 
     assert any("fresh — 0 graded, no cut-offs yet" in c for c in captions())
     at.selectbox(key="tune_metric").set_value("bleu1").run()  # a metric the campaign does not calibrate
-    assert any("does not calibrate bleu1 / enumerated" in c for c in captions()) and not at.exception
+    assert any("does not calibrate BLEU-1 / enumerated" in c for c in captions()) and not at.exception
 
 
 def test_the_smooth_estimator_fits_each_grade_only_when_several_clinicians_gave_them():

@@ -386,7 +386,7 @@ def test_agreement_dashboard_shows_the_panel_and_the_annotators(app_db):
     machine = next(d.value for d in at.dataframe if "Spearman" in d.value.columns)
     assert {"n", "items"} <= set(machine.columns) and (machine["n"] > 0).all()
     numeric = machine[machine["aspect type"] == "numeric"]
-    assert len(numeric) and set(numeric["metric"]) == {"exact_match"}
+    assert len(numeric) and set(numeric["metric"]) == {"exact match"}  # by its label
     assert any("Overlap with calibration" in c.value for c in at.caption)  # Table 12: nothing to exclude, said
 
 
@@ -462,7 +462,14 @@ def test_leaderboard_can_reactivate_an_earlier_version(app_db):
     at = _app(app_db["path"], "res").run()
     at.switch_page("app_pages/leaderboard.py").run()
     at.selectbox(key="lb_version").set_value(1).run()
+    at.button(key="lb_activate").click().run()  # asked once first: nothing changes yet
+    assert not at.exception and any("Make v1 the active set?" in m.value for m in at.markdown)
+    with connect(app_db["path"]) as db:
+        assert th.active(db).version == 2
+    at.button(key="lb_activate_ask_no").click().run()  # Cancel: still v2, the question gone
+    assert not any("Make v1 the active set?" in m.value for m in at.markdown)
     at.button(key="lb_activate").click().run()
+    at.button(key="lb_activate_ask_yes").click().run()
     assert not at.exception
     with connect(app_db["path"]) as db:
         assert th.active(db).version == 1

@@ -128,10 +128,11 @@ SETTLED_JS = """() => {
 def wait_ready(page: Page) -> None:
     """The script has run to the end (title drawn, idle, nothing stale, no running indicator), every table and
     chart on the page is drawn and nothing has been added for a moment."""
-    # a page's title, the compact one-item screens' heading (Adjudicate: a subheader, issue 22 §2), or the
-    # grading screen's progress bar (it has no title)
+    # a page's title, the compact one-item screens' heading, the grading screen's progress bar or Adjudicate's item
+    # choice (those two reading screens have no title: the texts get the height)
     page.locator('[data-testid="stMain"] h1, [data-testid="stMain"] h3, '
-                 '[data-testid="stMain"] [data-testid="stProgress"]').first.wait_for()
+                 '[data-testid="stMain"] [data-testid="stProgress"], [data-testid="stMain"] .st-key-adj_item'
+                 ).first.wait_for()
     page.locator(APP_IDLE).wait_for(state="attached")
     expect(page.locator('[data-stale="true"]')).to_have_count(0)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
@@ -254,9 +255,11 @@ def check_agreement(page: Page, demo, failures: list[str]) -> None:
 
 
 def check_tuning(page: Page, demo, failures: list[str]) -> None:
+    from medeval.engine.registry import label
+
     docs_shot(page, "tuning")
     for metric, atype in METRIC_TYPES:
-        choose(page, "tune_metric", metric)
+        choose(page, "tune_metric", label(metric))  # the select box shows each metric by its label
         choose(page, "tune_type", atype)
         page.locator(f".st-key-cut_{metric}_{atype}").wait_for()  # the slider of this pair: the rerun has drawn it
         wait_ready(page)
@@ -514,7 +517,7 @@ def test_active_rounds_on_first_start_narrow_and_draw_the_next_round(researcher,
     page = new_page(researcher)
     open_page(page, demo, "/tuning")
     choose(page, "tune_campaign", f"#{cid} {ACTIVE_CAMPAIGN}")
-    choose(page, "tune_metric", "rouge1")
+    choose(page, "tune_metric", "ROUGE-1")  # by its label
     choose(page, "tune_type", "enumerated")
     wait_ready(page)
     expect(page.get_by_text("Active rounds", exact=True)).to_be_visible()

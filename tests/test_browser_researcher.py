@@ -195,7 +195,7 @@ def test_the_fitted_curves_of_both_designs_side_by_side_round_by_round(researche
     page = new_page(researcher)
     open_page(page, demo, "/tuning")
     choose(page, "tune_campaign", f"#{cid} {ACTIVE_CAMPAIGN}")
-    choose(page, "tune_metric", "rouge1")
+    choose(page, "tune_metric", "ROUGE-1")  # by its label
     choose(page, "tune_type", "enumerated")
     ours, paper = (page.locator(f".st-key-tune_curves_2_{c}") for c in (cid, pid))
     ours.scroll_into_view_if_needed()
@@ -293,7 +293,7 @@ def test_each_page_keeps_its_own_width_whatever_came_before(researcher, demo):
     assert not bs.tables_that_scroll(page) and not bs.page_scrolls_sideways(page)
     # a rerun of the wide page (another metric) never draws it narrow, not even for a moment
     page.evaluate(WIDTHS_JS)
-    choose(page, "lb_metric", "bleu1")
+    choose(page, "lb_metric", "BLEU-1")  # by its label
     assert main_width(page) > WIDE_MIN
     widths = page.evaluate("() => window.__widths")
     assert all(w > WIDE_MIN for w in widths), widths

@@ -203,13 +203,13 @@ def test_the_machine_section_defines_its_rows_and_states_the_overlap(graded, tmp
     pooled = next(r for r in rows if r["metric"] == "bleu1" and r["against"] == "score"
                   and r["aspect_type"] == "enumerated+declarative")
     assert pooled["n"] == len(text) == 6
-    assert "(enumerated+declarative: n = 6)" in s["methods"] and "(exact_match: n = 2)" in s["methods"]
+    assert "(enumerated+declarative: n = 6)" in s["methods"] and "(exact match: n = 2)" in s["methods"]
     assert s["machine_overlap"]["shared_items"] == 0 and "nothing" not in s["machine_overlap"]["text"]
     assert "Overlap with calibration: threshold set v1" in s["methods"]
     page = rep.render_html(s)
     assert "Overlap with calibration." in page and "<th>items</th>" in page
     assert "numeric items (Severity Level), graded by exact match" in page
-    assert "exact_match (numeric)" in json.dumps(rep.machine_figure(s).to_plotly_json()["data"])
+    assert "exact match (numeric)" in json.dumps(rep.machine_figure(s).to_plotly_json()["data"])  # by its label
 
 
 def test_untrusted_text_in_names_is_escaped_in_the_report(graded, tmp_path):

@@ -138,6 +138,7 @@ def test_the_active_calibration_panel_shows_every_metric_the_rounds_ran(demo_db,
 
     from medeval.demo.active_demo import ACTIVE_CAMPAIGN, ACTIVE_CONFIG
     from webui.page import TEST_TOKEN_KEY
+    from medeval.engine.registry import label
 
     monkeypatch.setenv("MEDEVAL_DB", str(demo_db))
     with connect(demo_db) as db:
@@ -155,6 +156,7 @@ def test_the_active_calibration_panel_shows_every_metric_the_rounds_ran(demo_db,
         assert not at.exception
         (chart,) = [c for c in at.get("plotly_chart") if "tune_widths" in str(c.proto.id)]
         names = {t["name"] for t in json.loads(chart.proto.spec)["data"]}
-        assert names == {f"{m} / {t}: {w} cut-off" for m, t in ran for w in ("low", "high")}, names
+        # each metric by its label (BLEU-1), as everywhere on the page
+        assert names == {f"{label(m)} / {t}: {w} cut-off" for m, t in ran for w in ("low", "high")}, names
         strata = next(d.value for d in at.dataframe if "stratum" in d.value.columns)
-        assert sorted(strata["stratum"]) == [f"{m} / {t}" for m, t in ran]
+        assert sorted(strata["stratum"]) == sorted(f"{label(m)} / {t}" for m, t in ran)

@@ -557,8 +557,8 @@ def test_cli_exam_score_formats_and_details(tmp_path):
     assert rows[0]["accuracy_cmb_regex"] == repr(2 / 3)
     # CMB's regex credits question 3: the model wrote "不选C，选E" and CMB reads the first capital, C (= the key)
     md = invoke("exam-score", ans, key, "--format", "md").stdout
-    assert "3 questions; accuracy_settled 66.67% (2 correct), accuracy_ambiguous_wrong 66.67%" in md
-    assert "| subcategory | 医师考试 | 住院医师 | 1 | 1 | 100.00% | 100.00% | 0 | 0 |  |" in md
+    assert "3 questions; accuracy_settled 66.7% (2 correct), accuracy_ambiguous_wrong 66.7%" in md  # one decimal
+    assert "| subcategory | 医师考试 | 住院医师 | 1 | 1 | 100.0% | 100.0% | 0 | 0 |  |" in md
     assert "**accuracy_macro**: CMB's convention" in md
 
 

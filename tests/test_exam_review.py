@@ -176,9 +176,10 @@ def test_exam_page_shows_the_demo_and_settles_an_answer(db_path):
     at.run()
     at.switch_page("app_pages/exam.py").run()
     assert not at.exception
-    assert [m.label for m in at.metric] == ["accuracy_settled", "accuracy_ambiguous_wrong", "accuracy_cmb_regex",
-                                            "accuracy_macro"]
-    assert [m.value for m in at.metric] == ["62.50%", "62.50%", "37.50%", "70.83%"]
+    # each figure by its label, a percentage with one decimal
+    assert [m.label for m in at.metric] == ["accuracy (settled)", "accuracy (ambiguous as wrong)",
+                                            "accuracy (CMB's reading)", "macro accuracy (CMB)"]
+    assert [m.value for m in at.metric] == ["62.5%", "62.5%", "37.5%", "70.8%"]
     texts = [t.value for t in at.text]
     assert "答案為C或D，視情況而定。" in texts  # the response, as plain text
     assert any(t.startswith("Model: DemoModel · question 8 · why ambiguous: alternatives") for t in texts)
@@ -188,7 +189,7 @@ def test_exam_page_shows_the_demo_and_settles_an_answer(db_path):
     form_button.click().run()
     assert not at.exception
     assert any("Settled question 7" in s.value for s in at.success)
-    assert [m.value for m in at.metric][:2] == ["75.00%", "62.50%"]
+    assert [m.value for m in at.metric][:2] == ["75.0%", "62.5%"]
     with connect(db_path) as d:
         assert [(h.question, h.letters, h.decided_by) for h in er.decisions(d, er.load(ANS, KEY).exam, actor=None)] == [
             ("7", "C", "res")]

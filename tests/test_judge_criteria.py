@@ -73,11 +73,11 @@ def test_names_match_case_insensitively_and_unmatched_criteria_are_listed():
     experts = {"Fluency": {1: 4.5, 2: 4.0, 3: 3.0, 4: 1.5}, "Relevance": {1: 4, 2: 3}}
     rows = {r.criterion: r for r in jd.criterion_agreement(judge, experts)}
     assert rows["FLUENCY"].expert_criterion == "Fluency" and rows["FLUENCY"].n == 4
-    assert rows["Safety"].status == "no expert ratings" and rows["Safety"].pearson is None
+    assert rows["Safety"].status == "no clinicians' ratings" and rows["Safety"].pearson is None
     assert rows["Relevance"].status == "no judge scores"
     out = rows["Safety"].rows()
     assert [(x["statistic"], x["value"], x["undefined_reason"]) for x in out] == [
-        ("Pearson", None, "no expert ratings"), ("Spearman", None, "no expert ratings")]
+        ("Pearson", None, "no clinicians' ratings"), ("Spearman", None, "no clinicians' ratings")]
 
 
 @pytest.mark.parametrize("judge,experts,why", [
@@ -123,14 +123,14 @@ def test_judge_file_criterion_columns_with_raters(tmp_path):
     assert crit["fluency"]["n_models"] == 3
     assert crit["fluency"]["pearson_model_means"]["value"] == pytest.approx(
         stats.pearsonr(means.jf, means.hf).statistic, abs=1e-12)
-    assert crit["completeness"]["status"] == "no expert ratings"
-    assert crit["safety"]["status"] == "no expert ratings"
+    assert crit["completeness"]["status"] == "no clinicians' ratings"
+    assert crit["safety"]["status"] == "no clinicians' ratings"
     md = jd.render(s, "md")
-    assert "| completeness | no expert ratings |" in md and "| fluency | " in md
+    assert "| completeness | no clinicians' ratings |" in md and "| fluency | " in md
     csv_out = jd.render(s, "csv")
     assert "pearson_criterion,,fluency" in csv_out
     out = invoke("judge-agreement", p, "--format", "md").output
-    assert "Per criterion" in out and "no expert ratings" in out
+    assert "Per criterion" in out and "no clinicians' ratings" in out
 
 
 def test_judge_file_criterion_judge_score_must_repeat(tmp_path):
@@ -287,9 +287,9 @@ def test_rubric_results_per_criterion(cdb):
         mm = rows[(crit, "Pearson (model means)")]
         assert mm["n"] == 3 and mm["ci95"] is None
         assert mm["value"] == pytest.approx(stats.pearsonr(list(mx.values()), list(my.values())).statistic, abs=1e-12)
-    assert rows[("Safety", "Pearson")]["undefined_reason"] == "no expert ratings"
+    assert rows[("Safety", "Pearson")]["undefined_reason"] == "no clinicians' ratings"
     text = task_report.methods_paragraph(task_report.build(cdb, cid, actor=res))
-    assert "Safety: no expert ratings" in text and "Bonett-Wright" in text and "Proficiency: Pearson = " in text
+    assert "Safety: no clinicians' ratings" in text and "Bonett-Wright" in text and "Proficiency: Pearson = " in text
 
 
 def test_overall_from_the_rationale_when_it_scores_the_responses(tmp_path):
@@ -308,9 +308,9 @@ def test_per_criterion_figure_has_both_statistics_and_says_why_a_bar_is_missing(
     from medeval.reports.task_report import table_figure
 
     rows = [r for c in jd.criterion_agreement(*_realistic()) for r in c.rows()]
-    rows += jd.CriterionAgreement("Safety", None, 0, None, None, "no expert ratings").rows()
+    rows += jd.CriterionAgreement("Safety", None, 0, None, None, "no clinicians' ratings").rows()
     fig = table_figure("per criterion", rows, "The judge against the clinicians, per criterion")
     pearson, spearman = fig.data  # no model means here: no third trace
     assert (pearson.name, spearman.name) == ("Pearson", "Spearman")
     assert list(pearson.y[:4]) == [r["value"] for r in rows if r["statistic"] == "Pearson"][:4]
-    assert pearson.y[4] is None and pearson.text[4] == "undefined" and pearson.hovertext[4] == "no expert ratings"
+    assert pearson.y[4] is None and pearson.text[4] == "undefined" and pearson.hovertext[4] == "no clinicians' ratings"

@@ -405,7 +405,8 @@ def test_tune_cutoffs_and_leaderboard_pages_offer_a_plugin_metric(dice, db_path,
     at.run()
     at.switch_page("app_pages/tuning.py").run()
     assert not at.exception
-    assert at.selectbox(key="tune_metric").options == ["bleu1", "rouge1", "cosine", "dice2"]
+    # the metrics by their labels (the options' values stay the names)
+    assert at.selectbox(key="tune_metric").options == ["BLEU-1", "ROUGE-1", "cosine", "Dice (char bigrams)"]
     at.selectbox(key="tune_metric").set_value("dice2").run()
     assert not at.exception
     assert any("has no cut-offs for Dice (char bigrams) / enumerated" in i.value for i in at.info)
@@ -425,7 +426,7 @@ def test_tune_cutoffs_and_leaderboard_pages_offer_a_plugin_metric(dice, db_path,
                                     (act.version,))) == {1: 0, 2: 1, 5: 0, 6: 0}
     at.switch_page("app_pages/leaderboard.py").run()
     assert not at.exception
-    assert "dice2" in at.selectbox(key="lb_metric").options
+    assert "Dice (char bigrams)" in at.selectbox(key="lb_metric").options
     at.selectbox(key="lb_metric").set_value("dice2").run()
     assert not at.exception
     board = at.dataframe[0].value

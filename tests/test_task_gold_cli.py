@@ -154,8 +154,8 @@ def test_list_retire_settings_and_results_on_a_task_campaign(tdb, db_path):
         tasks.answer(tdb, doc1, cid, v.ref, v.pending.id, "tie", client_token=f"{v.ref}:{v.revision}",
                      revision=v.revision)
     out = gold(db_path, cid, "results")
-    assert out.splitlines()[0] == f"campaign {cid}: 3 gold items, alert below 70%"
-    assert "doc1\tqualification: not_required (none)\thidden: 0/3 = 0%\tover time: 0%\tFLAGGED" in out
+    assert out.splitlines()[0] == f"campaign {cid}: 3 gold items, alert below 70.0%"
+    assert "doc1\tqualification: not_required (none)\thidden: 0/3 = 0.0%\tover time: 0.0%\tFLAGGED" in out
     r = json.loads(gold(db_path, cid, "results", "--json"))
     row = next(a for a in r["annotators"] if a["annotator"] == "doc1")
     assert r["gold_items"] == 3 and r["settings"]["score_tolerance"] == 0

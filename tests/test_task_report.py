@@ -217,7 +217,7 @@ def test_html_kit_escapes_tables_and_the_title():
     rows = [{HOSTILE: HOSTILE, "n": 3, "ci95": [0.1, None]}]
     t = kit.table(rows, caption=HOSTILE)
     assert HOSTILE not in t and t.count(ESCAPED) == 3
-    assert '<td class="num">3</td>' in t and '<td class="num">[0.100, —]</td>' in t
+    assert '<td class="num">3</td>' in t and '<td class="num">0.100, —</td>' in t  # a list in words
     assert HOSTILE not in kit.page(HOSTILE, "<p>body</p>")
     assert kit.plain(HOSTILE) == "&lt;img src=x onerror=alert(1)&gt;"
     # words break between words (Chinese between characters); only a cell with a long token breaks inside it
@@ -335,7 +335,7 @@ def test_report_of_a_task_campaign_with_gold_items_has_the_methods_sentence_and_
     page = tr.render_html(r)
     assert html.escape(methods) in page and "<h2>Gold items</h2>" in page
     table = page[page.index("<h2>Gold items</h2>"):]
-    assert "<th>hidden gold answered</th>" in table and "<td>doc1</td>" in table and "<td>not_required</td>" in table
+    assert "<th>hidden gold answered</th>" in table and "<td>doc1</td>" in table and "<td>not required</td>" in table
     assert HOSTILE not in page  # (a model is named like an HTML injection: escaped like every name)
     paths = tr.write_report(r, tmp_path / "out", pdf=False)
     gold_csv = paths["gold_csv"].read_text(encoding="utf-8").splitlines()

@@ -183,7 +183,7 @@ def test_table2_rows_keep_numeric_items_out_of_the_metric_rows(scored):
     # the methods paragraph states every row's n and the definition of the rows
     s = dash.campaign_agreement(db, cid, actor=None, n_boot=0)
     assert "enumerated and declarative items only (enumerated+declarative: n = 27)" in s["methods"]
-    assert "(exact_match: n = 9)" in s["methods"] and "mean of the three metric tiers" in s["methods"]
+    assert "(exact match: n = 9)" in s["methods"] and "mean of the three metric tiers" in s["methods"]
     assert f"threshold set v{v}" in s["methods"]
 
 

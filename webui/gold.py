@@ -18,7 +18,10 @@ import streamlit as st
 
 from medeval.core.errors import MedevalError
 
+from medeval.core.display import percent
+
 from . import page as ui
+from . import tables
 
 
 def notices(prefix: str) -> None:
@@ -87,20 +90,16 @@ def import_upload(upload, importer: Callable[[Any, Path], Any], done: str | Call
         run(lambda d: importer(d, path), done, prefix=prefix)
 
 
-def results_table(results: dict, *, key: str) -> None:
+def results_table(results: dict, *, key: str, title: bool = True) -> None:
     """"Results per annotator": qualification status and attempts, hidden-gold accuracy and its trend, the flag
-    (``results``: ``medeval.annotation.gold.gold_accuracy``)."""
-    st.markdown("**Results per annotator**")
-    st.caption(f"Hidden-gold accuracy over time: per block of {results['block']} consecutive hidden gold "
-               f"answers. Flagged: the latest block is below {results['threshold']:.0%}.")
-    st.dataframe([{"annotator": a["annotator"], "qualification": a["qualification"].replace("_", " "),
-                   "attempts": ", ".join(f"{t['correct']}/{t['items']}" for t in a["attempts"]),
-                   "hidden answered": a["hidden_answered"], "hidden correct": a["hidden_correct"],
-                   "accuracy": a["accuracy"], "over time": [b["accuracy"] for b in a["blocks"]],
-                   "flagged": a["flagged"]} for a in results["annotators"]],
-                 column_config={"accuracy": st.column_config.NumberColumn(format="percent"),
-                                "over time": st.column_config.LineChartColumn(y_min=0, y_max=1)},
-                 hide_index=True, width="stretch", key=key)
+    (``results``: ``medeval.annotation.gold.gold_accuracy``; ``title``: with its heading and caption)."""
+    from medeval.annotation import gold
+
+    if title:
+        st.markdown("**Results per annotator**")
+        st.caption(gold.results_caption(results))
+    tables.dataframe(gold.results_rows(results), percent=("accuracy",), key=key,
+                     column_config={"over time": st.column_config.LineChartColumn(y_min=0, y_max=1)})
 
 
 # ---------------------------------------------------------------- the annotator's qualification screens
@@ -118,7 +117,8 @@ def qualification_round(q, *, answer: str, review: list[dict] | Callable[[], lis
             st.markdown("**Qualification round**")
             st.write(f"This campaign starts with {q.items} items whose expected {answer} "
                      f"{'are' if answer.endswith('s') else 'is'} known. Answer them as "
-                     f"you would any item.{extra} To pass, {q.pass_mark:.0%} of them must get the expected {answer} "
+                     f"you would any item.{extra} To pass, {percent(q.pass_mark)} of them must get the expected "
+                     f"{answer} "
                      f"({math.ceil(q.pass_mark * q.items - 1e-9)} of {q.items}); then your items follow."
                      + (f" You may try again {q.retries} time{'s' if q.retries != 1 else ''}." if q.retries else ""))
         st.button("Start the qualification", key="qualification_start", type="primary", on_click=on_start)
@@ -126,9 +126,9 @@ def qualification_round(q, *, answer: str, review: list[dict] | Callable[[], lis
     last = q.results[-1]
     st.progress(1.0, text=f"Qualification attempt {q.attempt}: {last['correct']} of {last['items']} as expected")
     st.error(f"Qualification not passed: {last['correct']} of {last['items']} items got the expected {answer} "
-             f"({last['share']:.0%}; the pass mark is {q.pass_mark:.0%}).", icon=":material/cancel:")
+             f"({percent(last['share'])}; the pass mark is {percent(q.pass_mark)}).", icon=":material/cancel:")
     st.markdown("**The expected answers**")
-    st.dataframe(review() if callable(review) else review, hide_index=True, width="stretch", key=review_key)
+    tables.dataframe(review() if callable(review) else review, key=review_key)
     if q.status == "failed_retry":
         st.caption(f"Read the reasons, then try again ({q.attempts_left} attempt{'s' if q.attempts_left != 1 else ''} "
                    "left).")
@@ -143,6 +143,6 @@ def qualification_passed(q, *, answer: str, on_continue: Callable) -> None:
     last = q.results[-1]
     st.progress(1.0, text=f"Qualification passed: {last['correct']} of {last['items']}")
     st.success(f"Qualification passed: {last['correct']} of {last['items']} items got the expected {answer} "
-               f"({last['share']:.0%}). Your items follow.", icon=":material/verified:")
+               f"({percent(last['share'])}). Your items follow.", icon=":material/verified:")
     st.button("Continue to the items", key="qualification_continue", type="primary", on_click=on_continue)
     st.stop()

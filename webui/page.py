@@ -175,8 +175,11 @@ def safe_table(rows: list[dict], *, key: str, file_name: str, label: str = "Down
     spreadsheet would run (``=HYPERLINK(...)``, ``+``, ``-``, ``@`` ...) neutralised (:mod:`medeval.core.csvsafe`).
     The dataframe's own "Download as CSV", which writes such cells raw, is off for the whole app
     (``client.disableDataExport`` in ``.streamlit/config.toml``; issue 23 §5). For Grade, Annotate and Tune cut-offs
-    too: call this instead of ``st.dataframe`` where a table should be downloadable."""
-    st.dataframe(rows, key=key, **dataframe_args)
+    too: call this instead of ``st.dataframe`` where a table should be downloadable. The table on screen follows
+    ``webui.tables.dataframe`` (a missing value "—", no column empty in every row); the CSV keeps every column."""
+    from . import tables
+
+    tables.dataframe(rows, key=key, **dataframe_args)
     st.download_button(label, csv_text(rows), file_name=file_name, mime="text/csv", key=f"{key}_csv",
                        disabled=not rows)
 
@@ -211,9 +214,9 @@ def confirm(key: str, *, question: str, yes: str, on_yes: Callable, args: tuple 
 
     with st.container(border=True, key=f"{key}_confirm"):
         st.markdown(f"**{question}**" + (f"  \n{details}" if details else ""))
-        c1, c2, _ = st.columns([2, 1, 2])
-        c1.button(yes, type="primary", key=f"{key}_yes", on_click=_yes, width="stretch")
-        c2.button(no, key=f"{key}_no", on_click=_no, width="stretch")
+        with st.container(horizontal=True):  # each label whole, side by side where the width allows
+            st.button(yes, type="primary", key=f"{key}_yes", on_click=_yes)
+            st.button(no, key=f"{key}_no", on_click=_no)
     return True
 
 
@@ -266,7 +269,7 @@ def sidebar_state(url_path: str) -> str:
 HELP_PATH = "/help"
 
 # The start-here panels of each role's first pages: ``start_here(name, **TIPS[name])``. Short, plain words (no
-# statistics for annotators); help_section is the slug of a "## " section of README.md (the Help page).
+# statistics for annotators); help_section is the slug of a "## " section of a Help guide (docs/help/, the Help page).
 TIPS = {
     "campaigns": {
         "title": "Start here",
@@ -274,24 +277,24 @@ TIPS = {
                 "grades, and the grades as a CSV file.",
         "next_step": "Next: open Agreement to see how the clinicians agree (in the demo they are simulated), "
                      "then Tune cut-offs.",
-        "help_section": "five-minutes-with-the-demo"},
+        "help_section": "campaigns"},
     "users": {
         "title": "Start here",
         "body": "Add an account for each clinician (annotator) and researcher, change roles, reset passwords, and "
                 "read the audit log of sign-ins and changes.",
         "next_step": "Next: give each new user their password in person; they sign in at this address.",
-        "help_section": "the-web-app"},
+        "help_section": "users-audit"},
     "grade": {
         "title": "Start here",
         "body": "Read the reference and the answer, then press 1, 2 or 3 (S skip, F flag); the sidebar says what "
                 "each grade means.",
         "next_step": "Your grades save as you go; you can stop any time and carry on later.",
-        "help_section": "the-web-app"},
+        "help_section": "grade"},
     "annotate": {
         "title": "Start here",
         "body": "Read what is shown and press the key written on the button of your answer (S skip, F flag).",
         "next_step": "Each answer saves at once; you can stop any time and carry on later.",
-        "help_section": "the-web-app"},
+        "help_section": "rate-compare"},
 }
 
 

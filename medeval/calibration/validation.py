@@ -78,6 +78,14 @@ def row_definition(metric: str, aspect_type: str) -> str:
     return ROW_DEFINITIONS.get((metric, aspect_type), f"{aspect_type} items")
 
 
+def display_rows(rows: list[dict]) -> list[dict]:
+    """The rows of :func:`machine_agreement` as a page shows them: each metric by its label, the 95% CI as one
+    text, what the row is computed on, and why it is undefined (if it is)."""
+    return [{"metric": label(r["metric"]), "aspect type": r["aspect_type"], "against": r["against"], "n": r["n"],
+             "Spearman": r["spearman"], "95% CI": f"{r['ci95'][0]:.2f} – {r['ci95'][1]:.2f}" if r["ci95"] else None,
+             "p": r["p"], "items": r.get("definition", ""), "undefined": r.get("undefined_reason")} for r in rows]
+
+
 def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: int | None = None,
                       actor: User | None, consensus: str = "median") -> list[dict]:
     """Rows of {metric, aspect_type, against ('score'|'tier'), n, spearman, ci95, p, definition}.
@@ -176,8 +184,7 @@ def methods_sentence(rows: list[dict], mv: dict | None, ov: dict | None) -> str:
         ns = [r["n"] for r in rows if r["metric"] == metric and r["aspect_type"] == group]
         return max(ns) if ns else None
 
-    labels = {"cosine": "cosine"}  # the others by their registered label (BLEU-1, ROUGE-1, a plugin's)
-    metrics = [labels.get(m) or label(m) for m in report_metrics() if any(r["metric"] == m for r in rows)]
+    metrics = [label(m) for m in report_metrics() if any(r["metric"] == m for r in rows)]
     pooled = next((g for g in (POOLED, *TEXT_TYPES) if any(r["aspect_type"] == g for r in rows)), None)
     parts = []
     if metrics and pooled:
@@ -187,7 +194,7 @@ def methods_sentence(rows: list[dict], mv: dict | None, ov: dict | None) -> str:
                      f"only ({pooled}: n = {n_text})")
     if n_of("exact_match", "numeric") is not None:
         parts.append("the numeric items (Severity Level), graded by exact match, in a row of their own "
-                     f"(exact_match: n = {n_of('exact_match', 'numeric')})")
+                     f"({label('exact_match')}: n = {n_of('exact_match', 'numeric')})")
     if pooled and n_of("average", pooled) is not None:
         parts.append("the average row is the mean of the three metric tiers per item "
                      f"(n = {n_of('average', pooled)}, items with all three tiers)")

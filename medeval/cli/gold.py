@@ -14,6 +14,7 @@ import click
 
 from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, friendly
+from medeval.core.display import percent
 from medeval.store.db import connect
 
 campaign_option = click.option("--campaign", "campaign_id", type=int, required=True, help="campaign id")
@@ -279,12 +280,12 @@ def gold_results(db_path, campaign_id, as_json):
     if as_json:
         click.echo(json.dumps(r, indent=2, ensure_ascii=False))
         return
-    click.echo(f"campaign {campaign_id}: {r['gold_items']} gold items, alert below {r['threshold']:.0%}")
+    click.echo(f"campaign {campaign_id}: {r['gold_items']} gold items, alert below {percent(r['threshold'])}")
     for a in r["annotators"]:
         attempts = ", ".join(f"#{t['attempt']} {t['correct']}/{t['items']}" + (" passed" if t["passed"] else "")
                              for t in a["attempts"]) or "none"
-        acc = "-" if a["accuracy"] is None else f"{a['accuracy']:.0%}"
-        trend = " ".join(f"{b['accuracy']:.0%}" for b in a["blocks"]) or "-"
+        acc = "-" if a["accuracy"] is None else percent(a["accuracy"])
+        trend = " ".join(percent(b["accuracy"]) for b in a["blocks"]) or "-"
         click.echo(f"{a['annotator']}\tqualification: {a['qualification']} ({attempts})\thidden: "
                    f"{a['hidden_correct']}/{a['hidden_answered']} = {acc}\tover time: {trend}"
                    + ("\tFLAGGED" if a["flagged"] else ""))

@@ -21,8 +21,8 @@ def judge_agreement_cmd(file, fmt):
     judge_score must repeat on each of its rows). Per-criterion scores (CMB-Clin:
     fluency, relevance, completeness, proficiency) go in optional columns
     judge_<criterion> and human_<criterion> (e.g. judge_fluency, human_fluency);
-    each criterion gets Pearson and Spearman with 95% CIs and n, or "no expert
-    ratings" when only the judge scores it. Cases with a single response are left
+    each criterion gets Pearson and Spearman with 95% CIs and n, or "no
+    clinicians' ratings" when only the judge scores it. Cases with a single response are left
     out and reported on standard error.
     """
     from medeval.stats.judge import read_judge_file, render, summarise

@@ -214,9 +214,9 @@ def _register_builtins() -> None:
                bleu1, tok.scorer_id, aliases=("bleu",), lexical=True, builtin=True),
         Metric("rouge1", "ROUGE-1", 0.0, 1.0, lex, "F1 of unigram overlap between answer and reference",
                _rouge1_f1, tok.scorer_id, aliases=("rouge",), lexical=True, builtin=True),
-        Metric("cosine", "Cosine", -1.0, 1.0, lex, "cosine similarity of sentence embeddings",
+        Metric("cosine", "cosine", -1.0, 1.0, lex, "cosine similarity of sentence embeddings",
                cosine, _cosine_scorer_id, aliases=("cos",), builtin=True),
-        Metric("exact_match", "Exact match", 0.0, 1.0, (NUMERIC,), "1 if the first number equals the reference, else 0",
+        Metric("exact_match", "exact match", 0.0, 1.0, (NUMERIC,), "1 if the first number equals the reference, else 0",
                exact_match, lambda: EXACT_SCORER_ID, aliases=("em",), builtin=True),
     ):
         register(m)

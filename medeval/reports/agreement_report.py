@@ -15,6 +15,11 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
+from medeval.annotation.campaign_text import kind_label
+from medeval.annotation.gold.results import qualification_words
+from medeval.calibration.validation import display_rows as machine_rows
+from medeval.core.display import percent
+from medeval.engine.registry import label as metric_label
 from medeval.reports import html_kit as kit
 from medeval.reports.html_kit import chromium_path, print_pdf  # noqa: F401  (imported from here by pages, tests)
 
@@ -43,8 +48,8 @@ def panel_figure(s: dict) -> go.Figure:
                            marker_color="#4c78a8"))
     for x, label in ((0.667, "0.667"), (0.8, "0.800")):
         fig.add_vline(x=x, line_dash="dot", line_color="#999", annotation_text=label)
-    fig.update_layout(title="Agreement of the panel (95% CI where available)", xaxis_range=[min(-0.1, *[
-        (c[0] if c else 0) for c in cis]), 1], **_LAYOUT)
+    fig.update_layout(title="Agreement of the panel (95% CI where available)", xaxis_range=[min([-0.1, *[
+        (c[0] if c else 0) for c in cis]]), 1], **_LAYOUT)  # (a list: no statistic yet is no error)
     fig.update_yaxes(autorange="reversed")
     return fig
 
@@ -69,7 +74,7 @@ def drift_figure(s: dict) -> go.Figure:
             fig.add_trace(go.Scatter(x=[b["block"] for b in r["drift"]], y=[b["exact_agreement"] for b in r["drift"]],
                                      mode="lines+markers", name=_plain(r["annotator"]),
                                      customdata=[_plain(b["answers"]) for b in r["drift"]],
-                                     hovertemplate="answers %{customdata}: %{y:.0%}<extra>%{fullData.name}</extra>"))
+                                     hovertemplate="answers %{customdata}: %{y:.1%}<extra>%{fullData.name}</extra>"))
     fig.update_layout(title="Drift: same tier as the rest of the panel, per block of answers", yaxis_range=[0, 1],
                       yaxis_tickformat=".0%", xaxis_title="block (in the order given)", xaxis_dtick=1,
                       **_LAYOUT)
@@ -114,7 +119,7 @@ def machine_figure(s: dict) -> go.Figure | None:
     for against, color in (("score", "#9d755d"), ("tier", "#4c78a8")):
         part = [r for r in rows if r["against"] == against]
         values = [r["spearman"] for r in part]
-        fig.add_trace(go.Bar(x=[_plain(f"{r['metric']} ({r['aspect_type']})") for r in part],
+        fig.add_trace(go.Bar(x=[_plain(f"{metric_label(r['metric'])} ({r['aspect_type']})") for r in part],
                              y=[v if v is not None else 0 for v in values],
                              customdata=[r["n"] for r in part],
                              hovertemplate="%{x}: %{y:.3f}, n = %{customdata}<extra></extra>",
@@ -148,6 +153,11 @@ def annotator_rows(s: dict) -> list[dict]:
     return [{k: v for k, v in r.items() if k != "drift"} for r in s["annotators"]]
 
 
+def _as_percent(rows: list[dict], *keys: str) -> list[dict]:
+    """The rows with the shares under ``keys`` written as percentages (the CSV keeps them as numbers)."""
+    return [{k: percent(v) if k in keys and v is not None else v for k, v in r.items()} for r in rows]
+
+
 def render_html(s: dict) -> str:
     """One self-contained HTML page: plotly.js inlined in the first figure only."""
     c = s["campaign"]
@@ -167,13 +177,10 @@ def render_html(s: dict) -> str:
                    f"<p>Consensus of the clinicians: {esc(s.get('consensus', 'median'))} "
                    f"({esc(CONSENSUS_NOTE.get(s.get('consensus', 'median'), ''))}).</p>"
                    + machine_notes_html(s) + figs.get("machine", "")
-                   + _table(s["machine"], [("metric", "metric"), ("aspect_type", "aspect type"),
-                                           ("against", "against"), ("n", "n"), ("spearman", "Spearman"),
-                                           ("ci95", "95% CI"), ("p", "p"), ("definition", "items"),
-                                           ("undefined_reason", "undefined")]))
+                   + _table(machine_rows(s["machine"])))
     body = f"""<h1>Agreement report: {esc(c['name'])}</h1>
-<p>Campaign #{c['id']} ({esc(c['kind'])}, {esc(c['status'])}), k = {c['k']} annotators per item,
-seed {c['seed']}, threshold set v{c['threshold_version']}. {s['n_items']} items, {s['n_items_graded']} graded;
+<p>Campaign #{c['id']} ({esc(kind_label(c['kind']))}, {esc(c['status'])}), k = {c['k']} annotators per item,
+seed {c['seed']}{esc(tiers_under(s))}. {s['n_items']} items, {s['n_items_graded']} graded;
 {s['n_grades']} grades and {s['n_skips']} skips from {s['n_annotators']} annotators.
 Computed {esc(s['computed_at'])}.</p>
 <h2>Methods</h2><p class="methods">{esc(s['methods'])}</p>
@@ -182,18 +189,26 @@ Computed {esc(s['computed_at'])}.</p>
                         ("ci95_high", "CI high"), ("n_items", "items"), ("n_pairable", "pairable"),
                         ("missing", "missing data"), ("method", "method")])}
 <h2>Each annotator</h2>{figs['annotators']}{figs['drift']}{figs['tiers']}
-{_table(annotator_rows(s), [("annotator", "annotator"), ("assigned", "assigned"), ("graded", "graded"),
-                            ("skipped", "skipped"), ("flagged", "flagged"),
-                            ("spearman_vs_panel", "Spearman vs panel"), ("spearman_ci95", "95% CI"),
-                            ("exact_agreement_vs_panel", "same tier as panel"),
-                            ("mean_difference_vs_panel", "mean difference (+ = more lenient)"),
-                            ("median_seconds_per_item", "median s / item")])}
+{_table(_as_percent(annotator_rows(s), "exact_agreement_vs_panel"),
+        [("annotator", "annotator"), ("assigned", "assigned"), ("graded", "graded"), ("skipped", "skipped"),
+         ("flagged", "flagged"), ("spearman_vs_panel", "Spearman vs panel"), ("spearman_ci95", "95% CI"),
+         ("exact_agreement_vs_panel", "same tier as panel"),
+         ("mean_difference_vs_panel", "mean difference (+ = more lenient)"),
+         ("median_seconds_per_item", "median s / item")])}
 <h2>Widest disagreements</h2>
 {_table(disagreement_rows(s), [("item", "item"), ("range", "tier range"), ("sd", "sd"), ("tiers", "tiers")])}
 {adjudication_html(s)}
 {gold_html(s)}
 {machine}"""
     return kit.page(f"Agreement report: {c['name']}", body)
+
+
+def tiers_under(s: dict) -> str:
+    """The threshold set whose tiers the report compares with the clinicians (the body's "Clinicians vs the
+    machine"), for the header: the same set in both. (The campaign's own ``threshold_version``, the set active when
+    it was created, is in the JSON; naming it here would put two sets in front of the reader as one.)"""
+    mv = s.get("machine_version")
+    return f"; automated tiers under threshold set v{mv['version']} ({mv['name']})" if mv else ""
 
 
 def machine_notes_html(s: dict) -> str:
@@ -204,7 +219,7 @@ def machine_notes_html(s: dict) -> str:
     if mv:
         out += f"Automated tiers under threshold set v{esc(mv['version'])} ({esc(mv['name'])}). "
     out += ("BLEU-1, ROUGE-1 and cosine rows cover the enumerated and declarative items only; the numeric items "
-            "(Severity Level) are graded by exact match and have their own exact_match row; the average row is "
+            "(Severity Level) are graded by exact match and have their own exact match row; the average row is "
             "the mean of the three metric tiers (MedDisKEval Table 2), and average/all adds the numeric items "
             "with their exact-match tier. Every row shows its n.</p>")
     if ov:
@@ -228,7 +243,7 @@ def adjudication_html(s: dict) -> str:
     return (f"<h2>Adjudication</h2><p>{n} items adjudicated ({a.get('n_adjudications', n)} adjudications in all, "
             f"later ones superseding earlier ones). The adjudicated tier equalled the annotators' majority tier in "
             f"{a['sided_with_majority']} of {a['n_with_majority']} adjudicated items with a majority"
-            + (f" ({_fmt(share, 2)})" if share is not None else "") + ". The statistics above use the raw "
+            + (f" ({percent(share)})" if share is not None else "") + ". The statistics above use the raw "
             "annotations; adjudication does not change them.</p>")
 
 
@@ -246,12 +261,13 @@ def gold_html(s: dict) -> str:
     if not g:
         return ""
     return (f"<h2>Gold items</h2><p>{g['gold_items']} gold items; accuracy over time in blocks of {g['block']} "
-            f"hidden gold answers; flagged when the latest block is below {_fmt(g['threshold'], 2)}. Gold answers "
+            f"hidden gold answers; flagged when the latest block is below {percent(g['threshold'])}. Gold answers "
             "are kept apart from the grades and count in none of the statistics above.</p>"
-            + _table(gold_rows(s), [("annotator", "annotator"), ("qualification", "qualification"),
-                                    ("hidden_answered", "hidden gold answered"), ("hidden_correct", "correct"),
-                                    ("accuracy", "accuracy"), ("accuracy_by_block", "accuracy per block"),
-                                    ("flagged", "flagged")]))
+            + _table([{**r, "qualification": qualification_words(r["qualification"])}  # (the CSV: as stored)
+                      for r in _as_percent(gold_rows(s), "accuracy")],
+                     [("annotator", "annotator"), ("qualification", "qualification"),
+                      ("hidden_answered", "hidden gold answered"), ("hidden_correct", "correct"),
+                      ("accuracy", "accuracy"), ("accuracy_by_block", "accuracy per block"), ("flagged", "flagged")]))
 
 
 def write_report(s: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str, Path]:

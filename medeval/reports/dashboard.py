@@ -30,6 +30,7 @@ from medeval.accounts.policy import authorize
 from medeval.annotation import adjudication as adj
 from medeval.annotation.gold import gold_accuracy, methods_sentence
 from medeval.annotation.campaigns import require_grading
+from medeval.core.display import percent
 from medeval.core.errors import MedevalError
 from medeval.stats.agreement import (
     Estimate,
@@ -387,5 +388,5 @@ def adjudication_sentence(a: dict | None) -> str:
     return (f" {a['n_adjudicated']} items were adjudicated by a senior clinician, who recorded a final tier with a "
             f"reason; the adjudicated tier equalled the annotators' majority tier in {a['sided_with_majority']} of "
             f"{a['n_with_majority']} adjudicated items that had a majority"
-            + (f" ({share:.0%})" if share is not None else "") + ". The agreement statistics above use the raw "
+            + (f" ({percent(share)})" if share is not None else "") + ". The agreement statistics above use the raw "
             "annotations only; adjudication does not change them.")

@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from medeval.core import csvsafe
+from medeval.core import csvsafe, display
 from medeval.core.errors import MedevalError
 
 FONTS = ('"Noto Sans","Noto Sans CJK SC","Source Han Sans SC","WenQuanYi Micro Hei","PingFang SC",'
@@ -72,15 +72,18 @@ def ci_text(ci, digits=3) -> str:
 
 
 def cell(v) -> str:
-    """A table cell as text: floats with 3 decimals, lists in brackets, None as a dash."""
-    if v is None:
-        return "—"
+    """A table cell as a reader reads it: floats with 3 decimals, a list as "a, b", yes/no for a truth value, a
+    dash for nothing (``None``, NaN, an empty list): never a Python value."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if display.is_missing(v):
+        return display.MISSING
     if isinstance(v, float):
         return f"{v:.3f}"
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(cell(x) for x in v) + "]"
+        return ", ".join(cell(x) for x in v)
     if isinstance(v, dict):
-        return ", ".join(f"{k}: {cell(x)}" for k, x in v.items())
+        return "; ".join(f"{display.words(k)}: {cell(x)}" for k, x in v.items())
     return str(v)
 
 
@@ -90,8 +93,11 @@ def columns_of(rows: list[dict]) -> list[tuple[str, str]]:
 
 
 def table(rows: list[dict], columns: list[tuple[str, str]] | None = None, *, caption: str | None = None) -> str:
-    """An HTML table of ``rows``; every header and cell escaped. ``columns``: (key, label); default every key."""
+    """An HTML table of ``rows``; every header and cell escaped. ``columns``: (key, label); default every key. A
+    column empty in every row says nothing and is left out."""
     columns = columns_of(rows) if columns is None else columns
+    if rows:
+        columns = [(k, label) for k, label in columns if not all(display.is_missing(r.get(k)) for r in rows)]
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
     head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
     body = "".join("<tr>" + "".join(f"<td{_num_class(r.get(key))}>{esc(cell(r.get(key)))}</td>" for key, _ in columns)

@@ -81,6 +81,13 @@ def diff(old: list[dict], new: list[dict]) -> list[dict]:
     return out
 
 
+def diff_names(version: int, other: int) -> dict[str, str]:
+    """The columns of :func:`diff` as a page or report heads them, for ``version`` against ``other``."""
+    return {"rank": f"rank v{version}", "rank_before": f"rank v{other}", "rank_change": "rank change",
+            "total_score": f"total v{version}", "total_before": f"total v{other}", "total_change": "total change",
+            "level": f"level v{version}", "level_before": f"level v{other}"}
+
+
 # ---------------------------------------------------------------- comparing two threshold-set versions
 
 def scorers(db: sqlite_utils.Database, metric: str) -> list[str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from medeval.core.display import percent, value_text, words
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
 from medeval.engine import totals
@@ -27,9 +28,8 @@ from medeval.reports import scorer_notes
 from medeval.reports.html_kit import chromium_path, print_pdf  # noqa: F401  (the pages ask the report module)
 from medeval.reports.tier_report import build_report, flat_rows
 
-METRIC_LABELS = {"averaged": "averaged over the metrics", "bleu1": "BLEU-1", "rouge1": "ROUGE-1",
-                 "cosine": "cosine"}
-"""The built-ins' and the average's names in the report; a plugin metric by its label (:func:`metric_label`)."""
+METRIC_LABELS = {"averaged": "averaged over the metrics"}
+"""The average's name in the report; a metric by its registered label (:func:`metric_label`)."""
 
 
 def metric_label(metric: str) -> str:
@@ -86,7 +86,7 @@ def provenance_text(ts: dict) -> str:
                   if src.get("items_graded") is not None else "")
                + (f", {p['method']}" if p.get("method") else ""))
     elif src:
-        out = f"from {src if isinstance(src, str) else json.dumps(src, ensure_ascii=False)}" + (
+        out = f"from {value_text(src)}" + (
             f" ({p['method']})" if p.get("method") else "")
     else:
         out = "no provenance recorded"
@@ -95,6 +95,39 @@ def provenance_text(ts: dict) -> str:
     if p.get("base_version") is not None:
         out += f"; cut-offs not calibrated kept from v{p['base_version']}"
     return out
+
+
+def _stratum_name(key: str) -> str:
+    """ "exact_match/numeric" → "exact match / numeric"."""
+    metric, _, atype = str(key).partition("/")
+    return f"{metric_label(metric)} / {atype}" if atype else metric_label(metric)
+
+
+def _prov_value(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
+        return f"{_prov_value(v[0])} – {_prov_value(v[1])}"  # an interval
+    if isinstance(v, dict):
+        return "; ".join(f"{words(k)}: {_prov_value(x)}" for k, x in v.items())
+    return value_text(v)
+
+
+def provenance_rows(prov: dict) -> list[dict]:
+    """A set's provenance as (field, value) rows in words: one row per calibrated stratum, the metrics by their
+    labels, numbers rounded, intervals as "a – b" (the JSON keeps the provenance as stored)."""
+    rows = []
+    for k, v in prov.items():
+        if k == "strata" and isinstance(v, list):
+            for st in (x for x in v if isinstance(x, dict)):
+                name = _stratum_name(f"{st.get('metric')}/{st.get('aspect_type')}")
+                rows.append({"field": f"stratum {name}", "value": _prov_value(
+                    {x: y for x, y in st.items() if x not in ("metric", "aspect_type")})})
+        elif k == "kept_from_base" and isinstance(v, list):
+            rows.append({"field": words(k), "value": ", ".join(_stratum_name(x) for x in v)})
+        else:
+            rows.append({"field": words(k), "value": _prov_value(v)})
+    return rows
 
 
 def _scoring_text(rep: dict, ts: dict) -> str:
@@ -150,7 +183,7 @@ def methods_paragraph(data: dict) -> str:
 
 
 def _pct(v) -> str:
-    return "—" if v is None else f"{v:.1%}"
+    return percent(v)
 
 
 def board_rows(board: list[dict]) -> list[dict]:
@@ -215,7 +248,8 @@ def render_html(data: dict) -> str:
     rep, ts, esc = data["report"], data["threshold_set"], kit.esc
     embed = kit.Figures()
     label = f"v{ts['version']} ({ts['name']})"
-    cov = "; ".join(f"{m}: {c['graded']} of {c['scored']} scores graded" for m, c in sorted(rep["coverage"].items()))
+    cov = "; ".join(f"{metric_label(m)}: {c['graded']} of {c['scored']} scores graded"
+                    for m, c in sorted(rep["coverage"].items()))
     parts = [f"<h1>Leaderboard report: threshold set {esc(label)}</h1>",
              f"<p>Threshold set v{esc(ts['version'])} “{esc(ts['name'])}”" + (" (active)" if ts["active"] else "")
              + f", made {esc(ts['created_at'] or '—')} by {esc(ts['created_by'] or '—')}; "
@@ -240,7 +274,8 @@ def render_html(data: dict) -> str:
     parts += ["<h2>Per aspect (Table 5)</h2>", embed(figs["aspects"], "aspects"),
               kit.table(aspect_rows(rep, shown=True), caption="Total score per aspect (averaged over the metrics)")]
     parts.append("<h2>Medical model vs backbone (Welch's t-test)</h2>")
-    tt = ttest_rows(rep)
+    tt = [{**t, "metric": metric_label(t["metric"]) if t["metric"] else None, "undefined": t.pop("undefined_reason")}
+          for t in ttest_rows(rep)]  # (the CSV keeps the metrics' names and the field's, for programs)
     parts.append(kit.table(tt, caption="Raw scores, medical minus backbone; * = p < 0.05") if tt else
                  "<p>No medical model with a backbone among the imported models.</p>")
     if data.get("compare"):
@@ -252,12 +287,12 @@ def render_html(data: dict) -> str:
                     for m, why in table["reasons"].items()),
                   (f"<p class='why'>Rank and total score averaged over {esc(over)} (the metrics both sets grade), "
                    f"under this version, before: under v{esc(c['version'])}; a positive rank change moved up.</p>"
-                   + kit.table(diff_rows(data))) if table["metrics"] else
+                   + kit.table([{lb.diff_names(ts["version"], c["version"]).get(k, k): v for k, v in r.items()}
+                                for r in diff_rows(data)])) if table["metrics"] else
                   f"<p>v{esc(c['version'])} cannot be compared with this version on any metric.</p>"]
     parts += ["<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in rep["notes"]) + "</ul>",
               "<h2>Provenance of the cut-offs</h2>",
-              kit.table([{"field": k, "value": json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list))
-                          else v} for k, v in (ts.get("provenance") or {}).items()])]
+              kit.table(provenance_rows(ts.get("provenance") or {}))]
     return kit.page(f"Leaderboard report: {label}", "\n".join(parts))
 
 

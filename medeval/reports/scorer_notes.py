@@ -16,13 +16,13 @@ from medeval.engine import thresholds as th
 from medeval.engine import registry
 from medeval.engine.registry import report_metrics
 
-LABELS = {"bleu1": "BLEU-1", "rouge1": "ROUGE-1", "cosine": "cosine"}
-"""The built-in report metrics as the reports name them; a plugin metric by its registered label (:func:`label`)."""
+LABELS = {m: registry.label(m) for m in ("bleu1", "rouge1", "cosine")}
+"""The built-in report metrics as everything names them (their registered labels)."""
 
 
 def label(metric: str) -> str:
-    """How a report names ``metric``: "BLEU-1", "ROUGE-1", "cosine", a plugin's label."""
-    return LABELS.get(metric) or registry.label(metric)
+    """How a page or report names ``metric``: its registered label ("BLEU-1", "ROUGE-1", "cosine", a plugin's)."""
+    return registry.label(metric)
 
 
 def made_for(ts: th.ThresholdSet, metric: str) -> str:

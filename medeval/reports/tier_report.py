@@ -23,6 +23,7 @@ import sqlite_utils
 from scipy import stats
 
 from medeval.core import csvsafe
+from medeval.core.display import percent
 from medeval.engine import thresholds as th
 from medeval.engine.registry import report_metrics
 from medeval.engine.scoring import severity_ranges_text
@@ -146,7 +147,7 @@ def build_report(db: sqlite_utils.Database, version: int | None = None, *,
                   + severity_ranges_text(db),
                   "Tiers: each score is compared with the cut-offs after rounding both to 9 decimals; a score exactly "
                   "on a cut-off reaches it (stored scores are not rounded).",
-                  "total_score = 0*CW + 5*PC + 10*BC over the shares averaged across metrics, computed exactly from "
+                  "total score = 0*CW + 5*PC + 10*BC over the shares averaged across metrics, computed exactly from "
                   f"the tier counts; levels: {level_text()}, a total on a bound reaching it; {levels_source_text()}.",
                   "t-tests: Welch's t on raw scores, medical minus backbone; significant at p < 0.05."],
     }
@@ -218,18 +219,20 @@ def _markdown(rep: dict) -> str:
     for r in rep["models"]:
         a = r["averaged"]
         if a:
-            out.append(f"| {r['model']} | {r['kind']} | {r['backbone'] or ''} | {a['completely_wrong']:.1%} | "
-                       f"{a['partially_correct']:.1%} | {a['basically_correct']:.1%} | {a['total_score']:.2f} | {a['level']} |")
+            out.append(f"| {r['model']} | {r['kind']} | {r['backbone'] or ''} | {percent(a['completely_wrong'])} | "
+                       f"{percent(a['partially_correct'])} | {percent(a['basically_correct'])} | "
+                       f"{a['total_score']:.2f} | {a['level']} |")
         else:
             out.append(f"| {r['model']} | {r['kind']} | {r['backbone'] or ''} | | | | not graded | |")
     out += ["", "## Per metric", "", "| model | metric | n | CW | PC | BC | total |", "|---|---|---|---|---|---|---|"]
     for r in rep["models"]:
         for m, v in r["per_metric"].items():
             if v:
-                out.append(f"| {r['model']} | {m} | {v['n']} | {v['completely_wrong']:.1%} | {v['partially_correct']:.1%} | "
-                           f"{v['basically_correct']:.1%} | {v['total_score']:.2f} |")
+                out.append(f"| {r['model']} | {scorer_notes.label(m)} | {v['n']} | {percent(v['completely_wrong'])} | "
+                           f"{percent(v['partially_correct'])} | {percent(v['basically_correct'])} | "
+                           f"{v['total_score']:.2f} |")
             else:
-                out.append(f"| {r['model']} | {m} | 0 | | | | not graded |")
+                out.append(f"| {r['model']} | {scorer_notes.label(m)} | 0 | | | | not graded |")
     out += ["", "## Per aspect (total score, averaged over metrics)", ""]
     models = [r["model"] for r in rep["models"]]
     aspects = sorted({r["aspect"] for r in rep["aspects"]})

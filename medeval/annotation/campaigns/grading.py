@@ -249,6 +249,10 @@ def _reopen(db, user: User, campaign_id: int, ref: str) -> tuple[BlindItem, Give
     return item, given
 
 
+def _recent(db, user: User, campaign_id: int, n: int) -> tuple[GivenGrade, ...]:
+    return tuple(recent_grades(db, user, campaign_id, limit=n)) if n else ()
+
+
 def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revisit_skipped: bool = False,
                   recent: int = 5, reopen: str | None = None) -> GradingState:
     """The item to show next (or a skipped one to revisit), progress and recent answers, for one annotator.
@@ -261,7 +265,8 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
     ``reopen``: the ref of an item the annotator answered (:attr:`GivenGrade.ref`), shown again so it can be answered
     anew (``prior``: their latest answer, which a new one supersedes; ``reopened``: that answer) -- the undo of the
     last answer, or any answer from the list of one's answers. Refused (MedevalError) for an item they have not
-    answered in this campaign, or while the campaign is closed.
+    answered in this campaign, or while the campaign is closed. ``recent``: how many of their latest answers to
+    give (0: none, and their queries are not run -- a screen that lists them only when asked).
     """
     authorize(user, "grade")
     row = db.conn.execute("SELECT name, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
@@ -274,11 +279,13 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
     is_open = row[1] == "open"
     q = gold.qualification_state(db, user, campaign_id)
     if not q.cleared:
+        if reopen is not None:
+            raise MedevalError("answers of a qualification round cannot be changed")
         item = None
         if q.next_gold is not None:
             item = _gold_blind(db, user, campaign_id, q.next_gold, f"q:{q.next_gold}:{q.attempt}")
         return GradingState(campaign_id, row[0], is_open, item, None, q.answered, q.items, 0,
-                            tuple(recent_grades(db, user, campaign_id, limit=recent)), "qualification", q)
+                            _recent(db, user, campaign_id, recent), "qualification", q)
     due, g_done, g_total = gold.hidden_now(db, user, campaign_id, real_counts=(real_done, real_total))
     done, total = real_done + g_done, real_total + g_total
     skipped = db.conn.execute(
@@ -290,7 +297,7 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
             raise MedevalError("this campaign is closed: answers can no longer be changed")
         item, given = _reopen(db, user, campaign_id, reopen)
         return GradingState(campaign_id, row[0], is_open, item, given.annotation_id, done, total, skipped,
-                            tuple(recent_grades(db, user, campaign_id, limit=recent)), "items", q, given)
+                            _recent(db, user, campaign_id, recent), "items", q, given)
     if not is_open or revisit_skipped:
         due = None
     if due is not None:
@@ -300,7 +307,7 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
         item = blind_item(db, user, iid) if iid is not None else None
         prior = _current(db, user.id, iid)[0] if revisit_skipped and iid is not None else None
     return GradingState(campaign_id, row[0], is_open, item, prior, done, total, skipped,
-                        tuple(recent_grades(db, user, campaign_id, limit=recent)), "items", q)
+                        _recent(db, user, campaign_id, recent), "items", q)
 
 
 def submit_answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, *, tier: int | None,

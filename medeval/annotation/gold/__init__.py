@@ -87,7 +87,15 @@ from medeval.annotation.gold.answers import (
     recent_hidden,
     submit_gold,
 )
-from medeval.annotation.gold.results import BLOCK, gold_accuracy, methods_sentence
+from medeval.annotation.gold.results import (
+    BLOCK,
+    QUALIFICATION_WORDS,
+    gold_accuracy,
+    methods_sentence,
+    qualification_words,
+    results_caption,
+    results_rows,
+)
 
 __all__ = [
     # settings
@@ -106,5 +114,6 @@ __all__ = [
     "start_attempt", "display_id", "hidden_counts", "hidden_due", "hidden_now", "hidden_plan",
     "check_turn", "gold_current", "gold_token", "gold_view", "latest_hidden_id", "parse_ref", "recent_hidden",
     "submit_gold",
-    "BLOCK", "gold_accuracy", "methods_sentence",
+    "BLOCK", "QUALIFICATION_WORDS", "gold_accuracy", "methods_sentence", "qualification_words", "results_caption",
+    "results_rows",
 ]

@@ -21,6 +21,7 @@ from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
 from medeval.annotation.gold.backends import TIER, Backend
 from medeval.annotation.gold.settings import _seed, active_gold_ids, get_settings, require_gold_campaign
+from medeval.core.display import percent
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.store.db import transaction
 
@@ -94,7 +95,8 @@ def require_qualified(db: sqlite_utils.Database, user: User, campaign_id: int, b
     q = qualification_state(db, user, campaign_id, backend)
     if not q.cleared:
         raise QualificationPending("this campaign starts with a qualification round of gold items: pass it "
-                                   f"({q.items} items, pass mark {q.pass_mark:.0%}) before grading; nothing was saved")
+                                   f"({q.items} items, pass mark {percent(q.pass_mark)}) before grading; "
+                                   "nothing was saved")
 
 
 def start_attempt(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER) -> int:

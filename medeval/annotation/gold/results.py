@@ -17,9 +17,15 @@ from medeval.annotation.gold.backends import TIER, Backend
 from medeval.annotation.gold.qualification import qualification_state
 from medeval.annotation.gold.settings import active_gold_ids, get_settings, gold_family, require_gold_campaign
 from medeval.annotation.gold.task_backend import TASK
+from medeval.core.display import percent, words
 from medeval.core.errors import MedevalError
 
 BLOCK = 5  # hidden gold answers per point of "accuracy over time"
+
+QUALIFICATION_WORDS = {"not_required": "not required", "not_started": "not started", "in_progress": "in progress",
+                       "passed": "passed", "failed_retry": "failed, may try again",
+                       "failed_final": "failed, no tries left"}
+"""An annotator's qualification status (``QualificationState.status``) in words."""
 
 
 def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, block: int = BLOCK,
@@ -64,6 +70,27 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
             "block": block, "threshold": s["alert_threshold"], "annotators": out}
 
 
+def qualification_words(status: str) -> str:
+    return QUALIFICATION_WORDS.get(status) or words(status)
+
+
+def results_rows(results: dict) -> list[dict]:
+    """"Results per annotator" in words, one row per annotator (``results``: :func:`gold_accuracy`): the
+    qualification, its attempts ("3 of 4"), the hidden gold answered and correct, the accuracy (a share: pages show
+    it as a percentage), its points over time (a chart) and the flag."""
+    return [{"annotator": a["annotator"], "qualification": qualification_words(a["qualification"]),
+             "attempts": ", ".join(f"{t['correct']} of {t['items']}" for t in a["attempts"]),
+             "hidden answered": a["hidden_answered"], "hidden correct": a["hidden_correct"],
+             "accuracy": a["accuracy"], "over time": [b["accuracy"] for b in a["blocks"]], "flagged": a["flagged"]}
+            for a in results["annotators"]]
+
+
+def results_caption(results: dict) -> str:
+    """How "accuracy over time" and the flag are computed, in a sentence."""
+    return (f"Hidden-gold accuracy over time: per block of {results['block']} consecutive hidden gold answers. "
+            f"Flagged: the latest block is below {percent(results['threshold'])}.")
+
+
 def methods_sentence(db: sqlite_utils.Database, campaign_id: int) -> str:
     """One sentence for the methods paragraph saying how gold items were used and treated ("" without gold)."""
     family = gold_family(db, campaign_id)[0]
@@ -74,9 +101,9 @@ def methods_sentence(db: sqlite_utils.Database, campaign_id: int) -> str:
     s = get_settings(db, campaign_id)
     uses = []
     if s["qualification_required"]:
-        uses.append(f"a qualification round ({s['qualification_items']} items, pass mark {s['pass_mark']:.0%})")
+        uses.append(f"a qualification round ({s['qualification_items']} items, pass mark {percent(s['pass_mark'])})")
     if s["hidden_share"] > 0:
-        uses.append(f"hidden quality checks (about {s['hidden_share']:.0%} of each annotator's queue)")
+        uses.append(f"hidden quality checks (about {percent(s['hidden_share'])} of each annotator's queue)")
     how = " and ".join(uses) if uses else "reference"
     if family == "tier":
         what = "responses with an expected tier set by the researchers, none of them a real item of the campaign"

@@ -71,6 +71,7 @@ class Setting:
     help: str = ""
     low: float | None = None  # "int": the smallest and largest value accepted (None: no bound)
     high: float | None = None
+    labels: dict | None = None  # "choice": each choice in words, where its value is a code name ("automedeval")
 
 
 @dataclass(frozen=True)

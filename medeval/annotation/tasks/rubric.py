@@ -143,7 +143,7 @@ class RubricRating(TaskType):
             Setting("dataset", "Data set", "choice", sets[0] if sets else None, tuple(sets),
                     "imported cases (medeval import-cases)"),
             Setting("rubric", "Rubric", "choice", "automedeval", tuple(RUBRICS),
-                    "; ".join(f"{k}: {v}" for k, v in RUBRIC_TITLES.items())),
+                    "the criteria each response is rated on", labels=RUBRIC_TITLES),
             Setting("judge", "Judge to rate afterwards (part 2)", "choice", NO_JUDGE, (NO_JUDGE, *judges),
                     "with a judge, only questions that judge assessed are used"),
             Setting("max_items", "Questions (0 = all)", "int", 0, (), "a seeded random sample when fewer than all",
@@ -390,8 +390,8 @@ def _criterion_section(items, resp, model_of, crit_of, crit_names, judge) -> Sec
                    "CMB-Clin §5.3: on each criterion, the correlation between the judge's score of a response and "
                    "the clinicians' (the mean over the clinicians who rated it), over the responses both scored; "
                    "criterion names matched case-insensitively. Pearson (the paper's statistic; GPT-4 against the "
-                   "experts: above 0.71 on every perspective) with a Fisher-z 95% CI, Spearman with a Fisher-z CI "
-                   "using the Bonett-Wright variance. A criterion only the judge scores has no expert ratings. "
+                   "clinicians: above 0.71 on every perspective) with a Fisher-z 95% CI, Spearman with a Fisher-z "
+                   "CI using the Bonett-Wright variance. A criterion only the judge scores has no clinicians' ratings. "
                    "The paper does not say whether its Pearson runs over responses or over models: both are "
                    "given (the models' mean scores over the responses both scored).",
                    {"per criterion": [r for c in rows for r in c.rows()]},

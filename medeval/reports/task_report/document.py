@@ -11,7 +11,7 @@ import re
 import time
 from pathlib import Path
 
-from medeval.annotation import tasks
+from medeval.annotation import campaign_text, tasks
 from medeval.reports import html_kit as kit
 from medeval.reports.html_kit import print_pdf
 from medeval.reports.task_report.figures import section_figures
@@ -31,8 +31,8 @@ def _when(v) -> str:
 
 
 def config_rows(r: dict) -> list[dict]:
-    return [{"setting": k, "value": json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v}
-            for k, v in r["config"].items()]
+    """The configuration as settings and values in words (the JSON keeps it as stored)."""
+    return campaign_text.config_rows(r["config"])
 
 
 def flag_rows(r: dict) -> list[dict]:
@@ -44,7 +44,7 @@ def _header(r: dict, computed_at: str) -> str:
     c, p, cfg = r["campaign"], r["progress"], r["config"]
     n_answers = sum(a.get("answers", 0) for a in p["annotators"])
     data = f", data set {kit.esc(cfg['dataset'])}" if cfg.get("dataset") else ""
-    return (f"<p>Campaign #{kit.esc(c['id'])} ({kit.esc(r['task'])}, task type {kit.esc(c['kind'])}, "
+    return (f"<p>Campaign #{kit.esc(c['id'])} ({kit.esc(r['task'])}, "
             f"{kit.esc(c['status'])}){data}. k = {kit.esc(p['k'])} annotators per item of "
             f"{len(cfg.get('annotators') or p['annotators'])}; {kit.esc(p['items'])} items, "
             f"{kit.esc(p['items_complete'])} done by all k; {n_answers} answers recorded; "
@@ -89,10 +89,13 @@ def render_html(r: dict, *, computed_at: str | None = None) -> str:
     return kit.page(f"Task report: {name}", "\n".join(parts))
 
 
+HEADS = {"ci95": "95% CI", "undefined_reason": "undefined because", "n_items": "items", "n_raters": "raters"}
+"""Column names of the results' tables as the report heads them (the CSVs keep the names, for programs)."""
+
+
 def _columns(rows: list[dict]) -> list[tuple[str, str]]:
-    """Every column, ``ci95`` shown as "95% CI", the reason a value is undefined last."""
-    cols = [(k, "95% CI" if k == "ci95" else ("undefined because" if k == "undefined_reason" else k))
-            for k, _ in kit.columns_of(rows)]
+    """Every column by its head (:data:`HEADS`), the reason a value is undefined last."""
+    cols = [(k, HEADS.get(k, k)) for k, _ in kit.columns_of(rows)]
     return [c for c in cols if c[0] != "undefined_reason"] + [c for c in cols if c[0] == "undefined_reason"]
 
 

@@ -99,7 +99,7 @@ def criterion_figure(rows: list[dict]) -> go.Figure:
 
 def judge_criterion_figure(rows: list[dict]) -> go.Figure:
     """Pearson and Spearman per criterion (the "per criterion" table) with their 95% CIs; a criterion without a
-    value (no expert ratings, undefined) has no bar and says why on hover."""
+    value (no clinicians' ratings, undefined) has no bar and says why on hover."""
     names = list(dict.fromkeys(r["criterion"] for r in rows))
     fig = go.Figure()
     for stat, color in (("Pearson", "#4c78a8"), ("Spearman", "#f58518"), ("Pearson (model means)", "#54a24b")):

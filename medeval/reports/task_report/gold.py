@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from medeval.annotation.gold import gold_accuracy, methods_sentence
+from medeval.annotation.gold import gold_accuracy, methods_sentence, qualification_words
 from medeval.annotation.gold import TASK
+from medeval.core.display import percent
 from medeval.reports import html_kit as kit
 
 COLUMNS = [("annotator", "annotator"), ("qualification", "qualification"), ("hidden_answered", "hidden gold answered"),
@@ -55,5 +56,8 @@ def gold_html(r: dict) -> str:
         return ""
     return (f"<h2>Gold items</h2><p>{kit.esc(g['gold_items'])} active gold items; accuracy over time in blocks of "
             f"{kit.esc(g['block'])} hidden gold answers; flagged when the latest block is below "
-            f"{kit.fmt(g['threshold'], 2)}. Gold answers are kept apart from the real answers and count in none "
-            "of the results above.</p>" + kit.table(gold_rows(r), COLUMNS, caption="gold items per annotator"))
+            f"{percent(g['threshold'])}. Gold answers are kept apart from the real answers and count in none "
+            "of the results above.</p>"
+            + kit.table([{**row, "qualification": qualification_words(row["qualification"]),
+                          "accuracy": percent(row["accuracy"]) if row["accuracy"] is not None else None}
+                         for row in gold_rows(r)], COLUMNS, caption="gold items per annotator"))  # (CSV: as stored)

@@ -157,7 +157,7 @@ def methods_paragraph(r: dict) -> str:
 
 def judge_methods(r: dict, judge: str) -> str:
     """The sentences on the judge: part 2, the overall comparison and, when the judge scored criteria, the
-    per-criterion correlations (a criterion the clinicians do not rate: "no expert ratings")."""
+    per-criterion correlations (a criterion the clinicians do not rate: "no clinicians' ratings")."""
     text = (f"In a second part, shown and accepted only after every response of the item was rated "
             f"(AutoMedEval App. D), annotators rated the judge {judge}'s assessment on "
             f"{', '.join(c.name for c in JUDGE_RUBRIC)}. The judge's score of each response was compared with "

@@ -3,8 +3,9 @@ carries its name; ``definitions`` (JSON) and the lines under the tables (md) say
 
 from __future__ import annotations
 
+from medeval.core.display import percent
 from medeval.core.errors import MedevalError
-from medeval.stats.exam.score import DEFINITIONS, ExamResult
+from medeval.stats.exam.score import DEFINITIONS, LABELS, ExamResult
 
 
 def summary(results: list[ExamResult]) -> dict:
@@ -33,6 +34,19 @@ def rows(d: dict):
 
 HEADER = ["level", "group", "subgroup", "n", "correct", "accuracy_settled", "accuracy_ambiguous_wrong", "ambiguous",
           "unsettled", "accuracy_macro"]
+SHARES = ("accuracy_settled", "accuracy_ambiguous_wrong", "accuracy_macro")
+"""The columns of :data:`HEADER` that are shares (a page shows them as percentages)."""
+
+
+def display_rows(d: dict) -> list[dict]:
+    """:func:`rows` as a page shows them: the figures by their labels (:data:`LABELS`), the levels in words."""
+    names = [LABELS.get(h, h) for h in HEADER]
+    return [dict(zip(names, (row[0].replace("_", " "), *row[1:]))) for row in rows(d)]
+
+
+def definitions() -> list[tuple[str, str]]:
+    """(label, how it is computed) for each figure, as a page lists them."""
+    return [(LABELS.get(k, k), v) for k, v in DEFINITIONS.items()]
 
 
 def render(results: list[ExamResult], fmt: str = "json") -> str:
@@ -80,7 +94,7 @@ def _md(text: str) -> str:
 
 
 def _pct(v: float | None) -> str:
-    return "undefined" if v is None else f"{100 * v:.2f}%"
+    return "undefined" if v is None else percent(v)
 
 
 def details_csv(results: list[ExamResult]) -> str:

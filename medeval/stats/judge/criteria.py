@@ -5,7 +5,7 @@ of every response -- all above 0.71 for GPT-4 in the paper -- here with Spearman
 * The experts' score of a response on a criterion is the mean over the clinicians who rated it (as for the
   overall score, :mod:`medeval.stats.judge`); a response enters a criterion when both sides scored it there.
 * Criterion names are matched case-insensitively (NFKC, spaces collapsed): the judge's "Fluency" is the
-  clinicians' "fluency". A criterion only the judge scores is listed as "no expert ratings"; one only the
+  clinicians' "fluency". A criterion only the judge scores is listed as "no clinicians' ratings"; one only the
   clinicians rate as "no judge scores".
 * Pearson: :func:`scipy.stats.pearsonr` with the Fisher-z 95% CI (se = 1/sqrt(n-3)), the interval
   ``pearsonr(...).confidence_interval()`` gives. Spearman: :func:`scipy.stats.spearmanr` (average ranks for
@@ -56,7 +56,7 @@ class CriterionAgreement:
     n: int
     pearson: Estimate | None
     spearman: Estimate | None
-    status: str  # "computed", "no expert ratings" or "no judge scores"
+    status: str  # "computed", "no clinicians' ratings" or "no judge scores"
     models: Estimate | None = None  # Pearson over the models' mean scores (with model_of)
 
     def rows(self) -> list[dict]:
@@ -132,7 +132,7 @@ def criterion_agreement(judge: Mapping[str, Mapping[Hashable, float]],
         used.add(key)
         ename = by_key.get(key)
         if ename is None or not experts[ename]:
-            out.append(CriterionAgreement(name, None, 0, None, None, "no expert ratings"))
+            out.append(CriterionAgreement(name, None, 0, None, None, "no clinicians' ratings"))
             continue
         x, y = _pair(scores, experts[ename])
         what = f"response on {name}"

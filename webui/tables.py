@@ -1,0 +1,51 @@
+"""Tables on a page as people read them (the rules are ``medeval.core.display``'s).
+
+:func:`dataframe` is ``st.dataframe`` with: a missing value shown as "—" (Streamlit writes "None"), a column empty
+in every row left out, and the shares of the ``percent`` and ``progress`` columns shown as percentages with one
+decimal (Streamlit's own "percent" format has two). The rows stay numbers, so a column sorts as numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import streamlit as st
+
+from medeval.core import display
+
+
+def _config(cfg, **kwargs):
+    """A column's configuration with ``kwargs`` added, keeping the label, help and width it was given."""
+    given = dict(cfg or {})
+    return {k: given[k] for k in ("label", "help", "width") if given.get(k) is not None} | kwargs
+
+
+def dataframe(rows, *, percent: Iterable[str] = (), progress: Iterable[str] = (),
+              column_config: Mapping | None = None, drop_empty: bool = True, **kwargs):
+    """Draw ``rows`` (a list of dicts or a DataFrame) as a table; ``kwargs`` go to ``st.dataframe``."""
+    import pandas as pd
+
+    if isinstance(rows, Mapping):  # columns: {"name": [values]}
+        rows = pd.DataFrame(rows)
+    records = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else [dict(r) for r in rows]
+    percent, progress = tuple(percent), tuple(progress)
+    keep = {k for k, c in (column_config or {}).items() if isinstance(c, Mapping) and c.get("type_config", {}).get(
+        "type") in ("line_chart", "bar_chart", "area_chart")}  # a chart of no points is still its column
+    if drop_empty:
+        records = display.drop_empty_columns(records, keep=keep)
+    config = dict(column_config or {})
+    for col in percent + progress:
+        for r in records:
+            if col in r:
+                r[col] = display.percent_points(r[col])
+    for col in percent:
+        config[col] = st.column_config.NumberColumn(
+            **_config(config.get(col)), format=display.PERCENT_FORMAT)
+    for col in progress:
+        config[col] = st.column_config.ProgressColumn(
+            **_config(config.get(col)), format=display.PERCENT_FORMAT, min_value=0, max_value=100)
+    kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("width", "stretch")
+    frame = pd.DataFrame(records, columns=list(dict.fromkeys(k for r in records for k in r))) if records else \
+        (rows if isinstance(rows, pd.DataFrame) else pd.DataFrame())
+    return st.dataframe(frame, column_config=config or None, placeholder=display.MISSING, **kwargs)
