@@ -176,9 +176,8 @@ with st.container(key="task_status"):  # one line of fixed height: a message nev
 
 def my_answers(editable: bool) -> None:
     """The list of my answers in this campaign, each with the start of the item's text; any can be reopened to
-    answer it again (while the campaign is open)."""
-    if last is None and not s.done and not s.skipped:
-        return
+    answer it again (while the campaign is open). On every screen, answers or none: a qualification or hidden check
+    item looks like any other."""
 
     def read(status):
         with ui.db() as d:

@@ -18,7 +18,8 @@ if not camps:
     st.info("No campaigns yet. Create one on the New campaign page (or `python -m medeval campaign create`).")
     st.stop()
 
-ui.safe_table([{"id": c["id"], "name": c["name"], "kind": kind_label(c["kind"]), "items": c["items"],
+ui.safe_table([{"id": c["id"], "name": c["name"], "kind": kind_label(c["kind"], short=True),
+                "items": c["items"],
                 "k": c["config"].get("k"), "status": c["status"], "created by": c["created_by"],
                 "created": c["created_at"]} for c in camps],
               hide_index=True, width="stretch", key="campaign_table", file_name="campaigns.csv",

@@ -71,7 +71,11 @@ for r in results:
         col.metric(LABELS[name], "undefined" if v is None else percent(v))
     st.caption(f"{res['n']} questions · {res['ambiguous']} ambiguous ({res['unsettled']} unsettled, counted wrong in "
                f"the settled accuracy) · {res['unanswered']} unanswered")
-    tables.dataframe(display_rows(res), percent=[LABELS[k] for k in SHARES], key=f"exam_table_{r.model}")
+    # the table's headers short (ten columns fit a laptop's width); each says its figure's full name on hover
+    short = {"accuracy_settled": "settled", "accuracy_ambiguous_wrong": "ambiguous as wrong",
+             "accuracy_macro": "macro (CMB)"}
+    tables.dataframe(display_rows(res), percent=[LABELS[k] for k in SHARES], key=f"exam_table_{r.model}",
+                     column_config={LABELS[k]: {"label": v, "help": LABELS[k]} for k, v in short.items()})
 with st.expander("How each figure is computed"):
     for name, text in definitions():
         st.markdown(f"**{name}**: {text}")  # our own words; CMB's code names in `code`

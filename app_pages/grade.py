@@ -223,9 +223,8 @@ def screen() -> None:
 
     def recent_answers(editable: bool) -> None:
         """The list of my answers in this campaign, each with the start of the model's answer; any can be reopened
-        to answer it again (while the campaign is open)."""
-        if not s.done and s.reopened is None:  # nothing answered yet
-            return
+        to answer it again (while the campaign is open). On every screen, answers or none: a qualification or hidden
+        check item looks like any other."""
 
         def read(status):
             with ui.db() as d:

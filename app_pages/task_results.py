@@ -74,8 +74,15 @@ st.caption(f"{r['task']} · {prog['items']} items, k = {prog['k']} annotators ea
 m1, m2 = st.columns(2)
 m1.metric("Items done by all k", f"{prog['items_complete']} / {prog['items']}")
 m2.metric("Answers recorded", len(rows))
+if prog["not_fully_shown"] or prog["not_measured"]:
+    st.caption(f"Answers given without the whole text on screen: {prog['not_fully_shown']} · not measured (changed "
+               f"from the list below an item, given outside Rate & compare, or before it measured): "
+               f"{prog['not_measured']}")
+# the reading columns only where they say something (a column that is always 0 is left out)
+reading_cols = [c for c in ("not_fully_shown", "not_measured") if prog[c]]
 tables.dataframe([{"annotator": a["annotator"], "progress": a["done"] / a["assigned"] if a["assigned"] else 0.0,
-                   "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"]}
+                   "done": a["done"], "assigned": a["assigned"], "skipped": a["skipped"], "flagged": a["flagged"],
+                   **{c.replace("_", " "): a[c] for c in reading_cols}}
                   for a in prog["annotators"]], progress=("progress",), key="task_progress_table")
 if not rows:
     st.info("No answers yet: the results appear as soon as annotators start.")

@@ -281,6 +281,15 @@ TABLE_FIT_JS = """() => [...document.querySelectorAll('[data-testid="stDataFrame
 })"""
 
 # Whether every shown st.dataframe has its grid (".dvn-scroller") drawn; one in a closed expander is not drawn.
+# True once the page's elements have stopped changing for 300 ms (Streamlit reports "notRunning" a frame or two
+# before React has mounted the run's last elements); polled by wait_for_function.
+SETTLED_JS = """() => {
+  const now = [...document.querySelectorAll('[data-testid="stElementContainer"], .dvn-scroller, .main-svg')].length;
+  const w = window.__medevalSettle || (window.__medevalSettle = {n: -1, t: 0});
+  if (w.n !== now) { w.n = now; w.t = performance.now(); return false; }
+  return performance.now() - w.t > 300;
+}"""
+
 TABLES_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
   .every(df => !df.checkVisibility() || (df.closest('details') && !df.closest('details').open)
                || df.querySelector('.dvn-scroller'))"""

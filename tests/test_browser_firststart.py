@@ -115,14 +115,6 @@ def new_page(context, size=LAPTOP) -> Page:
 
 # ---------------------------------------------------------------- helpers
 
-# True once the page's elements have stopped changing for 300 ms (Streamlit reports "notRunning" a frame or two
-# before React has mounted the run's last elements); polled by wait_for_function.
-SETTLED_JS = """() => {
-  const now = [...document.querySelectorAll('[data-testid="stElementContainer"], .dvn-scroller, .main-svg')].length;
-  const w = window.__medevalSettle || (window.__medevalSettle = {n: -1, t: 0});
-  if (w.n !== now) { w.n = now; w.t = performance.now(); return false; }
-  return performance.now() - w.t > 300;
-}"""
 
 
 def wait_ready(page: Page) -> None:
@@ -137,7 +129,7 @@ def wait_ready(page: Page) -> None:
     expect(page.locator('[data-stale="true"]')).to_have_count(0)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
     page.evaluate("() => { window.__medevalSettle = null; }")
-    page.wait_for_function(SETTLED_JS, polling=100)
+    page.wait_for_function(bs.SETTLED_JS, polling=100)
     page.locator(APP_IDLE).wait_for(state="attached")
     page.wait_for_function(bs.TABLES_DRAWN_JS)
     page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"

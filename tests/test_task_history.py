@@ -132,3 +132,24 @@ def test_hidden_gold_items_are_listed_and_reopened_like_real_ones(tdb):
     tasks.answer(tdb, doc1, cid, g.ref, g.question, "left", client_token="chg", revision=s.item.revision)
     assert tdb.conn.execute("SELECT value FROM task_gold_answers ORDER BY id DESC LIMIT 1").fetchone()[0] == "left"
     assert tasks.last_answer(tdb, doc1, cid).ref == g.ref
+
+
+def test_task_results_count_answers_given_without_the_whole_text_on_screen(tdb):
+    from medeval.annotation import answers
+
+    doc1, res = users(tdb, "doc1", "res")
+    cid = _pref(tdb, res)
+    said = []
+    for shown in (False, True, None, False):  # what the screen said with each press (None: not measured)
+        v = tasks.task_state(tdb, doc1, cid).item
+        answers.submit(tdb, doc1, cid, v.ref, answers.Answer.questions({v.pending.id: "tie"}, fully_shown=shown),
+                       client_token=f"{v.ref}:{v.revision}", expected=v.revision)
+        said.append((v.ref, v.pending.id))
+    p = tasks.campaign_progress(tdb, cid, actor=res)
+    row = next(a for a in p["annotators"] if a["annotator"] == "doc1")
+    assert (row["not_fully_shown"], row["not_measured"]) == (2, 1) == (p["not_fully_shown"], p["not_measured"])
+    ref, question = said[0]  # a change from the list below the item supersedes: only the latest answer counts
+    v = tasks.task_state(tdb, doc1, cid, reopen=ref).item
+    tasks.answer(tdb, doc1, cid, ref, question, "left", client_token="chg", revision=v.revision)
+    p = tasks.campaign_progress(tdb, cid, actor=res)
+    assert (p["not_fully_shown"], p["not_measured"]) == (1, 2)

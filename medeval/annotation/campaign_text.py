@@ -13,6 +13,9 @@ KIND_LABELS = {"bucket_grading": "Score-interval buckets (calibration)",
                "random_validation": "Random sample (validation)",
                "active_calibration": "Active rounds (calibration)"}
 """The grading campaigns' kinds in words; a task campaign's kind is its task type's title."""
+SHORT_KIND_LABELS = {"bucket_grading": "calibration buckets", "random_validation": "validation sample",
+                     "active_calibration": "active calibration"}
+"""The same in a table's column, where a laptop's width holds every column."""
 
 SETTING_LABELS = {
     "metrics": "metrics", "aspect_types": "aspect types", "width": "interval width",
@@ -28,10 +31,11 @@ SETTING_LABELS = {
 }
 
 
-def kind_label(kind: str) -> str:
-    """A campaign's kind in words: "Score-interval buckets (calibration)", a task type's title."""
+def kind_label(kind: str, *, short: bool = False) -> str:
+    """A campaign's kind in words: "Score-interval buckets (calibration)" ("calibration buckets" ``short``), a task
+    type's title."""
     if kind in KIND_LABELS:
-        return KIND_LABELS[kind]
+        return (SHORT_KIND_LABELS if short else KIND_LABELS)[kind]
     from medeval.annotation.tasks import registry as tasks
 
     return tasks.get(kind).title if tasks.is_task_kind(kind) else words(kind)

@@ -55,8 +55,24 @@ def flags(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) ->
         "ORDER BY t.id", (campaign_id, FLAG))]
 
 
+def _shown_counts(db, ids: list[int]) -> tuple[int, int]:
+    """(given without the whole text on screen, not measured) among the answers ``ids`` (``answers.fully_shown``)."""
+    partial = unmeasured = 0
+    for n in range(0, len(ids), 500):  # (SQLite's limit on a statement's parameters)
+        chunk = ids[n:n + 500]
+        a, b = db.conn.execute(
+            f"SELECT coalesce(sum(fully_shown = 0), 0), coalesce(sum(fully_shown IS NULL), 0) FROM answers WHERE "
+            f"id IN ({','.join('?' * len(chunk))})", chunk).fetchone()
+        partial, unmeasured = partial + a, unmeasured + b
+    return partial, unmeasured
+
+
 def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
-    """Per annotator: items assigned, complete, skipped; items complete by all k annotators."""
+    """Per annotator: items assigned, complete, skipped; items complete by all k annotators. Each annotator's current
+    answers are also counted by what their screen showed (``answers.fully_shown``): ``not_fully_shown`` -- given while
+    a text the question rests on was not whole on screen nor read to its end -- and ``not_measured`` (NULL: a change
+    made from the list below an item, the command line, an answer from before the measure existed); the campaign's
+    totals under the same names."""
     authorize(actor, "campaign.read")
     c = campaign(db, campaign_id)
     t = get(c["kind"])
@@ -71,18 +87,23 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
             latest_cache[uid] = _latest(db, uid, campaign_id=campaign_id)
         st = latest_cache[uid].get(iid, {"answers": {}, "skipped": False})
         u = per_user.setdefault(name, {"annotator": name, "assigned": 0, "done": 0, "skipped": 0, "flagged": 0,
-                                       "answers": 0})
+                                       "answers": 0, "ids": []})
         u["assigned"] += 1
         u["answers"] += len(st["answers"])
+        u["ids"] += [i for q, i in st.get("ids", {}).items() if q in st["answers"]]
         u["flagged"] += int(st.get("flagged", False))
         if _complete(t, json.loads(payload), json.loads(layout), st["answers"]):
             u["done"] += 1
             complete_by[iid] = complete_by.get(iid, 0) + 1
         elif st["skipped"]:
             u["skipped"] += 1
+    for u in per_user.values():
+        u["not_fully_shown"], u["not_measured"] = _shown_counts(db, u.pop("ids"))
     n_items = db.conn.execute("SELECT count(*) FROM task_items WHERE campaign_id = ?", (campaign_id,)).fetchone()[0]
     return {"campaign": campaign_id, "task": c["kind"], "k": c["config"]["k"], "items": n_items,
             "items_complete": sum(1 for n in complete_by.values() if n >= c["config"]["k"]),
+            "not_fully_shown": sum(u["not_fully_shown"] for u in per_user.values()),
+            "not_measured": sum(u["not_measured"] for u in per_user.values()),
             "annotators": sorted(per_user.values(), key=lambda r: r["annotator"])}
 
 
