@@ -295,6 +295,23 @@ TABLES_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stDataFr
                || df.querySelector('.dvn-scroller'))"""
 
 
+def wait_settled(page) -> None:
+    """The script has run to the end (idle, nothing stale, no running indicator), every table and chart on the page
+    is drawn and nothing has been added for a moment."""
+    from playwright.sync_api import expect
+
+    idle = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+    page.locator(idle).wait_for(state="attached")
+    expect(page.locator('[data-stale="true"]')).to_have_count(0)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    page.evaluate("() => { window.__medevalSettle = null; }")
+    page.wait_for_function(SETTLED_JS, polling=100)
+    page.locator(idle).wait_for(state="attached")
+    page.wait_for_function(TABLES_DRAWN_JS)
+    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+                           ".every(c => c.querySelector('.main-svg'))")
+
+
 def tables_that_scroll(page) -> list[dict]:
     """The dataframes on ``page`` that scroll sideways (columns hidden at this width), with their column names."""
     return page.evaluate(TABLE_FIT_JS)

@@ -125,15 +125,7 @@ def wait_ready(page: Page) -> None:
     page.locator('[data-testid="stMain"] h1, [data-testid="stMain"] h3, '
                  '[data-testid="stMain"] [data-testid="stProgress"], [data-testid="stMain"] .st-key-adj_item'
                  ).first.wait_for()
-    page.locator(APP_IDLE).wait_for(state="attached")
-    expect(page.locator('[data-stale="true"]')).to_have_count(0)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-    page.evaluate("() => { window.__medevalSettle = null; }")
-    page.wait_for_function(bs.SETTLED_JS, polling=100)
-    page.locator(APP_IDLE).wait_for(state="attached")
-    page.wait_for_function(bs.TABLES_DRAWN_JS)
-    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
-                           ".every(c => c.querySelector('.main-svg'))")
+    bs.wait_settled(page)
 
 
 def open_page(page: Page, demo, path: str) -> None:

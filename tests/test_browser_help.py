@@ -68,15 +68,7 @@ PICTURES_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [da
 
 def wait_ready(page: Page) -> None:
     """The script has run to the end, nothing is stale, and nothing has been added for a moment."""
-    page.locator(APP_IDLE).wait_for(state="attached")
-    expect(page.locator('[data-stale="true"]')).to_have_count(0)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-    page.evaluate("() => { window.__medevalSettle = null; }")
-    page.wait_for_function(bs.SETTLED_JS, polling=100)
-    page.locator(APP_IDLE).wait_for(state="attached")
-    page.wait_for_function(bs.TABLES_DRAWN_JS)
-    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
-                           ".every(c => c.querySelector('.main-svg'))")
+    bs.wait_settled(page)
 
 
 def new_page(context) -> Page:

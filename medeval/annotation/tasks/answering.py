@@ -164,11 +164,13 @@ def my_answers(db: sqlite_utils.Database, user: User, campaign_id: int, *, statu
 def last_answer(db: sqlite_utils.Database, user: User, campaign_id: int) -> GivenAnswer | None:
     """The item the annotator answered (or skipped) last in the campaign, with that answer: what Z undoes."""
     authorize(user, "task.answer")
-    latest = None
-    for ref, rows in _rows(db, user, campaign_id).items():
-        said = [r for r in rows if r[2] != FLAG]
-        if said and (latest is None or said[-1][1] > latest[1]):
-            latest = (ref, said[-1][1])
+    # one row, not the campaign's history: this is read on every rerun of the answer screen (a flag answers nothing)
+    latest = db.conn.execute(
+        "SELECT 'i:' || t.item_id, t.id FROM task_answers t JOIN task_assignments a ON a.item_id = t.item_id AND "
+        "a.user_id = t.user_id WHERE a.campaign_id = ? AND t.user_id = ? AND t.question != ? UNION ALL "
+        "SELECT 'h:' || a.gold_id, a.id FROM task_gold_answers a JOIN task_gold_items g ON g.id = a.gold_id "
+        "WHERE a.user_id = ? AND g.campaign_id = ? AND a.mode = 'hidden' AND a.question != ? ORDER BY 2 DESC LIMIT 1",
+        (campaign_id, user.id, FLAG, user.id, campaign_id, FLAG)).fetchone()
     if latest is None:
         return None
     ref = latest[0]
