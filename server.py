@@ -7,9 +7,12 @@ the ``app`` below and serves it with uvicorn, honouring ``.streamlit/config.toml
 Middleware, outermost first: ``TrustedProxies`` (``webui/proxy.py``) believes ``X-Forwarded-For`` and
 ``X-Forwarded-Proto`` only from the proxies named in ``MEDEVAL_TRUSTED_PROXIES`` (uvicorn's own handling, which
 trusts any process on 127.0.0.1, is switched off here, while uvicorn imports this module); ``RequireSession``
-sends a signed-out page load to the sign-in form; ``WebsocketGuard`` (``webui/websocket.py``) refuses
-Streamlit's websocket from another origin or without a live session, strips the messages of one whose session
-has ended, and passes ``clear_cache`` only from an admin.
+sends a signed-out page load to the sign-in form; ``MediaGuard`` (``webui/media.py``) serves Streamlit's
+``/media/`` files (downloads, images) only to the live session that owns them; ``WebsocketGuard``
+(``webui/websocket.py``) refuses Streamlit's websocket from another origin or without a live session, strips the
+messages of one whose session has ended, and passes ``clear_cache`` only from an admin. The lifespan first
+records, from Streamlit's start on, which session owns each media file (``webui.media.owning``), then closes the
+runtime when the server stops.
 """
 
 import streamlit as st
@@ -17,6 +20,7 @@ import streamlit as st
 from medeval.accounts import auth
 from medeval.core import runtime, settings
 from medeval.engine.plugins import load_plugins
+from webui.media import media_middleware, owning
 from webui.proxy import disable_uvicorn_proxy_headers, proxy_middleware
 from webui.routes import middleware, routes
 from webui.websocket import websocket_middleware
@@ -26,6 +30,8 @@ load_plugins()  # metric plugins (medeval.metrics entry points, MEDEVAL_PLUGINS)
 settings.check_all()  # a malformed setting (MEDEVAL_TRUSTED_PROXIES, MEDEVAL_DEMO, ...) stops the start, named
 auth.use_production_hashing()  # the web app's runtime never hashes with MEDEVAL_PASSWORD_HASH_PROFILE=test-only
 disable_uvicorn_proxy_headers()
-# lifespan: the runtime is closed when the server stops (idle connections closed, the write-ahead log folded in)
-app = st.App("app.py", routes=routes(), middleware=proxy_middleware() + middleware() + websocket_middleware(),
-             lifespan=runtime.closing)
+# lifespan: every media file's owner recorded from the start (no file is served without one); the runtime is closed
+# when the server stops (idle connections closed, the write-ahead log folded in)
+app = st.App("app.py", routes=routes(),
+             middleware=proxy_middleware() + middleware() + media_middleware() + websocket_middleware(),
+             lifespan=owning(runtime.closing))

@@ -223,8 +223,8 @@ if q is not None and q.results and q.status == "passed" and s.phase == "items" a
         and not st.session_state.get(f"task_qualification_done_{cid}"):
     ui_gold.qualification_passed(q, answer="answers", on_continue=_continue)
 
-if s.item is None:
-    all_answered(s.done, s.total, s.skipped, finished="done", every="Every other item is done.",
+if s.item is None:  # (a task item's "done" is complete: the skipped ones are passed too, as all_answered counts)
+    all_answered(s.done + s.skipped, s.total, s.skipped, finished="done", every="Every other item is done.",
                  revisit="Go back to the skipped items", revisit_key="task_revisit", on_revisit=_set_revisit,
                  guidelines_button=guidelines_button, columns=4)
     undo_button(st.columns(4)[0])

@@ -154,7 +154,7 @@ def expect_state_shown(page: Page, app: TaskFixture, username: str) -> tasks.Tas
     """Wait until the page shows what ``task_state`` says (the item, its pending question's buttons), idle."""
     s = task_state(app, username)
     if s.item is None:
-        shows(progress_text(page), f"{s.done - s.skipped} of {s.total} answered")
+        shows(progress_text(page), f"{s.done} of {s.total} answered")  # (a task item's done: complete)
     else:
         shows(progress_text(page), f"Item {s.position} of {s.total}")
         if s.item.pending is not None:

@@ -600,12 +600,20 @@ def test_responses_and_judgements_for_cases_of_the_same_call(db, tmp_path):
     assert questions(db, "d")[0]["judgements"][0]["scores"] == {"m2": 2.0, "m1": 3.0}
 
 
+def _account(db, username: str, role: str) -> User:
+    """A real account: the library reads a person's role from the database it acts on."""
+    from medeval.accounts import auth
+    from medeval.accounts.policy import local_actor
+
+    return auth.add_user(db, username, "a long enough password", role, actor=local_actor())
+
+
 def test_actor_roles_and_audit(db, files):
-    annotator = User(1, "ann", "annotator", True)
+    annotator = _account(db, "ann", "annotator")
     with pytest.raises(PermissionDenied):
         full_import(db, files, actor=annotator)
     assert datasets(db) == []
-    researcher = User(2, "rita", "researcher", True)
+    researcher = _account(db, "rita", "researcher")
     full_import(db, files, actor=researcher)
     actor, action, target, detail = db.conn.execute(
         "SELECT actor, action, target, detail FROM audit_log WHERE action = 'cases.import'").fetchone()
@@ -670,8 +678,8 @@ def test_fact_claims_without_model_column_and_roles(db, tmp_path):
     rows = [{k: v for k, v in r.items() if k != "model"} for r in FC[:4]]
     p = write(tmp_path / "fc.jsonl", jsonl_text(rows))
     with pytest.raises(PermissionDenied):
-        import_fact_claims(db, "sdak", p, actor=User(1, "ann", "annotator", True))
-    s = import_fact_claims(db, "sdak", p, actor=User(2, "root", "admin", True))
+        import_fact_claims(db, "sdak", p, actor=_account(db, "ann", "annotator"))
+    s = import_fact_claims(db, "sdak", p, actor=_account(db, "root", "admin"))
     assert s["models"] == [DEFAULT_FACT_MODEL] == ["default"] and s["claims_added"] == 4
     assert {r["model"] for r in fact_claim_pairs(db, "sdak")} == {"default"}
     assert db.conn.execute("SELECT actor, target FROM audit_log WHERE action = 'factcheck.import'").fetchone() \

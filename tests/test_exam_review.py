@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from medeval.accounts import auth
+from medeval.accounts.policy import local_actor
 from medeval.annotation import exam_review as er
 from medeval.core.errors import InputError, MedevalError, PermissionDenied
 from medeval.store.db import connect
@@ -137,7 +138,7 @@ def test_cli_list_settle_and_score_with_the_database(db_path, tmp_path):
                  "--note", "guideline", "--db", db_path).output
     assert "settled question 7 of model DemoModel: C (decision 1)" in out
     rows = [json.loads(x) for x in invoke("exam-review", "list", ANS, KEY, "--db", db_path, "--json").output.splitlines()]
-    assert [(r["question"], r["settled"], r["decided_by"]) for r in rows] == [("7", "C", "cli"), ("8", None, None)]
+    assert [(r["question"], r["settled"], r["decided_by"]) for r in rows] == [("7", "C", local_actor().username), ("8", None, None)]
 
     from medeval.cli import main
 
@@ -235,5 +236,5 @@ def test_details_csv_lists_ambiguous_answers_with_reason_and_settled_letters(db_
         "status": "ambiguous", "note": "several options named, none stated as the choice (B, C)", "candidates": "BC",
         "settled": "", "extracted": "", "cmb_regex": "B", "correct_settled": "0"}
     assert (rows["8"]["settled"], rows["8"]["settled_by"], rows["8"]["cmb_regex"], rows["8"]["cmb_correct"]) == (
-        "(no answer)", "cli", "C", "1")
+        "(no answer)", local_actor().username, "C", "1")
     assert (rows["1"]["status"], rows["1"]["extracted"], rows["1"]["cmb_regex"]) == ("answered", "A", "C")

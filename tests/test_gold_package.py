@@ -97,6 +97,6 @@ def test_both_families_answer_the_same_interface_with_their_own_tables():
     assert set(tier.tables).isdisjoint(task.tables) and tier.answers not in task.tables
     assert (tier.family, tier.action, tier.answers) == ("tier", "grade", "gold_answers")
     assert (task.family, task.action, task.answers) == ("task", "task.answer", "task_gold_answers")
-    for method in ("outcome", "real_counts", "hidden_started", "hidden_rows", "review_rows"):
+    for method in ("outcome", "real_counts", "hidden_started", "hidden_skipped", "hidden_rows", "review_rows"):
         assert getattr(type(task), method) is not getattr(gold.Backend, method), f"TaskBackend keeps the tier {method}"
     assert issubclass(tier.stale, Exception) and issubclass(task.stale, Exception)

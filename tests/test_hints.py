@@ -1,7 +1,5 @@
 """The "start here" tips a user has hidden (medeval.accounts.hints): per user, persistent, names checked."""
 
-import dataclasses
-
 import pytest
 
 from medeval.accounts import auth, hints
@@ -69,8 +67,11 @@ def test_the_longest_allowed_name_is_accepted(db, users):
 def test_only_a_signed_in_active_user_changes_tips(db, users):
     with pytest.raises(PermissionDenied):
         hints.dismiss(db, None, "campaigns")
+    from medeval.accounts.policy import local_actor
+
+    auth.disable(db, users["res1"].username, actor=local_actor())  # the account as the database has it counts
     with pytest.raises(PermissionDenied):
-        hints.restore(db, dataclasses.replace(users["res1"], active=False))
+        hints.restore(db, users["res1"])
     assert db.conn.execute("SELECT count(*) FROM user_hints").fetchone()[0] == 0
 
 

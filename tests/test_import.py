@@ -490,7 +490,7 @@ LATE = {  # a bad row near the end of a 2,000-row responses file (row 1 is the h
 @pytest.mark.parametrize("case", list(LATE))
 def test_a_bad_row_in_a_late_chunk_leaves_the_database_as_it_was(case, db, db_path, tmp_path, small_files,
                                                                  monkeypatch):
-    """Chunks before the bad row are already written when it is read: they are removed, nothing is imported."""
+    """Chunks before the bad row are already written (aside) when it is read: nothing is imported."""
     import_small(db, small_files)
     before = db_dump(db_path)
     bad_line, expected = LATE[case]
@@ -505,7 +505,9 @@ def test_a_bad_row_in_a_late_chunk_leaves_the_database_as_it_was(case, db, db_pa
     assert e.value.file == str(path) and e.value.row == (None if bad_line is None else 1902)
     for part in expected:
         assert part in str(e.value), str(e.value)
-    assert len(seen) >= 1 + 19  # the batch and 19 chunks were written before the bad row was read
+    # the side file's tables and 18 or 19 chunks were written (aside) before the bad row was read (the decoder
+    # reads ahead: a byte that is not UTF-8 stops the 19th)
+    assert len(seen) >= 1 + 18
     assert db_dump(db_path) == before
     assert not db.conn.in_transaction
 

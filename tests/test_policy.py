@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import os
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,18 @@ PW = "correct horse battery"
 
 PEOPLE = {role: User(i, f"{role[:3]}{i}", role, True) for i, role in
           enumerate(("annotator", "adjudicator", "researcher", "admin"), start=1)}
+
+
+@pytest.fixture(scope="module")
+def pdb(tmp_path_factory):
+    """A database whose accounts are PEOPLE (ids 1-4) and a disabled admin ``gone`` (id 5): ``authorize`` reads a
+    person's role from the database it acts on."""
+    with connect(tmp_path_factory.mktemp("policy") / "people.db") as d:
+        rows = [(u.id, u.username, u.role, 1) for u in PEOPLE.values()] + [(5, "gone", "admin", 0)]
+        d.conn.executemany("INSERT INTO users (id, username, password_hash, role, active, created_at) "
+                           "VALUES (?, ?, 'x', ?, ?, '2026-01-01')", rows)
+        d.conn.commit()
+        yield d
 
 # action: the roles that may take it (A annotator, J adjudicator, R researcher, M admin), and whether it is
 # personal (taken as oneself: None and the command line are refused). From the checks of each module.
@@ -57,14 +70,14 @@ def test_the_declared_actions_are_exactly_the_expected_ones():
 
 @pytest.mark.parametrize("action", sorted(EXPECTED))
 @pytest.mark.parametrize("role", sorted(PEOPLE))
-def test_role_by_action(role, action):
+def test_role_by_action(role, action, pdb):
     roles, _personal = EXPECTED[action]
     assert policy.allowed(PEOPLE[role], action) is (role in roles)
     if role in roles:
-        assert policy.authorize(PEOPLE[role], action) is PEOPLE[role]
+        assert policy.authorize(PEOPLE[role], action, db=pdb) is PEOPLE[role]
     else:
         with pytest.raises(PermissionDenied):
-            policy.authorize(PEOPLE[role], action)
+            policy.authorize(PEOPLE[role], action, db=pdb)
 
 
 @pytest.mark.parametrize("action", sorted(EXPECTED))
@@ -75,25 +88,25 @@ def test_none_and_the_local_actor_take_every_action_but_the_personal_ones(action
     assert policy.allowed(policy.demo_actor(), action) is not personal
 
 
-def test_the_refusals_keep_the_texts_require_role_gave():
+def test_the_refusals_keep_the_texts_require_role_gave(pdb):
     with pytest.raises(PermissionDenied) as e:
-        policy.authorize(PEOPLE["annotator"], "campaign.create")
+        policy.authorize(PEOPLE["annotator"], "campaign.create", db=pdb)
     assert str(e.value) == "this needs the role researcher or admin; you are annotator"
     with pytest.raises(PermissionDenied) as e:
-        policy.authorize(PEOPLE["researcher"], "users.manage")
+        policy.authorize(PEOPLE["researcher"], "users.manage", db=pdb)
     assert str(e.value) == "this needs the role admin; you are researcher"
     with pytest.raises(PermissionDenied) as e:
-        policy.authorize(PEOPLE["annotator"], "adjudicate")
+        policy.authorize(PEOPLE["annotator"], "adjudicate", db=pdb)
     assert str(e.value) == "this needs the role adjudicator or researcher or admin; you are annotator"
     with pytest.raises(PermissionDenied) as e:
-        policy.authorize(PEOPLE["adjudicator"], "grade")
+        policy.authorize(PEOPLE["adjudicator"], "grade", db=pdb)
     assert str(e.value) == "this needs the role annotator or researcher or admin; you are adjudicator"
     for who in (None, User(5, "gone", "admin", False)):  # nobody signed in, a disabled account
         with pytest.raises(PermissionDenied, match="^sign in first$"):
-            policy.authorize(who, "grade")
+            policy.authorize(who, "grade", db=pdb)
     with pytest.raises(PermissionDenied, match="^sign in first$"):
-        policy.authorize(User(5, "gone", "admin", False), "campaign.read")
-    with pytest.raises(PermissionDenied, match="'cli' is not a person with an account"):
+        policy.authorize(User(5, "gone", "admin", False), "campaign.read", db=pdb)
+    with pytest.raises(PermissionDenied, match="'cli:.+' is not a person with an account"):
         policy.authorize(policy.local_actor(), "task.answer")
     assert auth.require_role(PEOPLE["admin"], "admin") is PEOPLE["admin"]  # the old name answers as before
 
@@ -105,18 +118,18 @@ def test_an_unknown_action_is_a_clear_error_not_a_refusal_nor_a_pass():
 
 def test_the_local_and_demo_actors_are_named_admins_without_an_account():
     cli, demo = policy.local_actor(), policy.demo_actor()
-    assert (cli.username, cli.role, cli.active, cli.local, cli.id) == ("cli", "admin", True, True, 0)
+    assert (cli.username, cli.role, cli.active, cli.local, cli.id) == (f"cli:{policy.os_user()}", "admin", True, True, 0)
     assert (demo.username, demo.role, demo.local) == ("demo", "admin", True)
     assert not PEOPLE["admin"].local and PEOPLE["admin"].is_admin and cli.is_admin
 
 
 # ---------------------------------------------------------------- the object rule
 
-def test_an_adjudicator_may_not_adjudicate_an_item_they_grade():
+def test_an_adjudicator_may_not_adjudicate_an_item_they_grade(pdb):
     senior, res = PEOPLE["adjudicator"], PEOPLE["researcher"]
     theirs = Graded(17, frozenset({senior.id, 9}))
     with pytest.raises(PermissionDenied, match=r"'adj2' is one of item 17's graders .*nothing was saved"):
-        policy.authorize(senior, "adjudicate", theirs)
+        policy.authorize(senior, "adjudicate", theirs, db=pdb)
     assert not policy.allowed(senior, "adjudicate", theirs)
     assert policy.allowed(res, "adjudicate", theirs)  # a researcher who is not one of its graders
     assert policy.allowed(senior, "adjudicate", Graded(18, frozenset()))
@@ -139,7 +152,20 @@ def test_a_cli_command_records_the_local_actor_in_the_audit_log(db_path):
                                "ORDER BY id").fetchall()
     assert rows == [(policy.local_actor().username, "user.add", "senior"),
                     (policy.local_actor().username, "user.disable", "senior")]
-    assert rows[0][0] == "cli"
+    import pwd
+
+    assert rows[0][0] == f"cli:{pwd.getpwuid(os.getuid()).pw_name}"  # the audit names the account that ran it
+
+
+def test_the_local_actor_names_the_os_account_and_who_ran_sudo(monkeypatch):
+    import pwd
+
+    me = pwd.getpwuid(os.getuid()).pw_name
+    monkeypatch.setenv("USER", "someone-else")  # the environment does not decide who ran the command
+    monkeypatch.delenv("SUDO_USER", raising=False)
+    assert policy.local_actor().username == f"cli:{me}"
+    monkeypatch.setenv("SUDO_USER", "wang")
+    assert policy.local_actor().username == f"cli:{me} (sudo by wang)"
 
 
 # ---------------------------------------------------------------- no production caller passes actor=None

@@ -130,6 +130,37 @@ def test_sign_in_sets_a_signed_httponly_cookie_and_the_page_loads(app, db_path):
     assert request(app, "GET", "/grade", cookie=tampered, headers=HTML).status == 303
 
 
+def test_the_cookie_outlives_the_browser_only_when_asked(app, db_path, monkeypatch):
+    """Shared workstations: a browser-session cookie (no Max-Age, no Expires) unless "Keep me signed in on this
+    computer" is ticked; the server's own rules (lifetime, idle timeout) hold either way."""
+    form = request(app, "GET", "/signin").body
+    assert 'name="remember"' in form and "Keep me signed in on this computer" in form
+    assert 'value="1">' in form and "checked" not in form  # unticked by default
+
+    plain = _sign_in(app)
+    assert plain.status == 303
+    raw = plain.header("set-cookie")[0].lower()
+    assert "max-age" not in raw and "expires" not in raw and "httponly" in raw
+    kept = request(app, "POST", "/signin", form={"username": "doc1", "password": PW, "next": "/", "remember": "1"})
+    morsel = kept.cookie()[COOKIE_NAME]
+    assert kept.status == 303 and int(morsel["max-age"]) == 43200  # MEDEVAL_SESSION_LIFETIME's default, 12 h
+    assert morsel["httponly"] and morsel["samesite"].lower() == "lax"
+
+    # a refused attempt gives the form back with the box as it was sent
+    again = request(app, "POST", "/signin", form={"username": "doc1", "password": "wrong password", "remember": "1"})
+    assert again.status == 401 and 'value="1" checked>' in again.body
+    assert "checked" not in _sign_in(app, password="wrong password").body
+
+    # the browser-session cookie's session still ends on the server after its lifetime, however active
+    value = plain.cookie()[COOKIE_NAME].value
+    assert request(app, "GET", "/", cookie=value, headers=HTML).status == 200
+    monkeypatch.setenv("MEDEVAL_SESSION_LIFETIME", "60")
+    with connect(db_path) as db:
+        db.conn.execute("UPDATE sessions SET created_at = created_at - 120")
+        db.conn.commit()
+    assert "expired=1" in request(app, "GET", "/", cookie=value, headers=HTML).location
+
+
 def test_sign_out_ends_the_session_on_the_server(app, db_path):
     value = _sign_in(app).cookie()[COOKIE_NAME].value
     r = request(app, "POST", "/signout", cookie=value, form={}, headers={"origin": "http://testserver"})

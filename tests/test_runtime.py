@@ -223,9 +223,10 @@ def test_the_closing_lifespan_closes_the_current_runtime_when_the_server_stops()
 
 @pytest.mark.slow
 def test_the_web_app_closes_its_runtime_when_the_server_stops(tmp_path):
-    """server.py hands Streamlit's app the closing lifespan (st.App keeps it as ``_user_lifespan``)."""
+    """server.py hands Streamlit's app the closing lifespan (st.App keeps it as ``_user_lifespan``), run after the
+    media guard's registry is installed (``webui.media.owning``)."""
     check = ("import runpy; ns = runpy.run_path('server.py'); from medeval.core import runtime; "
-             "print('closing:', ns['app']._user_lifespan is runtime.closing)")
+             "print('closing:', ns['app']._user_lifespan.wrapped is runtime.closing)")
     env = {**os.environ, "MEDEVAL_DB": str(tmp_path / "a.db"), "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", check], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=120)

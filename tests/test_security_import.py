@@ -12,6 +12,7 @@ import random
 import sqlite3
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -208,25 +209,44 @@ def test_a_full_disk_is_named_and_nothing_is_imported(db, db_path, small_files, 
 
 def test_a_killed_import_stays_invisible_and_the_next_import_removes_it(db, db_path, small_files, tmp_path,
                                                                         monkeypatch):
+    from medeval.store import aside
+
     import_files(db, **small_files)
     score_db(db, metrics=LEXICAL)
     files = big_files(tmp_path / "big", 1_000, kb_copies=1)
     before, shown = db_dump(db_path), visible(db_path)
-    # killed in its final transaction, after every staging chunk: no clean-up ran (as after kill -9)
-    monkeypatch.setattr(importer, "_discard", lambda *a, **k: None)
-    calls = _fail_on_call(monkeypatch, 6, KeyboardInterrupt())  # 0 batch, 1-2 kb, 3-5 responses, 6 flip
+    # killed in its final transaction, after every chunk was written aside: no clean-up ran (as after kill -9)
+    monkeypatch.setattr(aside, "_remove", lambda path: None)
+    calls = _fail_on_call(monkeypatch, 6, KeyboardInterrupt())  # 0 side tables, 1-2 kb, 3-5 responses, 6 flip
     with pytest.raises(KeyboardInterrupt):
         import_files(db, chunk_rows=400, **files)
     assert len(calls) == 7
-    assert db.conn.execute("SELECT count(*) FROM responses").fetchone()[0] == 8 + 1_000  # staged, invisible:
-    assert visible(db_path) == shown
+    side = Path(f"{db_path}.import-aside")
+    assert side.exists()  # every row of it is there, in the side file: nothing in the database
+    assert db_dump(db_path) == before and visible(db_path) == shown
     assert score_db(db, metrics=LEXICAL).scores_added == 0
     monkeypatch.undo()
-    s = import_files(db, **files)  # removes the abandoned batch, then imports
-    assert s.responses_added == 1_000 and s.kb_added == 576
+    s = import_files(db, **files)  # removes the abandoned side file, then imports
+    assert s.responses_added == 1_000 and s.kb_added == 576 and not side.exists()
     assert db.conn.execute("SELECT count(*) FROM responses").fetchone()[0] == 8 + 1_000
     assert db.conn.execute("SELECT state FROM import_batches ORDER BY id").fetchall() == [("done",), ("done",)]
+
+
+def test_a_staging_batch_that_an_older_version_left_is_removed_by_the_next_import(db, db_path, small_files,
+                                                                                  tmp_path):
+    """Before rows were written aside, a killed import left invisible ``staging`` rows in the database."""
+    import_files(db, **small_files)
+    before = db_dump(db_path)
+    with mdb.transaction(db):
+        b = db.conn.execute("INSERT INTO import_batches (state, started_at, first_kb_id, first_response_id) "
+                            "VALUES ('staging', 'then', 100, 100)").lastrowid
+        db.conn.execute("INSERT INTO kb_entries (id, disease, aspect, aspect_type, reference, processed, batch) "
+                        "VALUES (100, 'x', 'Medications', 'enumerated', 'a', 'a', ?)", (b,))
+        db.conn.execute("INSERT INTO responses (id, model_id, kb_id, raw, processed, batch) VALUES (100, 1, 100, "
+                        "'a', 'a', ?)", (b,))
     assert db_dump(db_path) != before
+    assert import_files(db, **small_files).responses_unchanged == 8  # nothing new: the abandoned rows are gone
+    assert db_dump(db_path) == before
 
 
 def test_one_import_at_a_time(db, db_path, small_files, tmp_path):

@@ -151,11 +151,11 @@ def test_activate_grades_in_short_transactions_and_flips_active_last(db, db_path
     v1_grades = db.conn.execute("SELECT count(*) FROM grades WHERE version = 1").fetchone()[0]
     v = th.store(db, th.ThresholdSet(name="strict", cutoffs={k: (0.9, 0.99) for k in th.TABLE12.cutoffs}),
                  created_by="tester")
-    monkeypatch.setattr(th, "GRADE_CHUNK", 2)  # 8 responses: 4 chunks, then the flip
+    monkeypatch.setattr(th, "GRADE_CHUNK", 2)  # 8 responses: v marked as grading (m028), 4 chunks, then the flip
     seen = _watch_transactions(monkeypatch, db_path, th)
     added = th.activate(db, v)
-    assert len(seen) == 5
-    assert [active for active, _ in seen] == [1] * 5  # the old version stays active until the last transaction
+    assert len(seen) == 6
+    assert [active for active, _ in seen] == [1] * 6  # the old version stays active until the last transaction
     assert seen[0][1] == [(1, v1_grades)] and seen[-1][1] == [(1, v1_grades), (v, added)]
     assert th.active(db).version == v and added == v1_grades  # every score graded under the new version
 

@@ -2,7 +2,9 @@
 
 Streamlit script code cannot set a cookie, so signing in happens here: ``POST /signin``
 checks the argon2 hash (``medeval.accounts.auth.authenticate``), opens a server-side session and
-sets an HttpOnly cookie that holds the signed session token. The Streamlit script reads
+sets an HttpOnly cookie that holds the signed session token: a browser-session cookie, gone when the browser
+closes (shared workstations), unless "Keep me signed in on this computer" was ticked, when it lasts the session's
+lifetime (``MEDEVAL_SESSION_LIFETIME``). The Streamlit script reads
 that cookie on every rerun (``st.context.cookies``) and asks the database who it belongs
 to, so a reload keeps you signed in and a sign-out or idle timeout ends it everywhere.
 
@@ -55,7 +57,8 @@ SIGNIN_REFILL_S = 6.0
 SIGNIN_WORKERS = auth.HASH_GATE.slots
 SIGNIN_QUEUE = 30  # a ward signing in at the same second waits a moment instead of getting 429
 SIGNIN_RESERVED = 10  # of those places, kept for addresses that have signed in here before (a flood cannot take them)
-# paths that never need a session: Streamlit's own endpoints and assets, and the sign-in routes
+# paths that are never sent to the sign-in form: Streamlit's own endpoints and assets, and the sign-in routes
+# (``/media/`` has a guard of its own, ``webui/media.py``: only the session that owns a file gets it)
 _OPEN_PREFIXES = ("/_stcore/", "/static/", "/media/", "/component/", "/app/static/", SIGNIN_PATH, SIGNOUT_PATH,
                   "/favicon")
 _log = logging.getLogger("medeval.signin")
@@ -70,6 +73,7 @@ _SHELL = """<!doctype html>
  h1{{font-size:1.35rem;margin:0 0 .25rem}} p.sub{{margin:0 0 1.25rem;color:#5b6270;font-size:.9rem}}
  label{{display:block;font-size:.85rem;margin:.9rem 0 .3rem}}
  input{{width:100%;box-sizing:border-box;padding:.55rem .6rem;font-size:1rem;border:1px solid #c5cad3;border-radius:6px}}
+ label.keep{{display:flex;gap:.5rem;align-items:center;margin-top:1rem}} label.keep input{{width:auto;margin:0}}
  button{{margin-top:1.25rem;width:100%;padding:.6rem;font-size:1rem;border:0;border-radius:6px;background:#d33a2c;
         color:#fff;cursor:pointer}}
  .msg{{padding:.6rem .75rem;border-radius:6px;font-size:.9rem;margin-bottom:.5rem}}
@@ -89,6 +93,8 @@ _SIGNIN_FORM = """<form method="post" action="{action}" autocomplete="on">
  <input id="username" name="username" autocomplete="username" required autofocus value="{username}">
  <label for="password">Password</label>
  <input id="password" name="password" type="password" autocomplete="current-password" required>
+ <label class="keep"><input type="checkbox" id="remember" name="remember" value="1"{remember}>
+  Keep me signed in on this computer</label>
  <button type="submit">Sign in</button>
 </form>"""
 
@@ -149,10 +155,10 @@ def _html(*, title: str, sub: str, messages: list[tuple[str, str]], form: str, s
 
 
 def _page(*, messages: list[tuple[str, str]], next_path: str = "/", username: str = "", status: int = 200,
-          retry_after: int | None = None) -> Response:
-    """The sign-in form (with ``Retry-After`` when the answer is 'not now')."""
+          retry_after: int | None = None, remember: bool = False) -> Response:
+    """The sign-in form (with ``Retry-After`` when the answer is 'not now'); "keep me signed in" as it was sent."""
     form = _SIGNIN_FORM.format(action=SIGNIN_PATH, next=html.escape(next_path, quote=True),
-                               username=html.escape(username, quote=True))
+                               username=html.escape(username, quote=True), remember=" checked" if remember else "")
     return _html(title="Sign in", sub="Sign in to grade and review model answers.", messages=messages, form=form,
                  status=status, headers={"Retry-After": str(retry_after)} if retry_after else None)
 
@@ -212,6 +218,7 @@ def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool, 
         form = await request.form()
         username, password = str(form.get("username", "")), str(form.get("password", ""))
         next_path = _safe_next(str(form.get("next", "/")))
+        remember = form.get("remember") == "1"
         if not _same_origin(request):
             return _page(messages=[("err", "This sign-in form was sent from another site and was refused.")],
                          next_path=next_path, status=403)
@@ -219,7 +226,7 @@ def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool, 
         if wait := limiter.take(address):  # before any database access or hashing
             text = f"Too many sign-in attempts from this address; wait {wait} seconds and try again."
             return _page(messages=[("err", text)], next_path=next_path, username=username, status=429,
-                         retry_after=wait)
+                         retry_after=wait, remember=remember)
         try:
             future = pool.submit(_signin, username, password, address, known=address in known)
             cookie, max_age = await asyncio.wrap_future(future)
@@ -227,20 +234,23 @@ def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool, 
             limiter.give_back(address)  # not this address's doing
             text = f"Too many sign-in attempts at once; wait {e.retry_after} seconds and try again."
             return _page(messages=[("err", text)], next_path=next_path, username=username, status=429,
-                         retry_after=e.retry_after)
+                         retry_after=e.retry_after, remember=remember)
         except auth.Throttled as e:
             return _page(messages=[("err", str(e)[:1].upper() + str(e)[1:] + ".")], next_path=next_path,
-                         username=username, status=429, retry_after=e.retry_after)
+                         username=username, status=429, retry_after=e.retry_after, remember=remember)
         except auth.AuthError as e:
             return _page(messages=[("err", str(e)[:1].upper() + str(e)[1:] + ".")], next_path=next_path,
-                         username=username, status=401)
+                         username=username, status=401, remember=remember)
         except (MedevalError, sqlite3.Error) as e:
             return _page(messages=[("err", _unavailable("Sign-in", e))], next_path=next_path, status=503)
         limiter.give_back(address)
         known.add(address)
         resp = RedirectResponse(next_path, status_code=303)
-        resp.set_cookie(COOKIE_NAME, cookie, max_age=max_age, path="/", httponly=True, samesite="lax",
-                        secure=request.url.scheme == "https")
+        # Unless asked to remember this computer, a browser-session cookie (no Max-Age, no Expires): on a shared
+        # workstation closing the browser forgets it. The server ends the session on its own rules either way
+        # (idle timeout, lifetime), so "keep me signed in" never outlives MEDEVAL_SESSION_LIFETIME.
+        resp.set_cookie(COOKIE_NAME, cookie, max_age=max_age if remember else None, path="/", httponly=True,
+                        samesite="lax", secure=request.url.scheme == "https")
         return resp
 
     return signin_submit

@@ -259,7 +259,9 @@ def all_answered(done: int, total: int, skipped: int, *, finished: str, every: s
                  on_revisit, guidelines_button, columns: int) -> None:
     """The screen after the last item, the same on Grade and Rate & compare (each in its own words): the full
     progress bar; the count of skipped items and a button back to them (``on_revisit(True)``), or the thanks
-    ("All N items are ``finished``"); and the guidelines button in the first of ``columns`` (G works here too)."""
+    ("All N items are ``finished``"); and the guidelines button in the first of ``columns`` (G works here too).
+    ``done``: the items passed, answered or skipped; ``skipped``: those skipped -- real and hidden gold items alike
+    in both, as the library counts them."""
     # one count per thing: the answered, and the skipped apart (a skip is not an answer)
     st.progress(1.0, text=f"{done - skipped} of {total} answered" + (f" · {skipped} skipped" if skipped else ""))
     if skipped:

@@ -136,8 +136,8 @@ def require_role(user: User | None, *roles: str) -> User:
     return policy.require_roles(user, *roles)
 
 
-def _require_admin(actor: User | None) -> None:
-    policy.authorize(actor, "users.manage")
+def _require_admin(db, actor: User | None) -> None:
+    policy.authorize(actor, "users.manage", db=db)
 
 
 def _check_username(username: str) -> str:
@@ -173,7 +173,7 @@ def get_user(db: sqlite_utils.Database, username: str) -> User:
 
 
 def add_user(db: sqlite_utils.Database, username: str, password: str, role: str, *, actor: User | None = None) -> User:
-    _require_admin(actor)
+    _require_admin(db, actor)
     username, role = _check_username(username), _check_role(role)
     _check_password(password)
     with transaction(db):
@@ -186,7 +186,7 @@ def add_user(db: sqlite_utils.Database, username: str, password: str, role: str,
 
 
 def list_users(db: sqlite_utils.Database, *, actor: User | None = None) -> list[User]:
-    _require_admin(actor)
+    _require_admin(db, actor)
     return [_row_user(r) for r in db.conn.execute("SELECT id, username, role, active FROM users ORDER BY username")]
 
 
@@ -196,7 +196,7 @@ def _end_sessions(db, user_id: int, reason: str) -> None:
 
 
 def set_role(db: sqlite_utils.Database, username: str, role: str, *, actor: User | None = None) -> User:
-    _require_admin(actor)
+    _require_admin(db, actor)
     _check_role(role)
     with transaction(db):
         u = get_user(db, username)
@@ -208,7 +208,7 @@ def set_role(db: sqlite_utils.Database, username: str, role: str, *, actor: User
 
 def reset_password(db: sqlite_utils.Database, username: str, password: str, *, actor: User | None = None) -> None:
     """Set a new password; ends the user's sessions and any lock-out of the username."""
-    _require_admin(actor)
+    _require_admin(db, actor)
     _check_password(password)
     new_hash = _hash(password)
     with transaction(db):
@@ -220,7 +220,7 @@ def reset_password(db: sqlite_utils.Database, username: str, password: str, *, a
 
 def enable(db: sqlite_utils.Database, username: str, *, actor: User | None = None) -> None:
     """Let a disabled user sign in again (their old sessions stay ended)."""
-    _require_admin(actor)
+    _require_admin(db, actor)
     with transaction(db):
         u = get_user(db, username)
         if u.active:
@@ -230,7 +230,7 @@ def enable(db: sqlite_utils.Database, username: str, *, actor: User | None = Non
 
 
 def disable(db: sqlite_utils.Database, username: str, *, actor: User | None = None) -> None:
-    _require_admin(actor)
+    _require_admin(db, actor)
     with transaction(db):
         u = get_user(db, username)
         _guard_last_admin(db, u, new_role=None)
@@ -261,7 +261,7 @@ def locked_until(db: sqlite_utils.Database, username: str, *, now: float | None 
 
 def locked_users(db: sqlite_utils.Database, *, actor: User | None = None, now: float | None = None) -> dict:
     """The usernames locked out now, with when each lock ends (admins and the command line only)."""
-    _require_admin(actor)
+    _require_admin(db, actor)
     return throttle.locked_targets(db, time.time() if now is None else now)
 
 
@@ -270,7 +270,7 @@ def unlock(db: sqlite_utils.Database, username: str, *, actor: User | None = Non
 
     True when it was locked. (Resetting the password unlocks too.)
     """
-    _require_admin(actor)
+    _require_admin(db, actor)
     with transaction(db):
         u = get_user(db, username)
         was_locked = locked_until(db, u.username) is not None
@@ -361,7 +361,7 @@ def session_user(db: sqlite_utils.Database, token: str | None, *, idle_timeout: 
         "JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?", (th,)).fetchone()
     if row is None or row[1] is not None or not row[5]:
         return None
-    user = User(row[2], row[3], row[4], bool(row[5]))
+    user = User(row[2], row[3], row[4], bool(row[5]), session=th)
     if now - row[6] > lifetime:
         with transaction(db):
             db.conn.execute("UPDATE sessions SET ended_at = ?, end_reason = 'lifetime' WHERE token_hash = ? "
@@ -398,6 +398,6 @@ AUDIT_COLUMNS = ["id", "at", "actor", "action", "target", "detail"]
 
 def audit_rows(db: sqlite_utils.Database, *, actor: User | None = None) -> list[dict]:
     """The whole audit log, oldest first (admins and the command line only)."""
-    _require_admin(actor)
+    _require_admin(db, actor)
     return [dict(zip(AUDIT_COLUMNS, r)) for r in
             db.conn.execute(f"SELECT {', '.join(AUDIT_COLUMNS)} FROM audit_log ORDER BY id")]

@@ -33,7 +33,7 @@ def check_hint(hint: str) -> str:
 
 def is_dismissed(db: sqlite_utils.Database, user: User, hint: str) -> bool:
     """Whether ``user`` has hidden the tip ``hint``."""
-    authorize(user, "hints.own")
+    authorize(user, "hints.own", db=db)
     row = db.conn.execute("SELECT 1 FROM user_hints WHERE user_id = ? AND hint = ?",
                           (user.id, check_hint(hint))).fetchone()
     return row is not None
@@ -41,7 +41,7 @@ def is_dismissed(db: sqlite_utils.Database, user: User, hint: str) -> bool:
 
 def dismiss(db: sqlite_utils.Database, user: User, hint: str) -> None:
     """Hide the tip ``hint`` for ``user`` (again: no change)."""
-    authorize(user, "hints.own")
+    authorize(user, "hints.own", db=db)
     hint = check_hint(hint)
     with transaction(db):
         db.conn.execute("INSERT OR IGNORE INTO user_hints (user_id, hint, dismissed_at) VALUES (?, ?, ?)",
@@ -50,6 +50,6 @@ def dismiss(db: sqlite_utils.Database, user: User, hint: str) -> None:
 
 def restore(db: sqlite_utils.Database, user: User) -> int:
     """Show every tip to ``user`` again. Returns how many hidden tips came back."""
-    authorize(user, "hints.own")
+    authorize(user, "hints.own", db=db)
     with transaction(db):
         return db.conn.execute("DELETE FROM user_hints WHERE user_id = ?", (user.id,)).rowcount

@@ -12,9 +12,9 @@ Who acts:
 * a signed-in :class:`User` (the web app passes the user of the session);
 * the **local actor** (:func:`local_actor`): the command line, an admin named ``cli`` with ``local=True``, created
   once per command and passed explicitly; whoever can run the command on the server owns the database. What it
-  does is recorded under its name (the audit log, ``created_by``, ``decided_by``), as before (the name stays
-  ``cli``, not the OS user's: what the command line decided has always said ``cli``, and tests pin it). It takes
-  no personal action (it is nobody's grader);
+  does is recorded under its name (the audit log, ``created_by``, ``decided_by``): ``cli:<OS user>``, the account
+  that ran the command (and who ran ``sudo``), so the audit log names a person on a server several people
+  administer. It takes no personal action (it is nobody's grader);
 * the demo builder's named actor (:func:`demo_actor`), an admin named ``demo``;
 * ``None``: an **in-process trusted caller** -- a library function calling another after its own check (the
   adjudication queue reads items with ``actor=None`` after checking the adjudicator's role) and the tests. The
@@ -33,7 +33,9 @@ qualification gates grading (``annotation.gold``), the last active admin may not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import getpass
+import os
+from dataclasses import dataclass, field
 from typing import Callable
 
 from medeval.core.errors import MedevalError, PermissionDenied
@@ -53,6 +55,9 @@ class User:
     role: str
     active: bool
     local: bool = False
+    # the hash of the session token this user object was read for (``auth.session_user``): a callback that runs
+    # with the previous run's object is checked against that very session, which may have ended since
+    session: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_admin(self) -> bool:
@@ -135,13 +140,30 @@ def _not_own_item(actor: User, obj: Graded) -> None:
 OBJECT_RULES: dict[str, Callable[[User, object], None]] = {"adjudicate": _not_own_item}
 
 
-def authorize(actor: User | None, action: str, obj: object = None) -> User | None:
+def authorize(actor: User | None, action: str, obj: object = None, *, db=None) -> User | None:
     """Refuse (PermissionDenied) unless ``actor`` may take ``action`` (on ``obj``, where a rule needs it).
 
-    Returns the actor. ``None`` is an in-process trusted caller (see the module): allowed every action that is not
-    personal, and for a personal one "sign in first", as before.
+    A signed-in person is judged as the database says now, not as the object passed says: ``db`` (the database
+    the action acts on) is read again for the account's role and whether it is enabled, and for whether the
+    session the object was read for is still live (:func:`current`). A page's button callback runs with the
+    user object of the previous run, so without this a demoted admin could still make someone admin with one
+    click, or a researcher turned annotator close a campaign. ``db`` is required for a person (a call without
+    it is a programming error); the local actor and ``None`` have no account to read.
+
+    Returns the actor as it is now. ``None`` is an in-process trusted caller (see the module): allowed every
+    action that is not personal, and for a personal one "sign in first", as before.
     """
     a = get(action)
+    if actor is not None and not actor.local:
+        if db is None:
+            raise MedevalError(f"authorize({actor.username!r}, {action!r}) needs the database, to read the "
+                               "account's role and session as they are now")
+        actor = current(db, actor)
+    return _judge(actor, a, obj)
+
+
+def _judge(actor: User | None, a: Action, obj: object) -> User | None:
+    """The checks of :func:`authorize` on ``actor`` as given."""
     if actor is None:
         if a.personal:
             raise PermissionDenied("sign in first")
@@ -149,25 +171,62 @@ def authorize(actor: User | None, action: str, obj: object = None) -> User | Non
     if a.personal and actor.local:
         raise PermissionDenied(f"{actor.username!r} is not a person with an account; sign in to {a.what}")
     require_roles(actor, *a.roles)
-    rule = OBJECT_RULES.get(action)
+    rule = OBJECT_RULES.get(a.name)
     if rule is not None and obj is not None:
         rule(actor, obj)
     return actor
 
 
-def allowed(actor: User | None, action: str, obj: object = None) -> bool:
-    """Whether :func:`authorize` would let ``actor`` take ``action`` (on ``obj``)."""
+def current(db, user: User) -> User:
+    """``user`` as the database has it now: the same account with its role and whether it is enabled read again,
+    refused (PermissionDenied) when the account is gone or disabled, or when the session ``user`` was read for has
+    ended (signed out, timed out, ended by an administrator). One indexed read; no write."""
+    row = db.conn.execute("SELECT username, role, active FROM users WHERE id = ?", (user.id,)).fetchone()
+    if row is None or not row[2]:
+        raise PermissionDenied("sign in first")  # the text a disabled account has always been refused with
+    if user.session is not None:
+        ended = db.conn.execute("SELECT ended_at IS NOT NULL FROM sessions WHERE token_hash = ? AND user_id = ?",
+                                (user.session, user.id)).fetchone()
+        if ended is None or ended[0]:
+            raise PermissionDenied("your session has ended: sign in again; nothing was saved")
+    if (row[0], row[1]) == (user.username, user.role) and user.active:
+        return user
+    return User(user.id, row[0], row[1], True, session=user.session)
+
+
+def allowed(actor: User | None, action: str, obj: object = None, *, db=None) -> bool:
+    """Whether :func:`authorize` would let ``actor`` take ``action`` (on ``obj``). Without ``db`` the user object is
+    judged as it is (what a page shows or hides for the user of its run); the library's own check reads again."""
     try:
-        authorize(actor, action, obj)
+        if db is None:
+            _judge(actor, get(action), obj)
+        else:
+            authorize(actor, action, obj, db=db)
     except PermissionDenied:
         return False
     return True
 
 
 def local_actor() -> User:
-    """The command line: an admin named ``cli`` (the name the audit log and ``created_by`` have always had for it),
-    local, with no account (id 0). Create one per command and pass it explicitly."""
-    return User(0, "cli", "admin", True, local=True)
+    """The command line: an admin named ``cli:<OS user>`` (:func:`os_user`), local, with no account (id 0). Create
+    one per command and pass it explicitly."""
+    return User(0, f"cli:{os_user()}", "admin", True, local=True)
+
+
+def os_user() -> str:
+    """The operating-system account running this process, by its user id (an environment variable could say
+    anything); under ``sudo`` also the account that ran it, e.g. ``root (sudo by wang)``."""
+    try:
+        import pwd
+
+        name = pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):  # no pwd module (Windows), or a uid without an entry (a bare container)
+        try:
+            name = getpass.getuser()
+        except Exception:
+            name = f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
+    by = os.environ.get("SUDO_USER", "")
+    return f"{name} (sudo by {by})" if by and by != name else name
 
 
 def demo_actor() -> User:

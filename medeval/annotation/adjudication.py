@@ -102,7 +102,7 @@ def current_adjudications(db: sqlite_utils.Database, campaign_id: int) -> dict[i
 
 def campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
     """The tier-grading campaigns an adjudicator can choose from (the role is checked here)."""
-    authorize(actor, "adjudication.read")
+    authorize(actor, "adjudication.read", db=db)
     return list_campaigns(db, actor=None)
 
 
@@ -121,7 +121,7 @@ def queue(db: sqlite_utils.Database, campaign_id: int, *, min_distance: int = 2,
     Items assigned to ``actor`` (they are one of its graders) are left out, unless ``include_own``; each row's
     ``yours`` says whether it is one (so a page can say how many it did not offer).
     """
-    authorize(actor, "adjudication.read")
+    authorize(actor, "adjudication.read", db=db)
     if min_distance not in DISTANCES or isinstance(min_distance, bool):
         raise MedevalError(f"the minimum distance is 1 (any disagreement) or 2 (Completely Wrong vs Basically "
                            f"Correct), not {min_distance!r}")
@@ -156,7 +156,7 @@ def adjudicate(db: sqlite_utils.Database, actor: User, item_id: int, tier: int, 
     """
     if fully_shown is not None and not isinstance(fully_shown, bool):
         raise MedevalError("fully_shown is True, False or None")
-    authorize(actor, "adjudicate")
+    authorize(actor, "adjudicate", db=db)
     if isinstance(tier, bool) or tier not in (0, 1, 2):
         raise MedevalError("the final tier is 0 (Completely Wrong), 1 (Partially Correct) or 2 (Basically Correct)")
     reason = check_note(reason, what="the reason")
@@ -169,7 +169,7 @@ def adjudicate(db: sqlite_utils.Database, actor: User, item_id: int, tier: int, 
             raise MedevalError(f"no campaign item {item_id}")
         require_grading(row[1], row[0])
         authorize(actor, "adjudicate", Graded(item_id, frozenset(u for (u,) in db.conn.execute(
-            "SELECT user_id FROM assignments WHERE item_id = ?", (item_id,)))))  # not one of its graders
+            "SELECT user_id FROM assignments WHERE item_id = ?", (item_id,)))), db=db)  # not one of its graders
         prev = db.conn.execute("SELECT id, tier, reason, user_id FROM adjudications WHERE item_id = ? "
                                "ORDER BY id DESC LIMIT 1", (item_id,)).fetchone()
         if prev and (prev[1], prev[2], prev[3]) == (tier, reason, actor.id):

@@ -76,8 +76,8 @@ class ReviewItem:
     decision: Decision | None
 
 
-def _who(actor: User | None) -> str:
-    authorize(actor, "exam.review")
+def _who(db, actor: User | None) -> str:
+    authorize(actor, "exam.review", db=db)
     return actor.username if actor is not None else "cli"  # None: an in-process trusted caller
 
 
@@ -94,7 +94,7 @@ _DECISION_SQL = ("SELECT id, exam, model, question, response_sha, letters, decid
 
 def decisions(db: sqlite_utils.Database, exam: str, *, actor: User | None) -> list[Decision]:
     """Every decision taken for the exam, oldest first (history included: later ones supersede)."""
-    _who(actor)
+    _who(db, actor)
     return [Decision(*r) for r in db.conn.execute(_DECISION_SQL, (exam,))]
 
 
@@ -115,7 +115,7 @@ def _settlements(latest: dict, model: str, responses: dict) -> dict:
 
 def score(db: sqlite_utils.Database, exam: Exam, *, actor: User | None) -> list[ExamResult]:
     """Every model's results with the settled letters applied (see the module notes for the figures)."""
-    _who(actor)
+    _who(db, actor)
     latest = _latest(db, exam.exam)
     return [score_answers(exam.key, resp, model, _settlements(latest, model, resp))
             for model, resp in exam.answers.items()]
@@ -123,7 +123,7 @@ def score(db: sqlite_utils.Database, exam: Exam, *, actor: User | None) -> list[
 
 def review_list(db: sqlite_utils.Database, exam: Exam, *, actor: User | None) -> list[ReviewItem]:
     """The ambiguous answers of every model, in key order, each with its latest decision (None: unsettled)."""
-    _who(actor)
+    _who(db, actor)
     latest = _latest(db, exam.exam)
     out = []
     for model, resp in exam.answers.items():
@@ -166,7 +166,7 @@ def check_letters(letters, q: Question) -> str:
 def settle(db: sqlite_utils.Database, exam: Exam, model: str, question: str, letters, *, note: str = "",
            actor: User | None) -> int:
     """Store a person's letters for an ambiguous answer (superseding an earlier decision); returns its id."""
-    who = _who(actor)
+    who = _who(db, actor)
     model = "" if model is None else str(model).strip()
     question = str(question).strip()
     if model not in exam.answers:

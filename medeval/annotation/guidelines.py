@@ -234,7 +234,7 @@ def set_guidelines(db: sqlite_utils.Database, campaign_id: int, text: str, *, ex
     version holds adds nothing and returns that version (so annotators are not asked to read it again).
     ``file``: where ``examples`` came from, for the messages. Bad input stores nothing.
     """
-    authorize(actor, "campaign.manage")
+    authorize(actor, "campaign.manage", db=db)
     kind, _ = _campaign(db, campaign_id)
     text = check_text(text, what="the guidelines text", max_chars=TEXT_MAX_CHARS)
     defs = _check_definitions(definitions if definitions is not None else default_definitions(db, campaign_id))
@@ -283,7 +283,7 @@ def require_acknowledged(db: sqlite_utils.Database, user: User, campaign_id: int
 
 def acknowledge(db: sqlite_utils.Database, user: User, campaign_id: int, version: int) -> None:
     """Record that ``user`` has read version ``version`` (idempotent; audited once)."""
-    authorize(user, "grade")
+    authorize(user, "grade", db=db)
     _campaign(db, campaign_id)
     with transaction(db):
         version = check_version(db, campaign_id, version)

@@ -339,16 +339,17 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
                 base_version: int | None = None, provenance: dict | None = None) -> int:
     """Store ``changes`` over ``base_version`` (default: the active set) as a new version, activate it, regrade.
 
-    All or nothing, in short transactions: the new version is stored inactive and graded in chunks, then
-    one short transaction grades what was scored meanwhile and makes it active. If anything fails
-    half-way, the new version and its grades are removed again, and the old version stays active with
-    every grade consistent with it. Audited as ``thresholds.publish``.
+    All or nothing, in short transactions: the new version is stored ``building`` (listed nowhere) and graded in
+    chunks, then one short transaction grades what was scored meanwhile and makes it ready and active
+    (:func:`medeval.engine.thresholds.grade_then_flip`). If anything fails half-way, the new version and its grades
+    are removed again, and the old version stays active with every grade consistent with it; if the process is
+    killed, the next publication or activation removes them (:func:`medeval.engine.thresholds.one_job`). Audited
+    as ``thresholds.publish``.
     """
-    from medeval.accounts.auth import audit
     from medeval.accounts.policy import authorize
     from medeval.store.db import transaction
 
-    authorize(actor, "thresholds.publish")
+    authorize(actor, "thresholds.publish", db=db)
     if not changes:
         raise MedevalError("nothing to publish: no cut-offs given")
     if not (name or "").strip():
@@ -359,30 +360,20 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
             raise MedevalError(f"cut-offs for {m} / {t} must satisfy {info.low} <= low <= high <= {info.high}; "
                                f"got {lo}, {hi}")
     who = actor.username if actor else "cli"
-    with transaction(db):  # stored inactive: readers of the active set see nothing of it yet
-        base = th.load(db, base_version) if base_version is not None else th.active(db)
-        cutoffs = dict(base.cutoffs)
-        cutoffs.update({k: (th.canonical(v[0]), th.canonical(v[1])) for k, v in changes.items()})
-        prov = {"calibrated": True, "base_version": base.version, **(provenance or {}),
-                "kept_from_base": sorted(f"{m}/{t}" for (m, t) in cutoffs if (m, t) not in changes)}
-        ts = th.ThresholdSet(name=name.strip(), cutoffs=cutoffs, tokenizer=base.tokenizer,
-                             embedding_model=base.embedding_model, provenance=prov, created_by=who,
-                             created_at=th._now())
-        version = th._insert(db, ts)
-    try:
-        _, last = th.grade_in_chunks(db, version)  # short transactions: annotators' grades pass meanwhile
-        with transaction(db):  # the flip: graded what was scored meanwhile, active, audited -- together
-            th.grade_db_in_tx(db, version, after=last)
-            th._activate(db, version)
-            audit(db, who, "thresholds.publish", str(version),
-                  {"name": name.strip(), "base_version": base.version, "strata": len(changes),
-                   **(provenance or {}).get("source", {})})
-    except BaseException:
-        try:
-            th.forget_version(db, version)
-        except Exception:  # noqa: BLE001 - the original error says what went wrong; the version stays inactive
-            pass
-        raise
+    with th.one_job(db):
+        with transaction(db):  # stored building: readers see nothing of it until the flip
+            base = th.load(db, base_version) if base_version is not None else th.active(db)
+            cutoffs = dict(base.cutoffs)
+            cutoffs.update({k: (th.canonical(v[0]), th.canonical(v[1])) for k, v in changes.items()})
+            prov = {"calibrated": True, "base_version": base.version, **(provenance or {}),
+                    "kept_from_base": sorted(f"{m}/{t}" for (m, t) in cutoffs if (m, t) not in changes)}
+            ts = th.ThresholdSet(name=name.strip(), cutoffs=cutoffs, tokenizer=base.tokenizer,
+                                 embedding_model=base.embedding_model, provenance=prov, created_by=who,
+                                 created_at=th._now())
+            version = th._insert(db, ts, state="building")
+        th.grade_then_flip(db, version, "thresholds.publish", who, lambda was: {
+            "name": name.strip(), "base_version": base.version, "strata": len(changes),
+            **(provenance or {}).get("source", {})}, undo=False)
     return version
 
 

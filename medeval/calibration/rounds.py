@@ -138,7 +138,7 @@ def round_status(db: sqlite_utils.Database, campaign_id: int, *, actor: User | N
     aspect_type, items, n_graded, cut_offs, low_ci95, high_ci95, widths, stop`` (``target``, ``budget``,
     ``pool`` or None). The bootstrap is seeded by the campaign's seed and round, so the figures are reproducible.
     """
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     cfg = _config(db, campaign_id)
     per, last = _items(db, campaign_id)
     missing, total = _missing_answers(db, campaign_id, last)
@@ -184,7 +184,7 @@ def next_round(db: sqlite_utils.Database, campaign_id: int, *, actor: User | Non
     Refused, with nothing stored, while the last round still lacks answers, when the campaign is closed, or when
     every stratum has stopped. Records the state of each stratum at the draw in ``calibration_rounds``.
     """
-    authorize(actor, "campaign.manage")
+    authorize(actor, "campaign.manage", db=db)
     st = round_status(db, campaign_id, actor=None, n_boot=n_boot)
     cfg = _config(db, campaign_id)
     if not st["last_round_complete"]:
@@ -250,7 +250,7 @@ def next_round(db: sqlite_utils.Database, campaign_id: int, *, actor: User | Non
 
 def round_history(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
     """The recorded rounds: per (round, stratum) the state when the round was drawn (cut-offs, intervals, widths)."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     _config(db, campaign_id)
     out = []
     for row in db.conn.execute(f"SELECT {', '.join(ROUND_COLUMNS)} FROM calibration_rounds WHERE campaign_id = ? "
@@ -292,7 +292,7 @@ def fit_after_round(db: sqlite_utils.Database, campaign_id: int, metric: str, as
     tiers), the campaign's estimate on them (cut-offs, 95% intervals; seeded as :func:`round_status` seeds it, so the
     last round's figures are the status's) and the two fitted curves P(tier >= k | score) of the smooth fit (fitted
     for the drawing when the campaign's estimator is the accuracy search; ``curves_fitted_for_display`` says so)."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     cfg = _config(db, campaign_id)
     strata = [(m, t) for m in cfg["metrics"] for t in cfg["aspect_types"]]
     if (metric, aspect_type) not in strata:

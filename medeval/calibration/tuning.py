@@ -210,7 +210,7 @@ def settle_handles(before: tuple[float, float], after: tuple[float, float], *, l
 
 def draft(db: sqlite_utils.Database, user: User) -> dict[tuple[str, str], tuple[float, float]]:
     """The researcher's own draft: the active set's cut-offs, overridden by what they moved."""
-    authorize(user, "thresholds.tune")
+    authorize(user, "thresholds.tune", db=db)
     cut = dict(th.active(db).cutoffs)
     for m, t, lo, hi in db.conn.execute("SELECT metric, aspect_type, low, high FROM threshold_drafts "
                                         "WHERE user_id = ?", (user.id,)):
@@ -220,7 +220,7 @@ def draft(db: sqlite_utils.Database, user: User) -> dict[tuple[str, str], tuple[
 
 def save_draft(db: sqlite_utils.Database, user: User, metric: str, aspect_type: str, low: float, high: float) -> None:
     """Keep one stratum of the researcher's draft (survives a reload; invisible to everyone else)."""
-    authorize(user, "thresholds.tune")
+    authorize(user, "thresholds.tune", db=db)
     if (metric, aspect_type) not in th.TABLE12.cutoffs and (metric, aspect_type) not in strata():
         raise MedevalError(f"no cut-offs for {metric} / {aspect_type}")
     if not low <= high:
@@ -231,6 +231,6 @@ def save_draft(db: sqlite_utils.Database, user: User, metric: str, aspect_type: 
 
 
 def discard_draft(db: sqlite_utils.Database, user: User) -> None:
-    authorize(user, "thresholds.tune")
+    authorize(user, "thresholds.tune", db=db)
     with transaction(db):
         db.conn.execute("DELETE FROM threshold_drafts WHERE user_id = ?", (user.id,))

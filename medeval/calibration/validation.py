@@ -95,7 +95,7 @@ def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: i
     declarative items only; ``exact_match``: numeric items; ``average``: the mean of the three metric tiers
     (an item counts only when all three are graded). See the module docstring.
     """
-    authorize(actor, "reports.read")
+    authorize(actor, "reports.read", db=db)
     adj.check_method(consensus)
     ts = th.load(db, version) if version is not None else th.active(db)
     consensus = consensus_tiers(db, campaign_id, consensus)

@@ -10,6 +10,7 @@ import click
 
 from medeval.cli import (
     agreement,
+    backup,
     calibrate,
     campaigns,
     cases,
@@ -27,7 +28,7 @@ from medeval.cli import (
 )
 
 GROUPS = (scoring, thresholds, demo, calibrate, agreement, users, campaigns, cases, judge, files, task_campaigns,
-          leaderboard, guidelines, gold, settings_cmd)
+          leaderboard, guidelines, gold, settings_cmd, backup)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 140, "terminal_width": 140})

@@ -115,7 +115,7 @@ def start(name: str) -> Runtime:
 
 @asynccontextmanager
 async def closing(_app: Any = None) -> AsyncIterator[None]:
-    """A server lifespan (``st.App(lifespan=closing)`` in ``server.py``): nothing at start; the process's runtime
+    """A server lifespan (``server.py``: ``st.App(lifespan=owning(closing))``): nothing at start; the process's runtime
     is closed (:meth:`Runtime.close`) when the server stops."""
     try:
         yield None

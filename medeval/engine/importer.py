@@ -6,16 +6,18 @@ outside any write transaction. The responses file is then read as a stream, ``ch
 responses (one indexed query per chunk), post-processed and written, so memory does not grow with the
 file -- a chunk of rows, and one bit per (model, knowledge-base entry) to find duplicates
 (:mod:`medeval.engine.import_plan`). A bad row raises :class:`InputError` naming the file, the row and the
-fix; the rows already written are removed, so the database is left exactly as it was. Importing the same
-files again changes nothing (and writes nothing).
+fix; nothing of the import reaches the database. Importing the same files again changes nothing (and writes
+nothing).
 
-The rows are written in short transactions (``CHUNK_ROWS`` rows each), so an annotator's
-grade never waits long for the write lock, under an import batch (``import_batches``, migration
-``m009``) that stays ``staging`` -- invisible: nothing scores its responses (:func:`visible_responses`),
-so no score, grade, sample or report reaches them -- until one last short transaction creates the
-new models and marks the batch ``done``: the whole import becomes visible at once. A failed import
-(a bad row late in the file, a full disk) removes the batch's rows and raises a one-line error; a killed
-import leaves only invisible staging rows, which the next import removes. One import at a time per database.
+The rows are written aside (:mod:`medeval.store.aside`: a side file next to the database) a chunk of
+``CHUNK_ROWS`` rows a transaction, holding no lock of the database, so annotators grade meanwhile; one last
+transaction copies them in with the new models under an import batch (``import_batches``, ``m009``) marked
+``done``: the whole import becomes visible at once. A failed import (a bad row late in the file, a full disk, any
+error) reaches nothing of the database: the side file is removed and the write-ahead log emptied, so the disk is
+as it was and sign-ins keep working, and a one-line error says why. The last transaction holds the write lock
+while SQLite copies the rows (a few microseconds a row), so a grade waits that long, once. A killed import leaves
+only its side file, which the next import removes (as it removes the ``staging`` batch that a killed import of an
+older version left in the database: :func:`_discard_abandoned`). One import at a time per database.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from medeval.engine.import_read import (
     response_row,
 )
 from medeval.engine.postprocess import process
+from medeval.store import aside
 from medeval.store.db import job_lock, transaction, write_failure
 
 CHUNK_ROWS = 2000
@@ -256,62 +259,56 @@ def _chunks(rows: list[tuple], size: int, text_columns: tuple[int, ...]):
         yield part
 
 
+_ASIDE = {"kb_entries": "id, disease, disease_en, aspect, aspect_type, reference, processed",
+          "responses": "id, model_id, kb_id, raw, processed, note"}
+
+
 def _write(db, plan: _Plan, summary: ImportSummary, chunk_rows: int, table: Table | None, files: dict) -> None:
-    """Stage the rows in short transactions under a batch (created with the first row to write), then make
-    the batch visible in one short one. Nothing is written when nothing changes."""
-    conn = db.conn
-    fk = conn.execute("PRAGMA foreign_keys").fetchone()[0]
+    """Write the rows aside (:mod:`medeval.store.aside`) a chunk a transaction, without the database's write lock,
+    then copy them in with the new models in one transaction: the whole import becomes visible at once, or nothing
+    of it reaches the database. Nothing is written when nothing changes. On any failure the side file is removed
+    and the write-ahead log emptied (:func:`medeval.store.aside.give_back`): the disk is as it was."""
+    conn, started = db.conn, _now()
     first_kb = plan.kb[0][0] if plan.kb else 0
     first_resp = plan.next_resp if table is not None else 0
-    batch = None
-
-    def staging() -> int:
-        nonlocal batch
-        if batch is None:
-            with transaction(db):
-                batch = conn.execute("INSERT INTO import_batches (state, started_at, first_kb_id, first_response_id) "
-                                     "VALUES ('staging', ?, ?, ?)", (_now(), first_kb, first_resp)).lastrowid
-            # A staged response may name a model that only the last transaction creates (a model is
-            # visible on the leaderboard as soon as it exists); the ids are reserved by the import lock.
-            conn.execute("PRAGMA foreign_keys=OFF")
-        return batch
-
     try:
-        for part in _chunks(plan.kb, chunk_rows, (5, 6)):
-            b = staging()
-            with transaction(db):
-                conn.executemany("INSERT INTO kb_entries (id, disease, disease_en, aspect, aspect_type, reference, "
-                                 f"processed, batch) VALUES (?, ?, ?, ?, ?, ?, ?, {b})", part)
-        plan.kb = []  # written: not held while the responses are read
-        for part in (_responses(conn, plan, summary, table, chunk_rows) if table is not None else ()):
-            b = staging()
-            with transaction(db):
-                conn.executemany("INSERT INTO responses (id, model_id, kb_id, raw, processed, note, batch) "
-                                 f"VALUES (?, ?, ?, ?, ?, ?, {b})", part)
-        if batch is None and not (plan.models_new or plan.models_changed):
-            return  # nothing changes
-        staging()
-        conn.execute(f"PRAGMA foreign_keys={fk}")
-        with transaction(db):  # the flip: models and the whole batch become visible together
-            conn.executemany("INSERT INTO models (id, name, backbone, kind) VALUES (?, ?, ?, ?)", plan.models_new)
-            conn.executemany("UPDATE models SET backbone = ?, kind = ? WHERE name = ?", plan.models_changed)
-            done = conn.execute(
-                "UPDATE import_batches SET state = 'done', finished_at = ?, summary = ? WHERE id = ? AND state = 'staging'",
-                (_now(), json.dumps({"files": files, **asdict(summary)}, ensure_ascii=False), batch))
-            if done.rowcount != 1:
-                raise MedevalError("this import's staged rows were removed by another process: nothing was imported; "
-                                   "run the import again")
+        with aside.rows(db, "import") as side:
+            made = False
+
+            def staging():
+                nonlocal made
+                if not made:
+                    with transaction(side):
+                        for name, columns in _ASIDE.items():
+                            side.conn.execute(f"CREATE TABLE {name} ({columns})")
+                    made = True
+                return side
+
+            for part in _chunks(plan.kb, chunk_rows, (5, 6)):
+                with transaction(staging()):
+                    side.conn.executemany("INSERT INTO kb_entries VALUES (?, ?, ?, ?, ?, ?, ?)", part)
+            plan.kb = []  # written: not held while the responses are read
+            for part in (_responses(conn, plan, summary, table, chunk_rows) if table is not None else ()):
+                with transaction(staging()):
+                    side.conn.executemany("INSERT INTO responses VALUES (?, ?, ?, ?, ?, ?)", part)
+            if not made and not (plan.models_new or plan.models_changed):
+                return  # nothing changes
+            with aside.attached(db, staging()), transaction(db):  # the flip: the batch, models and rows together
+                batch = conn.execute(
+                    "INSERT INTO import_batches (state, started_at, finished_at, first_kb_id, first_response_id, "
+                    "summary) VALUES ('done', ?, ?, ?, ?, ?)", (started, _now(), first_kb, first_resp, json.dumps(
+                        {"files": files, **asdict(summary)}, ensure_ascii=False))).lastrowid
+                conn.execute(f"INSERT INTO kb_entries ({_ASIDE['kb_entries']}, batch) SELECT *, {batch} "
+                             "FROM aside.kb_entries ORDER BY id")
+                conn.executemany("INSERT INTO models (id, name, backbone, kind) VALUES (?, ?, ?, ?)", plan.models_new)
+                conn.executemany("UPDATE models SET backbone = ?, kind = ? WHERE name = ?", plan.models_changed)
+                conn.execute(f"INSERT INTO responses ({_ASIDE['responses']}, batch) SELECT *, {batch} "
+                             "FROM aside.responses ORDER BY id")
     except BaseException as e:
-        try:
-            if batch is not None:
-                _discard(db, batch, first_kb, first_resp)
-        except sqlite3.Error:
-            pass  # the rows stay invisible; the next import removes them
+        aside.give_back(db)  # after the side file's removal, whose room the checkpoint may need on a full disk
         if isinstance(e, sqlite3.Error):
             raise MedevalError(f"{write_failure(e)} and run the import again; nothing was imported") from e
         raise
-    finally:
-        conn.execute(f"PRAGMA foreign_keys={fk}")
 
 
 def _discard(db, batch: int, first_kb: int, first_resp: int, chunk: int = 5000) -> None:
@@ -334,7 +331,9 @@ def _discard(db, batch: int, first_kb: int, first_resp: int, chunk: int = 5000) 
 
 
 def _discard_abandoned(db) -> None:
-    """Remove what killed imports left (called with the import lock held, so no staging batch is alive)."""
+    """Remove the ``staging`` batches that killed imports of an older version left in the database (called with the
+    import lock held, so none is alive); a killed import of this version left only its side file, which the next
+    :func:`medeval.store.aside.rows` removes."""
     for batch, first_kb, first_resp in db.conn.execute(
             "SELECT id, first_kb_id, first_response_id FROM import_batches WHERE state = 'staging'").fetchall():
         try:

@@ -26,18 +26,19 @@ from __future__ import annotations
 import json
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import sqlite_utils
 
-from medeval.core.errors import InputError, MedevalError
-from medeval.engine.aspects import ASPECT_TYPES
+from medeval.core.errors import MedevalError
 from medeval.engine.cutoff_rule import DECIMALS, canonical, canonical_array, reach_bound, reaches  # noqa: F401
+from medeval.engine.import_read import read_json, threshold_cutoffs
 from medeval.engine.metrics import EXACT_SCORER_ID
 from medeval.engine.registry import BUILTINS, METRICS, get_metric
 from medeval.engine.tokenize import DEFAULT_SCORER_ID as TOKENIZER_ID  # a set records the lexical scorer id
-from medeval.store.db import transaction
+from medeval.store.db import BUSY_TIMEOUT_MS, job_lock, transaction
 
 TIERS = {0: "Completely Wrong", 1: "Partially Correct", 2: "Basically Correct"}
 TIERS_ZH = {0: "完全错误", 1: "部分正确", 2: "基本正确"}
@@ -134,34 +135,9 @@ TABLE12 = ThresholdSet(
 
 
 def from_dict(data: dict, source: str = "threshold file") -> ThresholdSet:
-    """Validate and build a set from its JSON form (the output of :meth:`ThresholdSet.to_dict`)."""
-    if not isinstance(data, dict) or "thresholds" not in data:
-        raise InputError('expected a JSON object with a "thresholds" list', file=source,
-                         fix="export a set with `python -m medeval thresholds export` to see the format")
-    rows = data["thresholds"]
-    if not isinstance(rows, list) or not rows:
-        raise InputError('"thresholds" must be a non-empty list', file=source)
-    cutoffs: dict[tuple[str, str], tuple[float, float]] = {}
-    for i, r in enumerate(rows, start=1):
-        try:
-            m = get_metric(r["metric"]).name
-            t = str(r["aspect_type"]).strip().lower()
-            lo, hi = float(r["low"]), float(r["high"])
-        except (KeyError, TypeError, ValueError) as e:
-            raise InputError(f"threshold {i} needs metric, aspect_type, low and high ({e})", file=source) from None
-        except MedevalError as e:
-            raise InputError(f"threshold {i}: {e}", file=source) from None
-        if t not in ASPECT_TYPES or t not in METRICS[m].aspect_types:
-            raise InputError(f"threshold {i}: metric {m} does not apply to aspect type {t!r}", file=source,
-                             fix=f"{m} applies to {', '.join(METRICS[m].aspect_types)}")
-        if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
-            raise InputError(f"threshold {i} ({m}/{t}): low {lo} must be <= high {hi}", file=source)
-        info = METRICS[m]
-        if lo < info.low or hi > info.high:
-            raise InputError(f"threshold {i} ({m}/{t}): cut-offs must lie in [{info.low}, {info.high}]", file=source)
-        if (m, t) in cutoffs:
-            raise InputError(f"threshold {i}: {m}/{t} is given twice", file=source)
-        cutoffs[(m, t)] = (lo, hi)
+    """Validate and build a set from its JSON form (the output of :meth:`ThresholdSet.to_dict`; the checks:
+    :func:`medeval.engine.import_read.threshold_cutoffs`)."""
+    cutoffs = threshold_cutoffs(data, source)
     name = str(data.get("name") or Path(source).stem)
     return ThresholdSet(name=name, cutoffs=cutoffs, tokenizer=str(data.get("tokenizer") or TOKENIZER_ID),
                         embedding_model=str(data.get("embedding_model") or PAPER_EMBEDDING_MODEL),
@@ -169,16 +145,7 @@ def from_dict(data: dict, source: str = "threshold file") -> ThresholdSet:
 
 
 def read_file(path: str | Path) -> ThresholdSet:
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found", file=str(path)) from None
-    except UnicodeDecodeError:
-        raise InputError("the file is not UTF-8", file=str(path), fix="save it as UTF-8") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"invalid JSON: {e.msg} at line {e.lineno}", file=str(path)) from None
-    return from_dict(data, str(path))
+    return from_dict(read_json(path), str(path))
 
 
 # ---------------------------------------------------------------- storage
@@ -187,17 +154,17 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _insert(db: sqlite_utils.Database, ts: ThresholdSet, version: int | None = None) -> int:
+def _insert(db: sqlite_utils.Database, ts: ThresholdSet, version: int | None = None, state: str = "ready") -> int:
     conn = db.conn
     plugin_scorers = {m: ts.scorer_for(m) for m, _ in sorted(ts.cutoffs) if m not in BUILTINS}
     if plugin_scorers:  # a plugin metric's cut-offs belong to the scorer they were calibrated for, as cosine's do
         ts = replace(ts, provenance={**ts.provenance, "scorers": plugin_scorers})
-    if version is None:
+    if version is None:  # a set being built counts: its number is taken until it is removed
         version = (conn.execute("SELECT max(version) FROM threshold_sets").fetchone()[0] or 0) + 1
     conn.execute("INSERT INTO threshold_sets (version, name, tokenizer, embedding_model, provenance, created_at, "
-                 "created_by, active) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+                 "created_by, active, state) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)",
                  (version, ts.name, ts.tokenizer, ts.embedding_model, json.dumps(ts.provenance, ensure_ascii=False),
-                  ts.created_at or _now(), ts.created_by or "unknown"))
+                  ts.created_at or _now(), ts.created_by or "unknown", state))
     conn.executemany("INSERT INTO thresholds (version, metric, aspect_type, low, high) VALUES (?, ?, ?, ?, ?)",
                      [(version, m, t, lo, hi) for (m, t), (lo, hi) in ts.cutoffs.items()])
     return version
@@ -212,11 +179,15 @@ def store(db: sqlite_utils.Database, ts: ThresholdSet, *, created_by: str, activ
     return v
 
 
-def load(db: sqlite_utils.Database, version: int) -> ThresholdSet:
+def load(db: sqlite_utils.Database, version: int, *, building: bool = False) -> ThresholdSet:
+    """The set ``version``; a publication's set still being built (m028) is no version but to that publication
+    (``building=True``), so no list, page, report or command sees one that a kill left half-made."""
     row = db.conn.execute("SELECT version, name, tokenizer, embedding_model, provenance, created_at, created_by, active "
-                          "FROM threshold_sets WHERE version = ?", (version,)).fetchone()
+                          "FROM threshold_sets WHERE version = ? AND (state != 'building' OR ?)",
+                          (version, building)).fetchone()
     if row is None:
-        known = [r[0] for r in db.conn.execute("SELECT version FROM threshold_sets ORDER BY version")]
+        known = [r[0] for r in db.conn.execute("SELECT version FROM threshold_sets WHERE state != 'building' "
+                                               "ORDER BY version")]
         raise MedevalError(f"no threshold set version {version} (versions: {', '.join(map(str, known)) or 'none'})")
     cut = {(m, t): (lo, hi) for m, t, lo, hi in
            db.conn.execute("SELECT metric, aspect_type, low, high FROM thresholds WHERE version = ?", (version,))}
@@ -233,36 +204,75 @@ def active(db: sqlite_utils.Database) -> ThresholdSet:
 
 
 def list_sets(db: sqlite_utils.Database) -> list[ThresholdSet]:
-    return [load(db, v) for (v,) in db.conn.execute("SELECT version FROM threshold_sets ORDER BY version")]
+    return [load(db, v) for (v,) in db.conn.execute("SELECT version FROM threshold_sets WHERE state != 'building' "
+                                                    "ORDER BY version")]
 
 
 def _activate(db: sqlite_utils.Database, version: int) -> None:
-    load(db, version)  # raises for an unknown version
+    load(db, version, building=True)  # raises for an unknown version
     db.conn.execute("UPDATE threshold_sets SET active = 0 WHERE active = 1")
-    db.conn.execute("UPDATE threshold_sets SET active = 1 WHERE version = ?", (version,))
+    db.conn.execute("UPDATE threshold_sets SET active = 1, state = 'ready' WHERE version = ?", (version,))
+
+
+BUSY = "another publication or activation of a threshold set is running: wait for it to finish, then try again"
+
+
+@contextmanager
+def one_job(db: sqlite_utils.Database):
+    """Publications and activations one at a time per database (an OS lock that dies with its holder, waited for as
+    long as a write lock), each first removing what a killed one left (m028): a set still ``building`` with its
+    grades, and the grades begun on a set ``grading``, which had none."""
+    with job_lock(db, "thresholds", busy=BUSY, wait=BUSY_TIMEOUT_MS / 1000):
+        for version, state in db.conn.execute("SELECT version, state FROM threshold_sets WHERE state != 'ready'"
+                                              ).fetchall():
+            forget_version(db, version, keep_set=state == "grading")
+        yield
 
 
 def activate(db: sqlite_utils.Database, version: int, *, regrade: bool = True, actor=None) -> int:
-    """Make ``version`` the active set and grade every score under it, atomically. Returns grades added.
-
-    The grading runs first, in short transactions, while the version is not yet active (readers of
-    the active set see the old version's grades); one short transaction then grades what was scored
-    meanwhile and flips ``active``. ``actor``: the signed-in user (researchers and admins only);
-    the command line passes its local actor, ``None`` is an in-process trusted caller. Audited.
-    """
-    from medeval.accounts.auth import audit
+    """Make ``version`` the active set and grade every score under it, atomically (:func:`grade_then_flip`).
+    Returns grades added. A set with no grades is ``grading`` meanwhile (m028): a failure deletes the grades begun, a
+    kill leaves them to the next job (:func:`one_job`). ``actor``: the signed-in user (researchers and admins only);
+    the command line passes its local actor, ``None`` is an in-process trusted caller. Audited."""
     from medeval.accounts.policy import authorize
 
-    authorize(actor, "thresholds.publish")
-    load(db, version)  # raises for an unknown version
-    n, last = grade_in_chunks(db, version) if regrade else (0, 0)
-    with transaction(db):
-        before = db.conn.execute("SELECT version FROM threshold_sets WHERE active = 1").fetchone()
-        _activate(db, version)
+    authorize(actor, "thresholds.publish", db=db)
+    with one_job(db):
+        load(db, version)  # raises for an unknown version
+        fresh = False
         if regrade:
-            n += grade_db_in_tx(db, version, after=last)
-        audit(db, actor.username if actor else "cli", "thresholds.activate", str(version),
-              {"from": before[0] if before else None})
+            with transaction(db):
+                fresh = db.conn.execute("UPDATE threshold_sets SET state = 'grading' WHERE version = ? AND active = 0 "
+                                        "AND NOT EXISTS (SELECT 1 FROM grades WHERE version = ?)",
+                                        (version, version)).rowcount == 1
+        return grade_then_flip(db, version, "thresholds.activate", actor.username if actor else "cli",
+                                lambda was: {"from": was}, regrade=regrade, undo=True if fresh else None)
+
+
+def grade_then_flip(db: sqlite_utils.Database, version: int, action: str, who: str, detail, *,
+                    regrade: bool = True, undo: bool | None) -> int:
+    """Grade every score under ``version`` in short transactions while it is not active (annotators' grades pass
+    between them; readers of the active set see the old version's grades), then, in one short transaction, grade
+    what was scored meanwhile, make it active and ready and audit ``action`` (``detail(the version before)``).
+    Returns the grades added. A failure removes what ``undo`` says (None: nothing; :func:`forget_version`'s
+    ``keep_set``) and raises. Run it under :func:`one_job`; a publication stores its new set ``building`` first."""
+    from medeval.accounts.auth import audit
+
+    try:
+        n, last = grade_in_chunks(db, version) if regrade else (0, 0)
+        with transaction(db):
+            before = db.conn.execute("SELECT version FROM threshold_sets WHERE active = 1").fetchone()
+            if regrade:
+                n += grade_db_in_tx(db, version, after=last)
+            _activate(db, version)
+            audit(db, who, action, str(version), detail(before[0] if before else None))
+    except BaseException:
+        if undo is not None:
+            try:
+                forget_version(db, version, keep_set=undo)
+            except Exception:  # noqa: BLE001 - the error raised says what went wrong; the next job removes it
+                pass
+        raise
     return n
 
 
@@ -325,7 +335,7 @@ def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, u
     (scores on a cut-off reach it; stored scores are not rounded). Only scores from the scorers the set was calibrated for
     are graded, and only those of responses ``after < id <= upto`` (default: all).
     """
-    ts = load(db, version)
+    ts = load(db, version, building=True)
     conn = db.conn
     upto = _NO_END if upto is None else upto
     cosine_scorers = cosine_scorers_in_order(ts, [s for (s,) in conn.execute(
@@ -363,9 +373,12 @@ def grade_in_chunks(db: sqlite_utils.Database, version: int, *, chunk: int | Non
     return added, after
 
 
-def forget_version(db: sqlite_utils.Database, version: int, *, chunk: int | None = None) -> None:
-    """Delete a version that never became active, with its grades (a publication that failed half-way)."""
+def forget_version(db: sqlite_utils.Database, version: int, *, chunk: int | None = None, keep_set: bool = False) -> None:
+    """Delete a version that is not active, with its grades, in short transactions (a publication that failed or was
+    killed half-way); ``keep_set``: only its grades, and it is ``ready`` again (an activation of a set that had none)."""
     conn, chunk = db.conn, chunk or GRADE_CHUNK
+    if conn.execute("SELECT active FROM threshold_sets WHERE version = ?", (version,)).fetchone() != (0,):
+        return
     top = conn.execute("SELECT max(response_id) FROM grades WHERE version = ?", (version,)).fetchone()[0] or 0
     for after in range(0, top, chunk):
         with transaction(db):
@@ -374,8 +387,12 @@ def forget_version(db: sqlite_utils.Database, version: int, *, chunk: int | None
     with transaction(db):
         if conn.execute("SELECT active FROM threshold_sets WHERE version = ?", (version,)).fetchone() == (0,):
             conn.execute("DELETE FROM grades WHERE version = ?", (version,))
-            conn.execute("DELETE FROM thresholds WHERE version = ?", (version,))
-            conn.execute("DELETE FROM threshold_sets WHERE version = ?", (version,))
+            if keep_set:
+                conn.execute("UPDATE threshold_sets SET state = 'ready' WHERE version = ?", (version,))
+            else:
+                conn.execute("DELETE FROM thresholds WHERE version = ?", (version,))
+                conn.execute("DELETE FROM threshold_sets WHERE version = ?", (version,))
+
 
 
 def grade_db(db: sqlite_utils.Database, version: int | None = None) -> tuple[int, int]:

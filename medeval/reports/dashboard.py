@@ -272,7 +272,7 @@ def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: Us
     """
     n_boot, seed = check_bootstrap(n_boot, seed)  # before any work: a bad value is a one-line error
     adj.check_method(consensus)
-    authorize(actor, "reports.read")
+    authorize(actor, "reports.read", db=db)
     row = db.conn.execute("SELECT name, kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")

@@ -186,7 +186,7 @@ def grade_missing(db: sqlite_utils.Database, version: int, *, actor) -> int:
     """
     from medeval.accounts.policy import authorize
 
-    authorize(actor, "thresholds.publish")
+    authorize(actor, "thresholds.publish", db=db)
     ts = th.load(db, version)
     graded = dict(db.conn.execute("SELECT metric, count(*) FROM grades WHERE version = ? GROUP BY metric", (version,)))
     missing = False

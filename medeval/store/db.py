@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +29,9 @@ from medeval.core.errors import MedevalError
 from medeval.store.migrate import migrate_db
 
 BUSY_TIMEOUT_MS = 30_000
+WAL_KEPT_BYTES = 4 * 1024 * 1024
+"""What the write-ahead log is cut back to when it is reset after a checkpoint (``journal_size_limit``; about one
+automatic checkpoint's worth): a big transaction, or a failed one, does not keep its room on the disk for good."""
 
 
 def _open(path: str | Path) -> sqlite3.Connection:
@@ -47,6 +51,7 @@ def _reset(conn: sqlite3.Connection) -> None:
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
 
 
 class ConnectionPool:
@@ -230,8 +235,9 @@ def database_file(db: sqlite_utils.Database) -> str | None:
 
 
 @contextmanager
-def job_lock(db: sqlite_utils.Database, job: str, *, busy: str) -> Iterator[None]:
-    """Hold an exclusive lock named ``job`` on this database file while the block runs; else MedevalError(busy).
+def job_lock(db: sqlite_utils.Database, job: str, *, busy: str, wait: float = 0.0) -> Iterator[None]:
+    """Hold an exclusive lock named ``job`` on this database file while the block runs; else MedevalError(busy)
+    (after waiting up to ``wait`` seconds for the holder to finish).
 
     An OS lock (``flock``) on ``<database>.<job>-lock``: the system drops it when the holder
     exits, even when killed, so whatever a killed holder left behind can be recognised as
@@ -247,10 +253,15 @@ def job_lock(db: sqlite_utils.Database, job: str, *, busy: str) -> Iterator[None
         return
     fd = os.open(f"{file}.{job}-lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise MedevalError(busy) from None
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    raise MedevalError(busy) from None
+                time.sleep(0.05)
         yield
     finally:
         os.close(fd)  # releases the lock

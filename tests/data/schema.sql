@@ -421,7 +421,7 @@ CREATE TABLE threshold_sets (
         created_at TEXT NOT NULL,
         created_by TEXT NOT NULL,
         active INTEGER NOT NULL DEFAULT 0
-    );
+    , state TEXT NOT NULL DEFAULT 'ready' CHECK (state IN ('building', 'grading', 'ready')));
 
 -- table thresholds
 CREATE TABLE thresholds (

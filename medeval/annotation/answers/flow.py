@@ -55,7 +55,7 @@ def _guarded(db, user, store, item_id: int, answer: Answer, *, client_token: str
              expected, guideline_version: int | None, at: float | None) -> tuple[int, str | None]:
     """The guards, in order, then ``store``'s write: a real item's store or a gold item's
     (:class:`medeval.annotation.answers.stores.GoldStore`); (row id, feedback or None)."""
-    authorize(user, store.action)
+    authorize(user, store.action, db=db)
     _check(store, answer)
     check_token(client_token)
     at = check_time(at)

@@ -38,7 +38,7 @@ def annotator_choices(db: sqlite_utils.Database, *, actor: User | None) -> list[
 
     Adjudicators are not among them: they settle the panel's disagreements and do not grade.
     """
-    authorize(actor, "campaign.create")
+    authorize(actor, "campaign.create", db=db)
     return [{"username": u, "role": r} for u, r in db.conn.execute(
         "SELECT username, role FROM users WHERE active = 1 AND role != 'adjudicator' "
         "ORDER BY role != 'annotator', username")]
@@ -116,7 +116,7 @@ def _store_campaign(db, name: str, kind: str, config: dict, report: list, chosen
 def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConfig, annotators: list[str], *,
                            actor: User | None) -> int:
     """Sample per score interval, assign each item to exactly k annotators, store in one transaction."""
-    authorize(actor, "campaign.create")
+    authorize(actor, "campaign.create", db=db)
     name = check_unique_name(db, check_name(name, what="campaign name"))
     check_bucket_config(cfg)
     users = _active_users(db, annotators, cfg.k)
@@ -140,7 +140,7 @@ def create_random_campaign(db: sqlite_utils.Database, name: str, n: int, annotat
     (e.g. the items a calibration campaign is about to draw). The campaign records the validated version, the
     calibration campaigns, whether overlap was allowed and how many responses were excluded.
     """
-    authorize(actor, "campaign.create")
+    authorize(actor, "campaign.create", db=db)
     name = check_unique_name(db, check_name(name, what="campaign name"))
     n = check_number(n, what="--n (responses drawn)", low=1, high=COUNT_MAX, integer=True)
     seed = check_seed(seed, what="--seed")
@@ -178,7 +178,7 @@ def create_active_campaign(db: sqlite_utils.Database, name: str, cfg: ActiveConf
 
     Later rounds are drawn by :func:`medeval.calibration.rounds.next_round` and appended with :func:`add_items`.
     """
-    authorize(actor, "campaign.create")
+    authorize(actor, "campaign.create", db=db)
     name = check_unique_name(db, check_name(name, what="campaign name"))
     check_active_config(cfg)
     users = _active_users(db, annotators, cfg.k)
@@ -200,7 +200,7 @@ def add_items(db: sqlite_utils.Database, campaign_id: int, chosen: dict[int, lis
     One short transaction; ``extra(db)``, if given, runs inside it (e.g. recording the round). Returns the new
     item ids. A response already in the campaign is refused: an item is graded once per campaign.
     """
-    authorize(actor, "campaign.manage")
+    authorize(actor, "campaign.manage", db=db)
     if not chosen:
         raise MedevalError("no items to add")
     rounds = {s.get("round") for strata in chosen.values() for s in strata}

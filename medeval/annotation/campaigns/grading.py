@@ -60,7 +60,7 @@ def _assigned(db, user: User, item_id: int) -> str:
 
 
 def blind_item(db: sqlite_utils.Database, user: User, item_id: int) -> BlindItem:
-    authorize(user, "grade")
+    authorize(user, "grade", db=db)
     _assigned(db, user, item_id)
     d, a, ref, raw = db.conn.execute(
         "SELECT k.disease, k.aspect, k.reference, r.raw FROM campaign_items ci JOIN responses r ON r.id = ci.response_id "
@@ -93,7 +93,7 @@ def next_item(db: sqlite_utils.Database, user: User, campaign_id: int, *, skippe
     acknowledged the campaign's current guidelines, and (:class:`medeval.annotation.gold.QualificationPending`)
     while a required qualification is not passed. Real items only: :func:`grading_state` interleaves hidden gold.
     """
-    authorize(user, "grade")
+    authorize(user, "grade", db=db)
     gl.require_acknowledged(db, user, campaign_id)
     gold.require_qualified(db, user, campaign_id)
     if skipped:
@@ -134,7 +134,7 @@ def submit_grade(db: sqlite_utils.Database, user: User, item_id: int, *, tier: i
     guidelines that was on screen (recorded with the grade; must exist). Refused while the annotator has not
     acknowledged the current guidelines (:class:`medeval.annotation.guidelines.GuidelinesPending`).
     """
-    authorize(user, "grade")
+    authorize(user, "grade", db=db)
     answer = answers.Answer.from_tier_form(tier, skipped=skipped, flagged=flagged, note=note)
     return answers.submit_item(db, user, answers.TIER_STORE, item_id, answer, client_token=client_token,
                                expected=expected_prior, guideline_version=guideline_version, at=at)
@@ -190,7 +190,7 @@ def recent_grades(db: sqlite_utils.Database, user: User, campaign_id: int, *,
                   limit: int | None = 5) -> list[GivenGrade]:
     """The annotator's latest answer on each of their ``limit`` most recently answered items (None: every item
     they answered), newest first."""
-    authorize(user, "grade")
+    authorize(user, "grade", db=db)
     n = -1 if limit is None else limit  # (SQLite: a negative LIMIT is none)
     rows = db.conn.execute(
         "SELECT g.item_id, g.id, g.tier, g.skipped, g.flagged, g.note, k.disease, k.aspect, g.created_at, r.raw "
@@ -227,7 +227,7 @@ def _counts(db, user: User, campaign_id: int) -> tuple[int, int]:
 
 def my_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
     """Campaigns with work assigned to ``user`` (open ones first), with their own progress."""
-    authorize(user, "grade")
+    authorize(user, "grade", db=db)
     out = []
     for cid, name, status in db.conn.execute(
             "SELECT c.id, c.name, c.status FROM campaigns c WHERE EXISTS (SELECT 1 FROM assignments a WHERE "
@@ -253,14 +253,27 @@ def _recent(db, user: User, campaign_id: int, n: int) -> tuple[GivenGrade, ...]:
     return tuple(recent_grades(db, user, campaign_id, limit=n)) if n else ()
 
 
+def _revisit(db, user: User, campaign_id: int, real_skipped: list[int]) -> tuple[BlindItem | None, int | None]:
+    """The first skipped item to go back to, real or hidden gold, in the queue's order, and the latest answer on
+    it (its skip: what a new answer supersedes); (None, None) when none is left."""
+    refs = gold.revisit_queue(db, user, campaign_id, real_skipped)
+    if not refs:
+        return None, None
+    mode, ident, _attempt = gold.parse_ref(refs[0])
+    if mode == "real":
+        return blind_item(db, user, ident), _current(db, user.id, ident)[0]
+    return _gold_blind(db, user, campaign_id, ident, refs[0]), gold.latest_hidden_id(db, user, ident)
+
+
 def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revisit_skipped: bool = False,
                   recent: int = 5, reopen: str | None = None) -> GradingState:
     """The item to show next (or a skipped one to revisit), progress and recent answers, for one annotator.
 
     While a required qualification is not passed the state is its round (``phase`` "qualification"): the next
     qualification item, or none with the qualification's status (to start, failed, ...). Otherwise the next
-    item is the next real one or a hidden gold item due at this point of the queue (never when revisiting
-    skipped items); ``done``/``total`` count hidden gold items with the real ones.
+    item is the next real one or a hidden gold item due at this point of the queue; ``done``/``total``/``skipped``
+    count hidden gold items with the real ones. With ``revisit_skipped`` the next item is the first skipped one,
+    real or hidden gold alike, in the order the queue first gave them (:func:`medeval.annotation.gold.revisit_queue`).
 
     ``reopen``: the ref of an item the annotator answered (:attr:`GivenGrade.ref`), shown again so it can be answered
     anew (``prior``: their latest answer, which a new one supersedes; ``reopened``: that answer) -- the undo of the
@@ -268,7 +281,7 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
     answered in this campaign, or while the campaign is closed. ``recent``: how many of their latest answers to
     give (0: none, and their queries are not run -- a screen that lists them only when asked).
     """
-    authorize(user, "grade")
+    authorize(user, "grade", db=db)
     row = db.conn.execute("SELECT name, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")
@@ -288,10 +301,13 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
                             _recent(db, user, campaign_id, recent), "qualification", q)
     due, g_done, g_total = gold.hidden_now(db, user, campaign_id, real_counts=(real_done, real_total))
     done, total = real_done + g_done, real_total + g_total
-    skipped = db.conn.execute(
-        "SELECT count(*) FROM latest_grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND "
-        "a.user_id = g.user_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.skipped = 1",
-        (campaign_id, user.id)).fetchone()[0]
+    real_skipped = [r[0] for r in db.conn.execute(
+        "SELECT a.item_id FROM latest_grade_annotations g JOIN assignments a ON a.item_id = g.item_id AND "
+        "a.user_id = g.user_id WHERE a.campaign_id = ? AND g.user_id = ? AND g.skipped = 1 ORDER BY a.position",
+        (campaign_id, user.id))]
+    # a skipped hidden gold item is a skipped item like any other: counted, and given back in the revisit
+    gold_skipped = gold.hidden_skipped(db, user, campaign_id)
+    skipped = len(real_skipped) + len(gold_skipped)
     if reopen is not None:
         if not is_open:
             raise MedevalError("this campaign is closed: answers can no longer be changed")
@@ -302,10 +318,11 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
         due = None
     if due is not None:
         item, prior = _gold_blind(db, user, campaign_id, due, f"h:{due}"), None
+    elif revisit_skipped:
+        item, prior = _revisit(db, user, campaign_id, real_skipped)
     else:
-        iid = next_item(db, user, campaign_id, skipped=revisit_skipped)
-        item = blind_item(db, user, iid) if iid is not None else None
-        prior = _current(db, user.id, iid)[0] if revisit_skipped and iid is not None else None
+        iid = next_item(db, user, campaign_id)
+        item, prior = (blind_item(db, user, iid) if iid is not None else None), None
     return GradingState(campaign_id, row[0], is_open, item, prior, done, total, skipped,
                         _recent(db, user, campaign_id, recent), "items", q)
 
@@ -321,7 +338,7 @@ def submit_answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: 
     (:func:`medeval.annotation.gold.submit_gold`), never to the grades. ``feedback``: the expected grade and
     its reason after a hidden gold item, when the campaign enables it.
     """
-    authorize(user, "grade")
+    authorize(user, "grade", db=db)
     answer = answers.Answer.from_tier_form(tier, skipped=skipped, flagged=flagged, note=note)
     return answers.submit_ref(db, user, answers.TIER_STORE, campaign_id, ref, answer, client_token=client_token,
                               expected=expected_prior, guideline_version=guideline_version, at=at)

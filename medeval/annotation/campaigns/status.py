@@ -29,7 +29,7 @@ def grades_signature(db: sqlite_utils.Database, campaign_id: int) -> tuple[int, 
 
 def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str, *, actor: User | None) -> None:
     """Close a campaign (no more grades or changes) or open it again; audited."""
-    authorize(actor, "campaign.manage")
+    authorize(actor, "campaign.manage", db=db)
     if status not in ("open", "closed"):
         raise MedevalError(f"a campaign is 'open' or 'closed', not {status!r}")
     with transaction(db):
@@ -45,7 +45,7 @@ def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str
 
 def review_item(db: sqlite_utils.Database, item_id: int, *, actor: User | None) -> dict:
     """An item with its model, answer and flag notes -- researcher data (never shown to annotators)."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     row = db.conn.execute(
         "SELECT ci.campaign_id, k.disease, k.aspect, k.reference, r.raw, m.name FROM campaign_items ci "
         "JOIN responses r ON r.id = ci.response_id JOIN kb_entries k ON k.id = r.kb_id "
@@ -60,7 +60,7 @@ def review_item(db: sqlite_utils.Database, item_id: int, *, actor: User | None) 
 
 def current_grades(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
     """The latest grade of every (item, annotator) of a campaign -- researcher data."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     q = ("SELECT ci.id, ci.response_id, u.username, g.tier, g.skipped, g.flagged, g.guideline_version "
          "FROM latest_grade_annotations g "
          "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ?")
@@ -99,7 +99,7 @@ def require_grading(kind: str, campaign_id: int) -> None:
 
 def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
     """The tier-grading campaigns (task campaigns: ``medeval.annotation.tasks.task_campaigns``)."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     out = []
     marks = ",".join("?" * len(GRADING_KINDS))
     for cid, name, kind, cfg, by, at, status in db.conn.execute(
@@ -119,7 +119,7 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
     ``not_measured`` -- given where nothing measured it (the command line, a change from the list of one's
     answers, a flag, an answer from before the measure existed); the campaign's totals are ``not_fully_shown`` and
     ``not_measured`` too."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     row = db.conn.execute("SELECT config, report, kind FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
         raise MedevalError(f"no campaign {campaign_id}")

@@ -58,7 +58,7 @@ def import_cases(db: sqlite_utils.Database, dataset: str, *, cases: str | Path |
     "questions_present", "responses_added", "responses_present", "judgements_added",
     "judgements_present"}``. With ``actor``, needs the researcher or admin role and is audited.
     """
-    authorize(actor, "cases.import")
+    authorize(actor, "cases.import", db=db)
     name = _dataset_name(dataset)
     if not (cases or responses or judgements):
         raise MedevalError("nothing to import: give cases, responses and/or judgements")
@@ -232,7 +232,7 @@ def import_fact_claims(db: sqlite_utils.Database, dataset: str, path: str | Path
     """
     from medeval.stats.factcheck import read_factcheck
 
-    authorize(actor, "cases.import")
+    authorize(actor, "cases.import", db=db)
     name = _dataset_name(dataset)
     by_model = read_factcheck(path)
     s = {"dataset": name, "models": sorted(m or DEFAULT_FACT_MODEL for m in by_model), "items_added": 0,

@@ -54,7 +54,15 @@ from medeval.annotation.gold.qualification import (
     review,
     start_attempt,
 )
-from medeval.annotation.gold.hidden import display_id, hidden_counts, hidden_due, hidden_now, hidden_plan
+from medeval.annotation.gold.hidden import (
+    display_id,
+    hidden_counts,
+    hidden_due,
+    hidden_now,
+    hidden_plan,
+    hidden_skipped,
+    revisit_queue,
+)
 from medeval.annotation.gold.task_items import (
     TASK_CSV_COLUMNS,
     TaskGoldItem,
@@ -111,7 +119,8 @@ __all__ = [
     "on_screen",
     # the flow
     "QualificationPending", "QualificationState", "qualification_state", "require_qualified", "review",
-    "start_attempt", "display_id", "hidden_counts", "hidden_due", "hidden_now", "hidden_plan",
+    "start_attempt", "display_id", "hidden_counts", "hidden_due", "hidden_now", "hidden_plan", "hidden_skipped",
+    "revisit_queue",
     "check_turn", "gold_current", "gold_token", "gold_view", "latest_hidden_id", "parse_ref", "recent_hidden",
     "submit_gold",
     "BLOCK", "QUALIFICATION_WORDS", "gold_accuracy", "methods_sentence", "qualification_words", "results_caption",

@@ -97,7 +97,7 @@ def submit_gold(db: sqlite_utils.Database, user: User, backend: Backend, campaig
     ``feedback``: the expected answer, after a hidden item's first answer (a task item: once complete), when the
     campaign enables it.
     """
-    authorize(user, backend.action)
+    authorize(user, backend.action, db=db)
     current, revision = gold_current(db, user, gold_id, mode, attempt, backend)
     if backend.family == "tier":
         if revision is None:

@@ -52,7 +52,8 @@ class Backend:
         return None if a is None else (not a[2] and a[1] == _expected(db, gold_id))
 
     def real_counts(self, db, user_id: int, campaign_id: int) -> tuple[int, int]:
-        """(real items done, real items assigned) of the annotator."""
+        """(real items passed -- answered or skipped --, real items assigned) of the annotator: how far into the
+        queue they are, which places the hidden gold items."""
         total = db.conn.execute("SELECT count(*) FROM assignments WHERE campaign_id = ? AND user_id = ?",
                                 (campaign_id, user_id)).fetchone()[0]
         done = db.conn.execute("SELECT count(DISTINCT g.item_id) FROM grade_annotations g JOIN assignments a ON "
@@ -65,6 +66,15 @@ class Backend:
         return [r[0] for r in db.conn.execute(
             "SELECT a.gold_id FROM gold_answers a JOIN gold_items g ON g.id = a.gold_id WHERE a.user_id = ? AND "
             "g.campaign_id = ? AND a.mode = 'hidden' GROUP BY a.gold_id ORDER BY min(a.id)", (user_id, campaign_id))]
+
+    def hidden_skipped(self, db, user_id: int, campaign_id: int) -> list[int]:
+        """Gold items whose latest hidden answer is a skip, in the order of their first answer."""
+        return [r[0] for r in db.conn.execute(
+            "SELECT a.gold_id FROM gold_answers a JOIN gold_items g ON g.id = a.gold_id WHERE a.user_id = ? AND "
+            "g.campaign_id = ? AND a.mode = 'hidden' AND a.skipped = 1 AND a.id = (SELECT max(id) FROM gold_answers b "
+            "WHERE b.user_id = a.user_id AND b.gold_id = a.gold_id AND b.mode = 'hidden') ORDER BY (SELECT min(id) "
+            "FROM gold_answers c WHERE c.user_id = a.user_id AND c.gold_id = a.gold_id AND c.mode = 'hidden')",
+            (user_id, campaign_id))]
 
     def hidden_rows(self, db, user_id: int, campaign_id: int) -> list[tuple[bool | None, float]]:
         """Per hidden gold item answered (not retired), in order: (as expected, None for a skip; when)."""

@@ -5,7 +5,8 @@ a gold item is drawn exactly like a real one: the page keys every item's widgets
 per-annotator key (:func:`medeval.annotation.screen_keys.screen_key`) and answers through an opaque reference, so
 neither the screen nor the page's element ids, keys or classes reveal it (its ``item_id`` on the server,
 :func:`display_id`, is never drawn). The annotator's progress counts hidden gold items with the real ones
-(total = real + planned hidden); the researcher's campaign progress counts real items only.
+(total = real + planned hidden), and a skipped one as skipped: it comes back with the skipped real items, in
+the queue's own order (:func:`revisit_queue`); the researcher's campaign progress counts real items only.
 """
 
 from __future__ import annotations
@@ -74,6 +75,34 @@ def hidden_now(db: sqlite_utils.Database, user: User, campaign_id: int, backend:
 def hidden_due(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER) -> int | None:
     """The gold item to show ``user`` now instead of their next real item, or None (see :func:`hidden_now`)."""
     return hidden_now(db, user, campaign_id, backend)[0]
+
+
+def hidden_skipped(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER) -> list[int]:
+    """The hidden gold items ``user`` skipped and has not answered since, in the order of their first answer: they
+    count as skipped and come back when the skipped items are revisited, like skipped real items."""
+    return backend.hidden_skipped(db, user.id, campaign_id)
+
+
+def revisit_queue(db: sqlite_utils.Database, user: User, campaign_id: int, skipped_real: list[int],
+                  backend: Backend = TIER) -> list[str]:
+    """The refs of the items to go back to, real (``"i:<id>"``, of ``skipped_real``) and hidden gold (``"h:<id>"``,
+    :func:`hidden_skipped`) alike, in the one order the queue gave them first: the real items in their assignment
+    order with each gold item at its planned position among them (:func:`hidden_plan`). So a skipped gold item comes
+    back exactly where a skipped real item at that point of the queue would, and the revisit's order tells nothing."""
+    gold_skipped = backend.hidden_skipped(db, user.id, campaign_id)
+    if not gold_skipped:  # (the common case: the real items' own order, without the plan)
+        return [f"i:{i}" for i in skipped_real]
+    order, slots = hidden_plan(db, user, campaign_id, backend)
+    _items, assigned, _golds = backend.tables
+    real = iter([r[0] for r in db.conn.execute(
+        f"SELECT item_id FROM {assigned} WHERE campaign_id = ? AND user_id = ? ORDER BY position",
+        (campaign_id, user.id))])
+    at = dict(zip(slots, order))
+    queue = [f"h:{at[k]}" if k in at else f"i:{next(real, None)}" for k in range(max(slots, default=-1) + 1)]
+    queue += [f"i:{i}" for i in real] + [f"h:{g}" for g in order[len(at):]]  # (a plan without slots: at the end)
+    wanted = {f"i:{i}" for i in skipped_real} | {f"h:{g}" for g in gold_skipped}
+    out = [r for r in queue if r in wanted]
+    return out + sorted(wanted - set(out))  # (none left in practice: every answered gold item is in the plan)
 
 
 def display_id(db: sqlite_utils.Database, user: User, campaign_id: int, gold_id: int, backend: Backend = TIER) -> int:

@@ -63,7 +63,7 @@ def gold_item(db: sqlite_utils.Database, gold_id: int) -> GoldItem:
 def list_gold(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None,
               include_retired: bool = True) -> list[GoldItem]:
     """The campaign's gold items, oldest first (researchers and admins)."""
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     require_gold_campaign(db, campaign_id)
     rows = [GoldItem(*r[:10], bool(r[10])) for r in db.conn.execute(_GOLD_SQL + "AND g.campaign_id = ? "
                                                                      "ORDER BY g.id", (campaign_id,))]
@@ -74,7 +74,7 @@ def find_responses(db: sqlite_utils.Database, campaign_id: int, *, disease: str 
                    model: str = "", limit: int = 50, actor: User | None) -> list[dict]:
     """Scored responses matching the (partial, case-insensitive) disease, aspect and model, that may become gold
     (not a real item of the campaign, not gold already)."""
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     require_gold_campaign(db, campaign_id)
     rows = db.conn.execute(
         "SELECT r.id, k.disease, k.aspect, m.name, r.raw FROM responses r JOIN kb_entries k ON k.id = r.kb_id "
@@ -122,7 +122,7 @@ def _insert(db, campaign_id: int, response_id: int, tier: int, reason: str, who:
 def mark_gold(db: sqlite_utils.Database, campaign_id: int, response_id: int, expected_tier, reason: str, *,
               actor: User | None) -> int:
     """Mark a scored response as a gold item of the campaign with its expected tier and reason; returns its id."""
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     require_gold_campaign(db, campaign_id)
     tier = parse_tier(expected_tier)
     if tier is None:
@@ -145,7 +145,7 @@ def unmark_gold(db: sqlite_utils.Database, campaign_id: int, gold_id: int, *, ac
                 family: str = "tier") -> None:
     """Retire a gold item of either family: no longer handed out; its answers stay in the history, out of the
     accuracy figures. ``family``: "task" for a task campaign's gold item (:func:`retire_task_gold`)."""
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     require_gold_campaign(db, campaign_id, family)
     with transaction(db):
         retired = item_rows.gold_retired(db, family, campaign_id, gold_id)
@@ -173,7 +173,7 @@ def import_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, actor:
     from medeval.core.tables import require_columns
     from medeval.engine.aspects import resolve_aspect
 
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     require_gold_campaign(db, campaign_id)
     file = str(path)
     header, rows = read_table_limited(path)

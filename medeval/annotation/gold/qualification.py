@@ -104,7 +104,7 @@ def start_attempt(db: sqlite_utils.Database, user: User, campaign_id: int, backe
 
     Refused when no qualification is needed, an attempt is in progress or passed, or no retry is left.
     """
-    authorize(user, "grade")
+    authorize(user, "grade", db=db)
     status = require_gold_campaign(db, campaign_id, backend.family)
     if not db.conn.execute(f"SELECT 1 FROM {backend.tables[1]} WHERE campaign_id = ? AND user_id = ?",
                            (campaign_id, user.id)).fetchone():
@@ -138,7 +138,7 @@ def review(db: sqlite_utils.Database, user: User, campaign_id: int, attempt: int
     """The items of one of ``user``'s completed attempts (default: the latest) with their answer, the expected
     answer and the guideline's reason -- shown after the attempt, to learn from before a retry. Tier: one row per
     item; task: one row per expected answer, as the annotator saw the item (:meth:`Backend.review_rows`)."""
-    authorize(user, backend.action)
+    authorize(user, backend.action, db=db)
     att = {a: ids for a, ids, _p in _attempts(db, user.id, campaign_id)}
     if not att:
         return []

@@ -38,7 +38,7 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
     "blocks": [{"block", "first", "last", "answers", "correct", "accuracy", "until"}], "latest_accuracy",
     "flagged"}]}``. Researchers and admins only.
     """
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     require_gold_campaign(db, campaign_id, backend.family)
     if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= 100:
         raise MedevalError("the block size (hidden gold answers per point over time) must be a whole number 1..100")

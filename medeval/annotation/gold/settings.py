@@ -120,7 +120,7 @@ def set_settings(db: sqlite_utils.Database, campaign_id: int, values: dict, *, a
     ``values`` may name only some settings: the others keep their current values. A required qualification
     needs at least ``qualification_items`` gold items marked first.
     """
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     require_gold_campaign(db, campaign_id, "any")
     with transaction(db):
         new = check_settings({**get_settings(db, campaign_id), **values})

@@ -109,8 +109,14 @@ class TaskBackend(Backend):
         return None if status == "open" else ok
 
     def real_counts(self, db, user_id, campaign_id):
+        # a skipped item is passed too: counting complete items only would hold every hidden gold item back
+        # behind the skipped ones, to appear after them -- which would tell it from a real item
         p = state.progress(db, user_id, campaign_id)
-        return p["done"], p["total"]
+        return p["done"] + len(p["skipped"]), p["total"]
+
+    def hidden_skipped(self, db, user_id, campaign_id):
+        return [g for g in self.hidden_started(db, user_id, campaign_id)
+                if _status(db, user_id, g, "hidden", None)[0] == "skipped"]
 
     def hidden_started(self, db, user_id, campaign_id):
         return [r[0] for r in db.conn.execute(

@@ -112,7 +112,7 @@ def candidates(db: sqlite_utils.Database, campaign_id: int, *, contains: str = "
                actor: User | None) -> list[ItemSpec]:
     """Items that may become gold items of the campaign (from its data, not a real item, not gold already),
     whose source contains ``contains`` (case-insensitive), at most ``limit``."""
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     c, t = task_type(db, campaign_id)
     contains = check_text(contains or "", what="the search text", max_chars=NAME_MAX_CHARS, allow_newlines=False)
     real, gold = _taken(db, campaign_id)
@@ -149,7 +149,7 @@ def _insert(db, campaign_id: int, spec: ItemSpec, expected: dict, reason: str, w
 def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, expected: dict, reason: str, *,
                    actor: User | None) -> int:
     """Mark the item ``source`` of the campaign's data as a gold item with its expected answers; returns its id."""
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     c, t = task_type(db, campaign_id)
     source = check_text(source, what="the item's source", max_chars=NAME_MAX_CHARS * 4, allow_newlines=False)
     reason = _check_reason(reason)
@@ -185,7 +185,7 @@ def task_gold_item(db: sqlite_utils.Database, gold_id: int) -> TaskGoldItem:
 def list_task_gold(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None,
                    include_retired: bool = True) -> list[TaskGoldItem]:
     """The campaign's task gold items, oldest first (researchers and admins)."""
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     task_type(db, campaign_id)
     rows = [_item(r) for r in db.conn.execute(_SQL + "AND campaign_id = ? ORDER BY id", (campaign_id,))]
     return [g for g in rows if include_retired or not g.retired]
@@ -203,7 +203,7 @@ def import_task_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, a
     from medeval.core.limits import read_table_limited
     from medeval.core.tables import require_columns
 
-    authorize(actor, "gold.manage")
+    authorize(actor, "gold.manage", db=db)
     c, t = task_type(db, campaign_id)
     file = str(path)
     header, rows = read_table_limited(path)

@@ -70,7 +70,7 @@ def _assignment(db, user: User, item_id: int) -> tuple[dict, dict, str, str, int
 
 def item_view(db: sqlite_utils.Database, user: User, item_id: int) -> ItemView:
     """The blind view of one assigned item: what the open parts show, and the annotator's own answers."""
-    authorize(user, "task.answer")
+    authorize(user, "task.answer", db=db)
     payload, layout, kind, _status, _cid = _assignment(db, user, item_id)
     st = state.latest(db, user.id, [item_id]).get(item_id, state.EMPTY)
     return state.view(get(kind), payload, layout, st, item_id=item_id, ref=f"i:{item_id}",
@@ -80,7 +80,7 @@ def item_view(db: sqlite_utils.Database, user: User, item_id: int) -> ItemView:
 def my_task_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
     """Task campaigns with work assigned to ``user`` (open ones first), with their own progress (their hidden
     gold items counted with the real ones, as on their screen)."""
-    authorize(user, "task.answer")
+    authorize(user, "task.answer", db=db)
     out = []
     for cid, name, kind, status in db.conn.execute(
             "SELECT c.id, c.name, c.kind, c.status FROM campaigns c WHERE EXISTS (SELECT 1 FROM task_assignments a "
@@ -89,6 +89,7 @@ def my_task_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
             continue
         s = state.progress(db, user.id, cid)
         g_done, g_total = gold.hidden_counts(db, user, cid, gold.TASK)
+        g_done -= len(gold.hidden_skipped(db, user, cid, gold.TASK))  # a skipped item is not done, gold or real
         out.append({"id": cid, "name": name, "task": get(kind).title, "kind": kind, "status": status,
                     "done": s["done"] + g_done, "total": s["total"] + g_total})
     return out
@@ -147,7 +148,7 @@ def my_answers(db: sqlite_utils.Database, user: User, campaign_id: int, *, statu
     """Every item of the campaign the annotator has answered (wholly or in part), skipped or flagged, newest
     first; ``status`` ("answered", "skipped", "flagged") keeps only those. Hidden gold items are listed like the
     others (nothing tells them apart); a retired one is left out (it takes no more answers)."""
-    authorize(user, "task.answer")
+    authorize(user, "task.answer", db=db)
     if status not in (None, *_STATUSES):
         raise MedevalError(f"an answer's status is answered, skipped or flagged, not {str(status)[:20]!r}")
     out = []
@@ -163,7 +164,7 @@ def my_answers(db: sqlite_utils.Database, user: User, campaign_id: int, *, statu
 
 def last_answer(db: sqlite_utils.Database, user: User, campaign_id: int) -> GivenAnswer | None:
     """The item the annotator answered (or skipped) last in the campaign, with that answer: what Z undoes."""
-    authorize(user, "task.answer")
+    authorize(user, "task.answer", db=db)
     # one row, not the campaign's history: this is read on every rerun of the answer screen (a flag answers nothing)
     latest = db.conn.execute(
         "SELECT 'i:' || t.item_id, t.id FROM task_answers t JOIN task_assignments a ON a.item_id = t.item_id AND "
@@ -198,8 +199,9 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
 
     While a required qualification is not passed the state is its round (``phase`` "qualification": its next
     gold item, or none -- not started, or failed -- with ``qualification`` saying which). Otherwise a hidden
-    gold item due at this point of the queue comes instead of the next real item (never when revisiting
-    skipped items); ``done``/``total`` count hidden gold items with the real ones. Refused
+    gold item due at this point of the queue comes instead of the next real item; ``done``/``total``/``skipped``
+    count hidden gold items with the real ones, and ``revisit_skipped`` gives back skipped items real and gold
+    alike, in the order the queue first gave them (:func:`medeval.annotation.gold.revisit_queue`). Refused
     (:class:`medeval.annotation.guidelines.GuidelinesPending`) while the annotator has not acknowledged the
     campaign's current guidelines.
 
@@ -208,7 +210,7 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
     last answer, or any item from the list of one's answers. Refused (MedevalError) for an item they have not
     answered, in a qualification round, or while the campaign is closed.
     """
-    authorize(user, "task.answer")
+    authorize(user, "task.answer", db=db)
     c = campaign(db, campaign_id)
     gl.require_acknowledged(db, user, campaign_id)
     p = state.progress(db, user.id, campaign_id)
@@ -224,24 +226,30 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
         view = (gold.gold_view(db, user, campaign_id, q.next_gold, "qualification", q.attempt)
                 if q.next_gold is not None and is_open else None)
         return TaskState(*head, view, q.answered, q.items, 0, min(q.answered + 1, q.items), "qualification", q)
-    due, g_done, g_total = gold.hidden_now(db, user, campaign_id, gold.TASK, real_counts=(p["done"], p["total"]))
+    # a skipped item, real or gold, is passed (it places the hidden gold items), counted as skipped, not done, and
+    # comes back in the revisit: nothing in the counts or the order tells a gold item from a real one
+    passed = p["done"] + len(p["skipped"])
+    due, g_done, g_total = gold.hidden_now(db, user, campaign_id, gold.TASK, real_counts=(passed, p["total"]))
+    g_skipped = gold.hidden_skipped(db, user, campaign_id, gold.TASK)
+    done, total, skipped = p["done"] + g_done - len(g_skipped), p["total"] + g_total, len(p["skipped"]) + len(g_skipped)
+    position = min(done + skipped + 1, total)
     if reopen is not None:
         if not is_open:
             raise MedevalError("this campaign is closed: answers can no longer be changed")
         view, given = _reopen(db, user, campaign_id, reopen)
-        done = p["done"] + g_done
-        return TaskState(*head, view, done, p["total"] + g_total, len(p["skipped"]),
-                         min(done + len(p["skipped"]) + 1, p["total"] + g_total), "items", q, given)
-    if not is_open or revisit_skipped:
+        return TaskState(*head, view, done, total, skipped, position, "items", q, given)
+    if not is_open:
         due = None
+    # (revisiting: a gold item can only be due here as a skipped one partly answered since, which stays on screen to
+    # be finished as a real one does -- from ``todo``)
     if due is not None:
         view = gold.gold_view(db, user, campaign_id, due, "hidden", None)
+    elif p["todo"] or not revisit_skipped:
+        view = item_view(db, user, p["todo"][0]) if p["todo"] else None
     else:
-        queue = p["todo"] or (p["skipped"] if revisit_skipped else [])
-        view = item_view(db, user, queue[0]) if queue else None
-    done, total = p["done"] + g_done, p["total"] + g_total
-    return TaskState(*head, view, done, total, len(p["skipped"]), min(done + len(p["skipped"]) + 1, total),
-                     "items", q)
+        refs = gold.revisit_queue(db, user, campaign_id, p["skipped"], gold.TASK)
+        view = _view(db, user, campaign_id, refs[0]) if refs else None
+    return TaskState(*head, view, done, total, skipped, position, "items", q)
 
 
 def _expected(revision: int | None):
@@ -262,7 +270,7 @@ def submit_answer(db: sqlite_utils.Database, user: User, item_id: int, question:
     the version of the campaign's guidelines on screen (recorded; must exist). Refused while the annotator
     has not acknowledged the current guidelines (:class:`medeval.annotation.guidelines.GuidelinesPending`).
     """
-    authorize(user, "task.answer")
+    authorize(user, "task.answer", db=db)
     ans = answers.Answer.skip() if skipped else answers.Answer.questions({question: value})
     return answers.submit_item(db, user, answers.TASK_STORE, item_id, ans, client_token=client_token,
                                expected=_expected(revision), guideline_version=guideline_version)
@@ -274,7 +282,7 @@ def flag_item(db: sqlite_utils.Database, user: User, item_id: int, note: str, *,
     A flag does not answer anything and does not move the annotator on (it needs no qualification); researchers
     read the notes with :func:`flags`. The note is untrusted text like everything else the annotator writes.
     """
-    authorize(user, "task.answer")
+    authorize(user, "task.answer", db=db)
     return answers.submit_item(db, user, answers.TASK_STORE, item_id, answers.Answer.flag(note),
                                client_token=client_token)
 
@@ -289,7 +297,7 @@ def answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, qu
     (:func:`medeval.annotation.gold.submit_gold`), never to the real answers. ``feedback``: the
     expected answers and their reason once a hidden gold item is done, when the campaign enables it.
     """
-    authorize(user, "task.answer")
+    authorize(user, "task.answer", db=db)
     ans = answers.Answer.skip() if skipped else answers.Answer.questions({question or "": value})
     return answers.submit_ref(db, user, answers.TASK_STORE, campaign_id, ref, ans, client_token=client_token,
                               expected=_expected(revision), guideline_version=guideline_version)
@@ -297,6 +305,6 @@ def answer(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, qu
 
 def flag(db: sqlite_utils.Database, user: User, campaign_id: int, ref: str, note: str, *, client_token: str) -> int:
     """Flag whatever :func:`task_state` put on screen, by its ``ref`` (see :func:`flag_item`)."""
-    authorize(user, "task.answer")
+    authorize(user, "task.answer", db=db)
     return answers.submit_ref(db, user, answers.TASK_STORE, campaign_id, ref, answers.Answer.flag(note),
                               client_token=client_token)[0]

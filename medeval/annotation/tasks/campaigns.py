@@ -26,7 +26,7 @@ def _users(db, annotators: list[str], k: int) -> list[tuple[int, str]]:
 
 def preview(db: sqlite_utils.Database, task: str, config: dict, *, seed: int = 0, actor: User | None) -> dict:
     """What a campaign would hold, without storing anything: item count and the first items' sources."""
-    authorize(actor, "campaign.create")
+    authorize(actor, "campaign.create", db=db)
     t = get(task)
     seed = check_seed(seed, what="--seed")
     cfg = t.check_config(db, config)
@@ -37,7 +37,7 @@ def preview(db: sqlite_utils.Database, task: str, config: dict, *, seed: int = 0
 def create_campaign(db: sqlite_utils.Database, task: str, name: str, annotators: list[str], *, k: int,
                     seed: int = 0, config: dict | None = None, actor: User | None) -> int:
     """Build the items of a task campaign, assign each to exactly ``k`` annotators and store it all at once."""
-    authorize(actor, "campaign.create")
+    authorize(actor, "campaign.create", db=db)
     t = get(task)
     if not (name or "").strip():
         raise MedevalError("give the campaign a name")
@@ -96,7 +96,7 @@ def item_count(db: sqlite_utils.Database, campaign_id: int) -> int:
 
 def task_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
     """Every task campaign with its type, item count and status (researcher data)."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     out = []
     for cid, name, kind, status in db.conn.execute("SELECT id, name, kind, status FROM campaigns ORDER BY id"):
         if is_task_kind(kind):

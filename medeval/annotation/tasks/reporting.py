@@ -19,7 +19,7 @@ from medeval.core import csvsafe
 
 def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None = None) -> list[AnswerRow]:
     """The latest answer of every (item, annotator, question) of a campaign, in the order given (researcher data)."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     rows = db.conn.execute(
         "SELECT t.item_id, u.username, t.question, t.value, t.created_at, t.guideline_version FROM task_answers t "
         "JOIN task_items ti "
@@ -48,7 +48,7 @@ def answers_csv(rows: list[AnswerRow]) -> str:
 
 def flags(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> list[dict]:
     """Every flag of a campaign with its item's source and the note (researcher data), oldest first."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     return [{"item": r[0], "source": r[1], "annotator": r[2], "note": r[3], "at": r[4]} for r in db.conn.execute(
         "SELECT t.item_id, ti.source, u.username, t.value, t.created_at FROM task_answers t JOIN task_items ti ON "
         "ti.id = t.item_id JOIN users u ON u.id = t.user_id WHERE ti.campaign_id = ? AND t.question = ? "
@@ -73,7 +73,7 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
     a text the question rests on was not whole on screen nor read to its end -- and ``not_measured`` (NULL: a change
     made from the list below an item, the command line, an answer from before the measure existed); the campaign's
     totals under the same names."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     c = campaign(db, campaign_id)
     t = get(c["kind"])
     rows = db.conn.execute(
@@ -109,7 +109,7 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
 
 def results(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) -> dict:
     """The task type's results for a campaign (researcher data): progress and its sections."""
-    authorize(actor, "campaign.read")
+    authorize(actor, "campaign.read", db=db)
     c = campaign(db, campaign_id)
     t = get(c["kind"])
     items = {iid: json.loads(p) for iid, p in db.conn.execute(
