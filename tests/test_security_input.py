@@ -573,3 +573,15 @@ def test_read_table_refuses_deep_json_before_parsing(tmp_path):
         tables.read_table(write(tmp_path / "d21.json", "[" + _nested(21) + "]"))
     with pytest.raises(InputError, match="nested more than 20 levels deep"):
         tables.read_table(write(tmp_path / "d21.json", '{"rows": [' + _nested(21) + "]}"))
+
+
+def test_a_json_number_of_thousands_of_digits_is_a_clear_error(tmp_path):
+    # Python's int() refuses more than 4,300 digits with a bare ValueError; a file carrying one is bad input
+    huge = "9" * 5000
+    for name, text in (("rows.jsonl", '{"id": 1, "response": ' + huge + '}\n'),
+                       ("rows.json", '[{"id": 1, "response": ' + huge + '}]')):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError, match="thousands of digits") as e:
+            limits.read_table_limited(path)
+        assert name in str(e.value)

@@ -32,6 +32,9 @@ ROMAN_ASCII: dict[str, int] = {
     "XI": 11, "XII": 12,
 }
 NUMERALS: dict[str, int] = {**CHINESE_DIGITS, **ROMAN}
+MAX_DIGITS = 18
+"""The longest Arabic number the package's readers take as a count, level or position (a quintillion): a longer
+run of digits is no number a person wrote -- float() turns 400 nines into ``inf``, int() refuses 5,000 digits."""
 
 # A character class of every single-character numeral, for regular expressions.
 NUMERAL_CLASS = "[" + "".join(sorted(NUMERALS)) + "]"
@@ -106,16 +109,17 @@ def numeral_value(ch: str) -> int | None:
 
 
 def parse_int(text: str) -> int | None:
-    """An integer written in Arabic digits, Chinese numerals up to 99 (十二, 二十, 二十五) or Roman numerals.
+    """An integer written in Arabic digits (at most ``MAX_DIGITS``), Chinese numerals up to 99 (十二, 二十, 二十五) or
+    Roman numerals.
 
-    >>> [parse_int(s) for s in ("4", "四", "十", "十二", "二十五", "Ⅲ", "III", "二三", "")]
-    [4, 4, 10, 12, 25, 3, 3, None, None]
+    >>> [parse_int(s) for s in ("4", "四", "十", "十二", "二十五", "Ⅲ", "III", "二三", "", "9" * 19)]
+    [4, 4, 10, 12, 25, 3, 3, None, None, None]
     """
     text = text.strip()
     if not text:
         return None
     if text.isascii() and text.isdigit():
-        return int(text)
+        return int(text) if len(text) <= MAX_DIGITS else None
     if len(text) == 1 or text.isascii():
         return numeral_value(text)
     m = _CN_INT_RE.match(text)

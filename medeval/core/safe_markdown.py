@@ -4,22 +4,86 @@
 off) and writes it out again with only the harmless constructs: headings, emphasis, lists, quotes, code,
 tables and http/https links. Raw HTML is shown as text, images become their alt text, other links become
 plain text, and Streamlit's own syntax (``:icon:``, colours, ``$maths$``, autolinks) is escaped.
+
+markdown-it parses in time linear in the text, but it is pure Python and dense markup costs it much per
+character: 20,000 characters of ``![`` took 0.4 s, of ``- a`` lines 0.25 s, against 0.01-0.02 s for a
+20,000-character document as people write them. A text whose parse would cost more than :data:`WORK_BUDGET`
+(estimated from its lines and markup characters, :func:`work`) is shown as plain text instead: every line
+escaped, lines and paragraphs kept -- as safe, and never slow. A link's target is read with its brackets nested
+at most 8 deep (markdown-it: 32), which keeps a long run of links with nested brackets linear.
 """
 
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 from markdown_it import MarkdownIt
+from markdown_it import helpers as _helpers
+from markdown_it.common.utils import unescapeAll
 from markdown_it.tree import SyntaxTreeNode
 
 from medeval.core.limits import TEXT_MAX_CHARS, check_text
 
 _MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+_NESTING = 8
+"""Brackets nested in a link's target, at most (markdown-it allows 32, CommonMark asks for 3): each link in a long
+run of "[a](((..." was read up to 32 brackets ahead, which made such text grow quadratically up to 1,500 characters."""
+_DEST_STOP = re.compile(r"[\x00-\x20\x7f\\()]")
+
+
+class _Destination:
+    __slots__ = ("ok", "pos", "str")
+
+    def __init__(self) -> None:
+        self.ok, self.pos, self.str = False, 0, ""
+
+
+def _link_destination(string: str, pos: int, maximum: int):
+    """markdown-it's ``parseLinkDestination``, with brackets nested at most ``_NESTING`` deep, and the characters
+    that cannot end a target skipped in one step (a regular expression) instead of one at a time."""
+    if string[pos:pos + 1] == "<":
+        return _helpers.parseLinkDestination(string, pos, maximum)  # "<target>": no brackets counted
+    result, start, level = _Destination(), pos, 0
+    while pos < maximum:
+        stop = _DEST_STOP.search(string, pos, maximum)
+        if stop is None:
+            pos = maximum
+            break
+        pos, c = stop.start(), stop.group()
+        if c <= " " or c == "\x7f":  # a space or a control character ends the target
+            break
+        if c == "\\":
+            if pos + 1 < maximum:
+                if string[pos + 1] == " ":
+                    break
+                pos += 2
+                continue
+        elif c == "(":
+            level += 1
+            if level > _NESTING:
+                return result
+        elif level == 0:  # ")" closing the link
+            break
+        else:
+            level -= 1
+        pos += 1
+    if start == pos or level != 0:
+        return result
+    result.ok, result.pos, result.str = True, pos, unescapeAll(string[start:pos])
+    return result
+
+
+_MD.helpers = SimpleNamespace(parseLinkLabel=_helpers.parseLinkLabel, parseLinkTitle=_helpers.parseLinkTitle,
+                              parseLinkDestination=_link_destination)
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=\"'])")
 # after ":" and "@" and between "www" and ".": a word joiner stops Streamlit's autolinks, icons and emoji
 _AUTOLINKS = re.compile(r"(?<=[:@])(?=\S)|(?<=www)(?=\.)", re.IGNORECASE)
 _SAFE_SCHEMES = ("http://", "https://")
+# markdown-it's inline "terminators": where its inline rules run (the rest of a text is skipped in one step)
+_MARKUP = re.compile(r"[!#$%&*+\-:<=>@\[\\\]^_`{}~]")
+WORK_BUDGET = 100_000
+"""The most work (:func:`work`, about microseconds of markdown-it on a 2-core server) a text is parsed with."""
 
 
 def _esc(text: str) -> str:
@@ -124,6 +188,29 @@ def _block(node: SyntaxTreeNode) -> str:
     return _esc(node.content or "")
 
 
+def work(text: str) -> float:
+    """The estimated cost of parsing and rewriting ``text``, about microseconds on a 2-core server: per line 60
+    (lists and quotes, the dearest lines), per markup character 20, per parenthesis 12 and per link or image
+    opening ("](", "![") 20 more (a link's target is scanned through up to 32 nested brackets), per character 0.2
+    -- upper bounds measured on the densest inputs of each kind (``bench/bench_readers.py``). This repository's
+    20,000-character documents cost 33,000 to 46,000."""
+    return (60 * text.count("\n") + 20 * len(_MARKUP.findall(text)) + 12 * (text.count("(") + text.count(")"))
+            + 20 * (text.count("](") + text.count("![")) + 0.2 * len(text))
+
+
+def _as_text(text: str) -> str:
+    """``text`` shown as written, nothing in it read as Markdown: each line escaped (leading spaces dropped, so
+    that no line becomes code) and ended by a hard break, paragraphs apart."""
+    paragraphs, lines = [], []
+    for line in text.splitlines() + [""]:
+        if line.strip():
+            lines.append(_esc(line.strip()))
+        elif lines:
+            paragraphs.append("\\\n".join(lines))
+            lines = []
+    return "\n\n".join(paragraphs)
+
+
 def safe_markdown(text: str, *, what: str = "the guidelines text") -> str:
     """``text`` (untrusted Markdown) written out again as Markdown that is safe to render.
 
@@ -132,9 +219,12 @@ def safe_markdown(text: str, *, what: str = "the guidelines text") -> str:
     image becomes its alt text (nothing is loaded); a link with another scheme (javascript:, data:,
     mailto:, a relative path) becomes its text. Every piece of text is escaped, so nothing inside it can
     become HTML, a link, an icon, a colour or maths. Show the result with
-    ``st.markdown(..., unsafe_allow_html=False)``.
+    ``st.markdown(..., unsafe_allow_html=False)``. A text too dense in markup to parse within
+    :data:`WORK_BUDGET` is shown as plain text (see the module's notes).
     """
     text = check_text(text, what=what, max_chars=TEXT_MAX_CHARS)
+    if work(text) > WORK_BUDGET:
+        return _as_text(text)
     root = SyntaxTreeNode(_MD.parse(text))
     return "\n\n".join(b for b in (_block(c) for c in root.children) if b.strip())
 

@@ -282,6 +282,8 @@ def _jsonl_rows(path: Path, f, seen: dict):
                 except json.JSONDecodeError as e:
                     raise InputError(f"invalid JSON: {e.msg} (column {e.colno})", file=str(path), row=i,
                                      fix="each line must be one JSON object") from None
+                except ValueError:  # Python refuses a JSON integer of thousands of digits
+                    raise _huge_number_error(path, i) from None
                 if not isinstance(obj, dict):
                     raise InputError(f"expected a JSON object, found {type(obj).__name__}", file=str(path), row=i,
                                      fix="each line must be one JSON object like {\"disease\": ..., ...}")
@@ -296,6 +298,11 @@ def _jsonl_rows(path: Path, f, seen: dict):
         raise _empty_error(path)
 
 
+def _huge_number_error(path: Path, row: int | None) -> InputError:
+    return InputError("a number in it has thousands of digits, more than any value it can hold", file=str(path),
+                      row=row, fix="check the file: write the value as text (in quotes) if it is meant as text")
+
+
 def _read_json(path: Path, text: str):
     depth = json_depth_bound(text, JSON_MAX_DEPTH)
     if depth > JSON_MAX_DEPTH + JSON_WRAPPER_LEVELS:  # before the parser recurses into it
@@ -305,6 +312,8 @@ def _read_json(path: Path, text: str):
     except json.JSONDecodeError as e:
         raise InputError(f"invalid JSON: {e.msg} at line {e.lineno}, column {e.colno}", file=str(path),
                          fix="fix the JSON syntax (a JSON array of objects is expected)") from None
+    except ValueError:
+        raise _huge_number_error(path, None) from None
     wrapper = 1
     if isinstance(data, dict):
         lists = [v for v in data.values() if isinstance(v, list)]

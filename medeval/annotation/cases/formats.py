@@ -25,6 +25,7 @@ import unicodedata
 from pathlib import Path
 
 from medeval.annotation.cases.records import CaseIn, QuestionIn, ResponseIn
+from medeval.core.chinese import MAX_DIGITS
 from medeval.core.errors import InputError
 from medeval.core.limits import (
     NAME_MAX_CHARS,
@@ -68,14 +69,17 @@ def _position(raw, *, file: str, row: int, what: str) -> int:
         raw = int(raw)
     s = str(raw).strip() if raw is not None else ""
     s = unicodedata.normalize("NFKC", s)
+    shown = s if len(s) <= 40 else s[:40] + "..."
+    fix = "write the 1-based number of the question in its case (1 for the first question)"
     if re.fullmatch(r"\d+(?:\.0+)?", s):
+        if len(s.partition(".")[0]) > MAX_DIGITS:  # float() would read 400 digits as inf
+            raise InputError(f"{what} {shown!r} has more than {MAX_DIGITS} digits: it is no position", file=file,
+                             row=row, fix=fix)
         n = int(float(s))
         if n >= 1:
             return n
-    shown = s if len(s) <= 40 else s[:40] + "..."
     raise InputError(f"{what} must be a whole number from 1 (found {shown!r})" if s else f"{what} is empty",
-                     file=file, row=row,
-                     fix="write the 1-based number of the question in its case (1 for the first question)")
+                     file=file, row=row, fix=fix)
 
 
 # ------------------------------------------------------------------ cases

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from medeval.annotation.cases import judge_patterns as jp
 from medeval.annotation.cases.judge_tables import tables
-from medeval.core.chinese import parse_int, to_simplified
+from medeval.core.chinese import MAX_DIGITS, parse_int, to_simplified
 from medeval.core.errors import InputError
 
 
@@ -30,6 +30,8 @@ class ScoreReading:
 def _int(p: str) -> int:
     if p.isascii() and p.isalpha():
         return ord(p.upper()) - ord("A") + 1  # "Response B"
+    if p.isdecimal():
+        return int(p)  # any script's digits ("医生٣"); at most MAX_DIGITS of them (judge_patterns.POS)
     v = parse_int(p)
     if v is None:  # pragma: no cover - the patterns only let numerals through
         raise ValueError(p)
@@ -45,7 +47,7 @@ def _num(s: str) -> float:
     return float(s) if s[0].isdigit() else float(parse_int(s))
 
 
-def _list_item(s: str, m: re.Match) -> bool:
+def _list_item(s: str, m: re.Match, sent: "_Sentences") -> bool:
     """Whether the number *m* read is a list item ("Doctor 1: 1. Accurate diagnosis 2. ...") rather than a score.
 
     Only a number directly followed by ".", "、" or ")" can be one (a ")" closing a "(" of the match
@@ -55,49 +57,57 @@ def _list_item(s: str, m: re.Match) -> bool:
     the next label -- "Doctor 1: 4. The answer is accurate." stays a score. Called only when there is
     no score unit: "Doctor 1: 1 point. Poor" is a score.
     """
-    i = m.end()
-    while i < len(s) and s[i] in "*_":
-        i += 1
+    i = _MARKS.match(s, m.end()).end()
     if i >= len(s) or s[i] not in ".、)":
         return False
     if s[i] == ")" and m.group(0).count("(") > m.group(0).count(")"):
-        if s[:m.start("num")].rstrip()[-1:] != "(":
+        if _char_before(s, m.start("num")) != "(":
             return False  # "Response 1 (score: 4) is ...": a parenthesis, not a list
         # "Doctor 1 (1) accurate (2) ...": a list item numbered "(1)"
-    j = i + 1
-    while j < len(s) and s[j] in jp.SKIP_AFTER_STOP:
-        j += 1
+    j = _SKIP_AFTER_STOP.match(s, i + 1).end()
     if j >= len(s) or s[j] in "\r\n" or jp.MENTION_RE.match(s, j):
         return False
     n = m.group("num")
     if n == "1":
         return True
-    if not n.isdigit():
-        return False
-    nxt = jp.MENTION_RE.search(s, j)
-    item = re.compile(rf"(?<![\d.]){int(n) + 1}{re.escape(s[i])}(?!\d)")
-    return bool(item.search(s, j, nxt.start() if nxt else len(s)))
+    if not n.isdigit() or len(n) > MAX_DIGITS:
+        return False  # a run of digits that long numbers no list
+    return sent.has_item(str(int(n) + 1), s[i], j, sent.next_mention(j))
 
 
-def _is_score(s: str, m: re.Match, *, labelled: bool = False) -> bool:
+_MARKS = re.compile(r"[*_]*")
+_SKIP_AFTER_STOP = re.compile("[" + re.escape(jp.SKIP_AFTER_STOP) + "]*")
+
+
+def _char_before(s: str, i: int) -> str:
+    """The last character before ``i`` that is not a space ('' when none): ``s[:i].rstrip()[-1:]`` without copying
+    all the text before ``i`` (a copy per score was quadratic in long rationales)."""
+    w = 16
+    while True:
+        head = s[max(0, i - w):i].rstrip()
+        if head or w >= i:
+            return head[-1:]
+        w *= 4
+
+
+def _is_score(s: str, m: re.Match, sent: "_Sentences", *, labelled: bool = False) -> bool:
     """Whether *m* (a match ending in SCORE and UNIT) reads a score, not a measurement or a list item;
     *labelled*: it starts with its label, which must not follow a score ("4 (Doctor 1)")."""
     if labelled and jp.SCORE_BEFORE.search(s, max(0, m.start() - 20), m.start()):
         return False
     if m.group("unit"):
         return True
-    return not jp.NOT_SCORE.match(s, m.end()) and not _list_item(s, m)
+    return not jp.NOT_SCORE.match(s, m.end()) and not _list_item(s, m, sent)
 
 
-def _owner(s: str, start: int, end: int) -> int | None:
+def _owner(s: str, start: int, end: int, sent: "_Sentences") -> int | None:
     """The response a label-less score at *end* is about: the section ``s[start:end]`` (since the previous
     score) must mention a response, and every mention from its last heading on (or from its first mention
     when none heads a line) must name the same one; otherwise it is ambiguous and ``None``."""
     ms = list(jp.MENTION_RE.finditer(s, start, end))
     if not ms:
         return None
-    heads = [k for k, mt in enumerate(ms) if jp.HEAD_AFTER.match(s, mt.end())
-             or jp.HEAD_BEFORE.fullmatch(s, s.rfind("\n", 0, mt.start()) + 1, mt.start())]
+    heads = [k for k, mt in enumerate(ms) if jp.HEAD_AFTER.match(s, mt.end()) or sent.heads_line(mt.start())]
     first = heads[-1] if heads else 0
     pos = {_pos_of(mt) for mt in ms[first:]}
     return pos.pop() if len(pos) == 1 else None
@@ -124,13 +134,62 @@ class _Spans:
 
 class _Sentences:
     """Where each sentence ends and where the mentions start, found once, so that asking about the rest of a
-    sentence costs a binary search (many scores in one long sentence stay linear)."""
+    sentence costs a binary search (many scores in one long sentence stay linear); likewise, found on first use,
+    where every mention (overlapping ones too), list number and line starts."""
 
     def __init__(self, s: str):
         self.s = s
         self.ends = [m.start() for m in jp.SENTENCE_END.finditer(s)]
         self.clause_ends = [m.start() for m in jp.CLAUSE_END.finditer(s)]
         self.mentions = [m.start() for m in jp.MENTION_RE.finditer(s)]
+        self._starts: list[int] | None = None
+        self._items: tuple[dict, dict] | None = None
+        self._lines: list[int] | None = None
+        self._heads: dict[int, tuple[int, int, int]] = {}
+
+    def next_mention(self, i: int) -> int:
+        """Where ``jp.MENTION_RE.search(s, i)`` finds a mention (``len(s)`` when it finds none)."""
+        if self._starts is None:
+            self._starts = [m.start() for m in jp.MENTION_AT.finditer(self.s)]
+        k = bisect.bisect_left(self._starts, i)
+        return self._starts[k] if k < len(self._starts) else len(self.s)
+
+    def has_item(self, number: str, stop: str, i: int, end: int) -> bool:
+        r"""Does list number ``number`` + ``stop`` ("3.") stand in ``s[i:end]``, not glued to a digit before or
+        after it -- what ``re.compile(rf"(?<![\d.]){number}{re.escape(stop)}(?!\d)").search(s, i, end)`` finds,
+        looked up in an index of every list number instead of searched for again from each score."""
+        if self._items is None:
+            free: dict[tuple[str, str], list[int]] = {}
+            glued: dict[tuple[str, str], set[int]] = {}
+            for m in jp.ITEM.finditer(self.s):
+                if self.s[m.end():m.end() + 1].isdecimal():  # (?!\d) holds only where s is cut just after it
+                    glued.setdefault(m.groups(), set()).add(m.start())
+                else:
+                    free.setdefault(m.groups(), []).append(m.start())
+            self._items = free, glued
+        free, glued = self._items
+        width = len(number) + 1
+        at = free.get((number, stop), [])
+        k = bisect.bisect_left(at, i)
+        if k < len(at) and at[k] + width <= end:
+            return True
+        return end - width >= i and end - width in glued.get((number, stop), ())
+
+    def heads_line(self, i: int) -> bool:
+        """Is everything from the start of ``i``'s line to ``i`` markdown, a bullet or a list number (``"**"``,
+        ``"- "``, ``"2. "``): ``jp.HEAD_BEFORE.fullmatch`` of that stretch, with each line's start read once for
+        all the mentions on it."""
+        if self._lines is None:
+            self._lines = [m.start() for m in re.finditer("\n", self.s)]
+        k = bisect.bisect_left(self._lines, i)
+        start = self._lines[k - 1] + 1 if k else 0
+        if start not in self._heads:
+            marks = jp.HEAD_MARKS.match(self.s, start).end()
+            number = jp.HEAD_NUMBER.match(self.s, marks)
+            tail = jp.HEAD_TAIL.match(self.s, number.end()).end() if number else -1
+            self._heads[start] = (marks, number.end() if number else -1, tail)
+        marks, number_end, tail = self._heads[start]
+        return i <= marks or number_end <= i <= tail
 
     def end(self, i: int, clause: bool = False) -> int:
         ends = self.clause_ends if clause else self.ends
@@ -162,9 +221,9 @@ def read_judge_scores(text: str, n_responses: int | None = None) -> ScoreReading
 
     def put(positions, what: str, m: re.Match) -> None:
         score = _num(m.group("num"))
-        if not math.isfinite(score):
-            return
         den = m.group("den") or m.group("den2")
+        if not math.isfinite(score) or (den is not None and not math.isfinite(float(den))):
+            return  # a run of digits too long to be a number (float() reads it as inf): no score
         if den is not None:
             dens.setdefault(float(den), what)
         for pos in positions:
@@ -193,35 +252,35 @@ def read_judge_scores(text: str, n_responses: int | None = None) -> ScoreReading
             continue
         if jp.RESPECTIVELY.search(sent.rest(m.end())):
             taken.add(chain.start(), m.end())
-        elif _is_score(s, m):
+        elif _is_score(s, m, sent):
             taken.add(chain.start(), m.end())
             pos = [_pos_of(t) if t.group("bare") is None else _int(t.group("bare"))
                    for t in jp.CHAIN_TOKEN_RE.finditer(chain.group())]
             events.append((chain.start(), m.end(), "label", pos, m))
     for m in jp.EVERY_RE.finditer(s):
         if (taken.free(m.start(), m.end()) and chains.free(m.start(), m.end())
-                and not jp.MENTION_RE.search(m.group(0)) and _is_score(s, m)):
+                and not jp.MENTION_RE.search(m.group(0)) and _is_score(s, m, sent)):
             cnt = m.group("cnt") or m.group("cnt2") or m.group("cnt3")
             count = (int(cnt) if cnt.isdigit() else jp.COUNTS[cnt.lower()]) if cnt else None
             taken.add(m.start(), m.end())
             events.append((m.start(), m.end(), "every", count, m))
     to_refs = set()
     for m in jp.SCORE_TO_RE.finditer(s):
-        if taken.free(m.start(), m.end()) and (m.group("unit") or not _list_item(s, m)):
+        if taken.free(m.start(), m.end()) and (m.group("unit") or not _list_item(s, m, sent)):
             to_refs.add(m.start("p1") if m.group("p1") else m.end() - 1)
             events.append((m.start(), m.end(), "label", [_pos_of(m)], m))
             taken.add(m.start(), m.end())
     labelled = taken.copy()
     for m in jp.SCORE_RE.finditer(s):
         if (taken.free(m.start(), m.end()) and (m.group("p1") is None or m.start("p1") not in to_refs)
-                and _is_score(s, m, labelled=True)):
+                and _is_score(s, m, sent, labelled=True)):
             events.append((m.start(), m.end(), "label", [_pos_of(m)], m))
             labelled.add(m.start(), m.end())
     # a score line must end its sentence ("Score: 4 (Doctor 1), 3 (Doctor 2)" names its own); a score given in
     # words its clause ("医生1较好，给4分，医生2较差，给2分")
     for rx, clause in ((jp.LINE_RE, False), (jp.GIVE_RE, True)):
         for m in rx.finditer(s):
-            if labelled.free(m.start(), m.end()) and _is_score(s, m):
+            if labelled.free(m.start(), m.end()) and _is_score(s, m, sent):
                 labelled.add(m.start(), m.end())
                 if sent.names_none_after(m.end(), clause):
                     events.append((m.start(), m.end(), "owner", None, m))
@@ -233,7 +292,7 @@ def read_judge_scores(text: str, n_responses: int | None = None) -> ScoreReading
         if kind == "label":
             put(arg, what, m)
         elif kind == "owner":
-            pos = _owner(s, last, start)
+            pos = _owner(s, last, start, sent)
             if pos is not None:
                 put([pos], what, m)
             else:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from medeval.core.chinese import MAX_DIGITS
+
 # a response named by a word and its number: Chinese (医生, 回答, 回复, 答案, 模型) or English (Doctor, Response, Answer,
 # Model), the number in ASCII or full-width digits, with or without a space or "#" between; never inside a longer
 # number ("医生12" is not "医生1")
@@ -29,7 +31,9 @@ def relabel(text: str, labels: dict[int, str]) -> str:
     '医生12 and Doctor 1'
     """
     def swap(m: re.Match) -> str:
-        n = int(m.group(2).translate(_FULL_WIDTH))
-        return labels.get(n, m.group(0))
+        digits = m.group(2).translate(_FULL_WIDTH).lstrip("0") or "0"
+        if len(digits) > MAX_DIGITS:
+            return m.group(0)  # no response has that number (and int() refuses thousands of digits)
+        return labels.get(int(digits), m.group(0))
 
     return _MENTION.sub(swap, text)

@@ -8,6 +8,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from medeval.core.chinese import to_simplified
+from medeval.stats.exam.groups import NEG_AFTER, letter_ok, read_group, squash
 
 DEFAULT_LETTERS = "ABCDEFG"  # when the key gives no options (CMB's answer file has none); CMB reads A-G too
 # "ambiguous": the response does not determine a choice (equal candidates, alternatives, contradictory finals, no
@@ -64,27 +65,11 @@ class Extraction:
 
 
 _MARKDOWN = re.compile(r"\*\*|__|`")
-# after a letter, these make it part of a term, not an option: B超, A型, C反应蛋白, T细胞 ...
-_TERM_AFTER = ("超", "型", "族", "群", "组", "类", "级", "波", "峰", "链", "段", "区", "细胞", "淋巴", "肽", "反应",
-               "受体", "因子", "蛋白", "抗原", "抗体", "肝", "药", "物质", "点", "带", "端", "位点", "环", "值", "线",
-               "管", "柱", "族维生素", "杆菌", "球菌", "病毒", "瓣", "导联", "字", "样")
-# a run of several letters that is a common abbreviation, not an answer, although its letters are in order
-_ABBREVIATIONS = frozenset({"ACE", "BCG", "ABG", "ACD", "ADE", "BE", "AD", "CE", "DE", "EF", "AF"})
-# an abbreviation-like run still counts when it stands alone ("答案：AD", "BE。")
-_ALONE_AFTER = re.compile(r"\s*(?:$|[.,;:!?。，；：！？、)\]）】\"”'’])")
-# before a letter: 维生素D, 辅酶A, 蛋白C, 维他命E, vitamin D, hepatitis B, type A, group B ...
-_TERM_BEFORE_RE = re.compile(r"(?:[素酶白命]|\b(?:vitamin|hepatitis|type|group|protein|factor|class|grade|stage|"
-                             r"phase|lead|wave|influenza|coenzyme|immunoglobulin|plan|cluster|zone|site|chain|"
-                             r"point|complex|serotype|subtype|strain|hemophilia|haemophilia))\s*$", re.I)
 
 _NEG_BEFORE = re.compile(r"(?:不选|不应选|不能选|不可选|不应该选|不会选|不是|并非|而非|而不是|排除|除了|除|非|"
                          r"\bnot|\bexcept|\brather than|\bexclude|\bexcluding|\bnor)\s*(?:选项|选|option|choice)?\s*"
                          r"[(\[（【]?\s*$", re.I)
-_NEG_AFTER = re.compile(r"^\s*[)\]）】]?\s*(?:项|选项)?\s*[:：]?\s*(?:均|都|皆|也)?\s*(?:是|为|的说法|的描述|说法|描述|明显)?\s*"
-                        r"(?:错误|错的|错|不正确|不对|不符合|不恰当|不合适|不选|不是|不能选|排除|可排除|除外|应排除|不准确|"
-                        r"is\s+(?:not\s+(?:correct|right|true|the\s+answer)|incorrect|wrong|false)|"
-                        r"are\s+(?:not\s+correct|incorrect|wrong|false)|can\s+be\s+(?:excluded|ruled\s+out))", re.I)
-_POS_AFTER = re.compile(r"^\s*[)\]）】]?\s*(?:项|选项)?\s*[:：]?\s*(?:均|都|皆|也)?\s*(?:是|为)?\s*"
+_POS_AFTER = re.compile(r"^\s*+[)\]）】]?\s*+(?:项|选项)?\s*+[:：]?\s*+(?:均|都|皆|也)?\s*+(?:是|为)?\s*+"
                         r"(?:正确答案|正确|对的|对(?![于此比待应照抗])|符合题意|最符合|符合|最佳|最恰当|最合适|当选|入选|"
                         r"is\s+(?:the\s+)?(?:correct|right|best|true)|are\s+(?:the\s+)?(?:correct|right))", re.I)
 
@@ -102,116 +87,19 @@ _EN_WEAK = r"\bi\s*(?:would\s+|will\s+|'d\s+)?(?:choose|select|pick|go\s+with)|\
 _PHRASES = [(re.compile(p, re.I), strength, english) for p, strength, english in (
     (_CN_STRONG, 2, True), (_EN_STRONG, 2, True), (_CN_WEAK, 1, False), (_EN_WEAK, 1, True))]
 _AFTER_PHRASE = re.compile(r"\s*[】\])）]?\s*[:：=]?\s*(?:是|为)?\s*(?:options?|choices?|选项)?\s*", re.I)
-_SEP = re.compile(r"\s*(?:、|,|，|;|；|/|和|与|以及|及|或者|或|\+|&|\band\b|\bor\b)\s*|[ \t]+", re.I)
-_LIST_GOES_ON = re.compile(r"\s*[)\]）】]?\s*(?:$|[.。;；!！?？\n]|(?:[,，、/]|\s(?:and|or)\s|和|与|及|或)\s*"
-                           r"[(\[（【]?\s*[A-Za-z](?![A-Za-z]))", re.I)
-_OPEN = re.compile(r"[(\[（【]\s*")
-_CLOSE = re.compile(r"\s*[)\]）】]")
-_TERMINAL_LOWER = re.compile(r"\s*(?:$|[.,;:!?。，；：！？)\]）】])")
-
-
 def _norm(text: str) -> str:
     return _MARKDOWN.sub("", unicodedata.normalize("NFKC", text or ""))
 
 
-def _letter_ok(s: str, start: int, end: int, valid: str, lower_ok: bool, option_texts: dict | None) -> bool:
-    """Is s[start:end] (a maximal run of ASCII letters) a run of option letters standing alone?"""
-    run = s[start:end]
-    if not run.isupper():
-        if not (lower_ok and len(run) == 1 and run.upper() in valid):
-            return False
-        # lower case only as "(b)" or "b" followed by punctuation or the end ("the answer is a ..." is an article)
-        before = s[:start].rstrip()
-        if not (before.endswith(("(", "（", "[")) or _TERMINAL_LOWER.match(s, end)):
-            return False
-        run = run.upper()
-    if any(c not in valid for c in run):
-        return False
-    if len(run) > 1 and list(run) != sorted(set(run)):
-        return False
-    if run in _ABBREVIATIONS and not _ALONE_AFTER.match(s, end):
-        return False
-    if start > 0 and (s[start - 1].isdigit() or _TERM_BEFORE_RE.search(s[max(0, start - 20):start])):
-        return False
-    after = s[end:]
-    if after[:1].isdigit() or re.match(r"-\S", after) or after.startswith(("'s", "’s")):
-        return False
-    if any(after.startswith(t) for t in _TERM_AFTER):
-        if not (option_texts and len(run) == 1 and _starts_with_option_text(after, option_texts.get(run, ""))):
-            return False
-    return True
-
-
-def _starts_with_option_text(after: str, option_text: str) -> bool:
-    a, o = _squash(after), _squash(option_text)
-    return bool(o) and a.startswith(o[: max(2, min(len(o), 6))])
-
-
-def _read_group(s: str, pos: int, valid: str, lower_ok: bool, option_texts: dict | None):
-    """Letters of a group starting at ``pos`` ("B", "(B)", "ABD", "B、D", "B and D"): (letters, end) or None."""
-    letters: list[str] = []
-    i = pos
-    cut = None  # (letters, position) before the first comma crossed
-    alt = False  # letters joined by "或"/"or": alternatives, not a set
-    while True:
-        m = _OPEN.match(s, i)
-        j = m.end() if m else i
-        k = j
-        while k < len(s) and s[k].isascii() and s[k].isalpha():
-            k += 1
-        if k == j or not _letter_ok(s, j, k, valid, lower_ok, option_texts):
-            break
-        letters.extend(s[j:k].upper())
-        i = k
-        c = _CLOSE.match(s, i)
-        if c:
-            i = c.end()
-        for suffix in ("选项", "项"):
-            if s.startswith(suffix, i):
-                i += len(suffix)
-                break
-        sep = _SEP.match(s, i)
-        if not sep or sep.end() == i:
-            break
-        # only continue over a separator when another letter follows it
-        nxt = sep.end()
-        m2 = _OPEN.match(s, nxt)
-        nxt = m2.end() if m2 else nxt
-        if nxt < len(s) and s[nxt].isascii() and s[nxt].isalpha():
-            k2 = nxt
-            while k2 < len(s) and s[k2].isascii() and s[k2].isalpha():
-                k2 += 1
-            weak = s[i:sep.end()].strip() in ("", ",", "，", ";", "；")
-            # over a comma or a space only a list goes on ("B, D", "A, C and D"), not a new clause ("答案：B，A项错误")
-            if _letter_ok(s, nxt, k2, valid, lower_ok, option_texts) and (not weak or _LIST_GOES_ON.match(s, k2)):
-                if weak and cut is None:
-                    cut = (len(letters), i)
-                alt = alt or bool(_ALT_SEP.search(s[i:sep.end()]))
-                i = sep.end()
-                continue
-        break
-    if not letters:
-        return None
-    if cut and _NEG_AFTER.match(s[i:i + 30]):  # "答案：C；A、B、D、E均不正确": the list after the comma is ruled out
-        letters, i = letters[:cut[0]], cut[1]
-    if len(set(letters)) > 1 and _EQUAL_AFTER.match(s[i:i + 30]):  # "A和B都有可能": equal candidates
-        alt = True
-    return letters, i, alt
-
-
-_ALT_SEP = re.compile(r"或|\bor\b", re.I)
-_EQUAL_AFTER = re.compile(r"\s*[)\]）】]?\s*(?:两[个项者]|二者|两者)?\s*(?:都|均|皆|也)\s*(?:有)?(?:可能|可以|行|说得通)|"
-                          r"\s*(?:are|seem|both)\s+(?:both\s+|equally\s+)?(?:possible|plausible|likely|reasonable)",
-                          re.I)
 # a letter asked about, not stated: "答案是A吗？", "Is it A?"
-_QUESTION_AFTER = re.compile(r"\s*[)\]）】]?\s*(?:吗|么|呢|\?)")
+_QUESTION_AFTER = re.compile(r"\s*+[)\]）】]?+\s*+(?:吗|么|呢|\?)")
 # words between two final answers that make the later one a correction, not a contradiction
 _CORRECTION = re.compile(r"不对|不，|不,|等等|等一下|更正|纠正|修正|重新|再想|仔细|其实|wait|actually|correction|"
                          r"on\s+second\s+thought|reconsider|\bno\b", re.I)
 
 
 def _negated(s: str, start: int, end: int) -> bool:
-    return bool(_NEG_BEFORE.search(s[max(0, start - 12):start]) or _NEG_AFTER.match(s[end:end + 30]))
+    return bool(_NEG_BEFORE.search(s[max(0, start - 12):start]) or NEG_AFTER.match(s[end:end + 30]))
 
 
 def _fmt(letters) -> str:
@@ -232,11 +120,11 @@ def _phrase_answers(s: str, valid: str, option_texts):
             if strength == 1 and pre[-1:] in ("备", "次", "候", "首"):  # "备选B" is a fallback; "首选" is strong
                 continue
             a = _AFTER_PHRASE.match(s, m.end())
-            g = _read_group(s, a.end(), valid, english, option_texts)
+            g = read_group(s, a.end(), valid, english, option_texts)
             if not g:
                 continue
             letters, end, alt = g
-            if _NEG_AFTER.match(s[end:end + 30]) or _QUESTION_AFTER.match(s, end):
+            if NEG_AFTER.match(s[end:end + 30]) or _QUESTION_AFTER.match(s, end):
                 continue  # "答案是A吗？不，应该是C": a question is not an answer
             final = bool(re.search(r"最终|final", m.group(0), re.I))
             found.append((strength, m.start(), letters, alt, final, end))
@@ -258,15 +146,15 @@ def _phrase_answers(s: str, valid: str, option_texts):
 _LEAD_SKIP = re.compile(r"^[\s>#\-*•]*(?:(?:答|answer|选|选择)\s*[:：]\s*)?", re.I)
 
 
-def _leading(s: str, valid: str, option_texts):
+def _leading(s: str, valid: str, option_texts, memo: dict | None = None):
     p = _LEAD_SKIP.match(s).end()
-    g = _read_group(s, p, valid, False, option_texts)
+    g = read_group(s, p, valid, False, option_texts, memo)
     if not g:
         return None
     letters, end, alt = g
     if letters == ["A"] and _ARTICLE.match(s, end):  # the English article: "A bacterial infection ..."
         return None
-    if _NEG_AFTER.match(s[end:end + 30]) or _POS_AFTER.match(s[end:end + 30]):
+    if NEG_AFTER.match(s[end:end + 30]) or _POS_AFTER.match(s[end:end + 30]):
         return None  # "A项错误……", "A项正确，B项正确……": per-option statements, read as such below
     if alt:
         return None  # "A或B", "A和B都有可能": alternatives, read below as several candidates
@@ -278,20 +166,20 @@ _ARTICLE = re.compile(r"\s+(?!(?:and|or|nor|is|are|was|were|seems?|appears?|look
                       r"can|will|because|since|as|also|only|too|vs|versus|then|than|fits?|matches?|alone)\b)[a-z0-9]")
 
 
-def _statements(s: str, singles, valid: str, option_texts):
+def _statements(s: str, singles, valid: str, option_texts, memo: dict | None = None):
     """Options declared right ("B项正确", "A、B、D正确", "Option C is correct") and ruled out ("A、B均错误", "不选C")."""
     positive, negative, alternatives = set(), set(), set()
     consumed = -1
     for letter, st, en in singles:
         if st < consumed:
             continue
-        g = _read_group(s, st, valid, False, option_texts)
+        g = read_group(s, st, valid, False, option_texts, memo)
         letters, end, alt = g if g else ([letter], en, False)
         consumed = end
         if alt:
             alternatives.update(letters)  # "A或B正确", "A和B都有可能": candidates, not a choice
             continue
-        if _NEG_BEFORE.search(s[max(0, st - 12):st]) or _NEG_AFTER.match(s[end:end + 30]):
+        if _NEG_BEFORE.search(s[max(0, st - 12):st]) or NEG_AFTER.match(s[end:end + 30]):
             negative.update(letters)
         elif _POS_AFTER.match(s[end:end + 30]):
             positive.update(letters)
@@ -322,21 +210,17 @@ def _standalone(s: str, valid: str, option_texts):
             continue  # "是A吗？", "Is it A?": asked, not chosen
         if run == "A" and _ARTICLE.match(s, en):
             continue
-        if not _letter_ok(s, st, en, valid, False, option_texts):
+        if not letter_ok(s, st, en, valid, False, option_texts):
             continue
         out.append((run, st, en))
     return out
 
 
-def _squash(t: str) -> str:
-    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", t or "")).casefold()
-
-
 def _option_text(s: str, option_texts: dict):
-    sq = _squash(s)
+    sq = squash(s)
     hits = {}
     for letter, text in option_texts.items():
-        o = _squash(text)
+        o = squash(text)
         if len(o) < 2:
             continue
         for m in re.finditer(re.escape(o), sq):
@@ -380,7 +264,8 @@ def extract_answer(response: str | None, options: str | dict | None = None) -> E
         if why:
             return Extraction("", "ambiguous", why, _fmt(letters))
         return Extraction(_fmt(letters), "answer_phrase")
-    got = _leading(s, valid, option_texts)
+    memo: dict = {}
+    got = _leading(s, valid, option_texts, memo)
     if got:
         return Extraction(_fmt(got), "leading")
     bare = re.fullmatch(r"[\s(（\[]*([a-z])[\s.。)）\]]*", s)
@@ -388,7 +273,7 @@ def extract_answer(response: str | None, options: str | dict | None = None) -> E
         return Extraction(bare.group(1).upper(), "leading")
 
     singles = _standalone(s, valid, option_texts)
-    positive, negative, alternatives = _statements(s, singles, valid, option_texts)
+    positive, negative, alternatives = _statements(s, singles, valid, option_texts, memo)
     if positive - negative:
         return Extraction(_fmt(positive - negative), "statement")
     chosen = {letter for letter, st, en in singles if letter not in negative and not _negated(s, st, en)}
