@@ -30,6 +30,11 @@ load_plugins()  # metric plugins (medeval.metrics entry points, MEDEVAL_PLUGINS)
 settings.check_all()  # a malformed setting (MEDEVAL_TRUSTED_PROXIES, MEDEVAL_DEMO, ...) stops the start, named
 auth.use_production_hashing()  # the web app's runtime never hashes with MEDEVAL_PASSWORD_HASH_PROFILE=test-only
 disable_uvicorn_proxy_headers()
+if st.get_option("server.enableAgentApi"):
+    # its /_stcore/agent/ routes drive pages and read files past the session cookie every guard here checks
+    raise SystemExit("server.enableAgentApi is on: medeval does not start with Streamlit's agent API, which serves "
+                     "pages and files without a medeval session. Turn it off (.streamlit/config.toml, "
+                     "STREAMLIT_SERVER_ENABLE_AGENT_API) and start again.")
 # lifespan: every media file's owner recorded from the start (no file is served without one); the runtime is closed
 # when the server stops (idle connections closed, the write-ahead log folded in)
 app = st.App("app.py", routes=routes(),

@@ -130,6 +130,8 @@ def _offered_on(page: Page, demo: Demo, path: str, check) -> list[Offered]:
     """Every download and picture of one page (every tab, every expander opened), each checked when it comes."""
     offered: list[Offered] = []
     page.goto(f"{demo.url}/{path}")
+    # the page's run has begun (before it, a loaded machine shows an empty page that looks settled), then ended
+    page.locator('[data-testid="stMain"] [data-testid="stElementContainer"]').first.wait_for()
     bs.wait_settled(page)
     tabs = page.get_by_role("tab").filter(visible=True)
     for t in range(max(tabs.count(), 1)):

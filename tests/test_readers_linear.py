@@ -29,6 +29,7 @@ from medeval.core.chinese import MAX_DIGITS, parse_int, to_simplified
 from medeval.core.errors import InputError
 from medeval.core.limits import TEXT_MAX_CHARS
 from medeval.core.safe_markdown import _NESTING, WORK_BUDGET, _link_destination, _MD, safe_markdown, work
+from medeval.core.text import char_before
 from medeval.engine import postprocess as pp
 from medeval.engine.aspects import ASPECTS, BY_NAME
 from medeval.engine.tokenize import scoring_tokenizer, tokenize
@@ -281,7 +282,7 @@ def test_code_that_replaced_an_expression_reads_as_it(text):
     assert pp._split_conj(text) == _old_split_conj(text)
     for k in range(len(text) + 1):
         assert eg._list_goes_on(text, k) == bool(_OLD_LIST_GOES_ON.match(text, k)), (text, k)
-        assert eg._char_before(text, k) == js._char_before(text, k) == text[:k].rstrip()[-1:]
+        assert char_before(text, k) == text[:k].rstrip()[-1:]
         assert eg._squash_head(text, k, 6) == eg.squash(text[k:])[:6]
 
 

@@ -53,3 +53,15 @@ def test_a_malformed_setting_stops_the_start_naming_it(tmp_path, name, value, me
     out = _start(tmp_path, "", **{name: value})
     assert out.returncode != 0
     assert message in out.stderr, out.stderr[-2000:]
+
+
+def test_streamlits_agent_api_stops_the_start(tmp_path):
+    # the agent API serves pages and media past the session cookie that the sign-in, websocket and media guards check;
+    # set as `streamlit run` sets an option from the command line or STREAMLIT_SERVER_ENABLE_AGENT_API
+    check = ("from streamlit import config; config.set_option('server.enableAgentApi', True); "
+             "import runpy; runpy.run_path('server.py'); print('started')")
+    env = {**os.environ, "MEDEVAL_DB": str(tmp_path / "a.db"), "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", check], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert "server.enableAgentApi is on" in out.stderr, out.stderr[-2000:]
+    assert "started" not in out.stdout

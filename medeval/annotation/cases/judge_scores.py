@@ -14,6 +14,7 @@ from medeval.annotation.cases import judge_patterns as jp
 from medeval.annotation.cases.judge_tables import tables
 from medeval.core.chinese import MAX_DIGITS, parse_int, to_simplified
 from medeval.core.errors import InputError
+from medeval.core.text import char_before
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def _list_item(s: str, m: re.Match, sent: "_Sentences") -> bool:
     if i >= len(s) or s[i] not in ".、)":
         return False
     if s[i] == ")" and m.group(0).count("(") > m.group(0).count(")"):
-        if _char_before(s, m.start("num")) != "(":
+        if char_before(s, m.start("num")) != "(":
             return False  # "Response 1 (score: 4) is ...": a parenthesis, not a list
         # "Doctor 1 (1) accurate (2) ...": a list item numbered "(1)"
     j = _SKIP_AFTER_STOP.match(s, i + 1).end()
@@ -77,17 +78,6 @@ def _list_item(s: str, m: re.Match, sent: "_Sentences") -> bool:
 
 _MARKS = re.compile(r"[*_]*")
 _SKIP_AFTER_STOP = re.compile("[" + re.escape(jp.SKIP_AFTER_STOP) + "]*")
-
-
-def _char_before(s: str, i: int) -> str:
-    """The last character before ``i`` that is not a space ('' when none): ``s[:i].rstrip()[-1:]`` without copying
-    all the text before ``i`` (a copy per score was quadratic in long rationales)."""
-    w = 16
-    while True:
-        head = s[max(0, i - w):i].rstrip()
-        if head or w >= i:
-            return head[-1:]
-        w *= 4
 
 
 def _is_score(s: str, m: re.Match, sent: "_Sentences", *, labelled: bool = False) -> bool:

@@ -12,6 +12,8 @@ import functools
 import re
 import unicodedata
 
+from medeval.core.text import char_before
+
 # after a letter, these make it part of a term, not an option: B超, A型, C反应蛋白, T细胞 ...
 _TERM_AFTER = ("超", "型", "族", "群", "组", "类", "级", "波", "峰", "链", "段", "区", "细胞", "淋巴", "肽", "反应",
                "受体", "因子", "蛋白", "抗原", "抗体", "肝", "药", "物质", "点", "带", "端", "位点", "环", "值", "线",
@@ -64,7 +66,7 @@ def letter_ok(s: str, start: int, end: int, valid: str, lower_ok: bool, option_t
         if not (lower_ok and len(run) == 1 and run.upper() in valid):
             return False
         # lower case only as "(b)" or "b" followed by punctuation or the end ("the answer is a ..." is an article)
-        if not (_char_before(s, start) in ("(", "（", "[") or _TERMINAL_LOWER.match(s, end)):
+        if not (char_before(s, start) in ("(", "（", "[") or _TERMINAL_LOWER.match(s, end)):
             return False
         run = run.upper()
     if (run not in valid) if len(run) == 1 else any(c not in valid for c in run):
@@ -73,7 +75,7 @@ def letter_ok(s: str, start: int, end: int, valid: str, lower_ok: bool, option_t
         return False
     if run in _ABBREVIATIONS and not _ALONE_AFTER.match(s, end):
         return False
-    if start > 0 and (s[start - 1].isdigit() or (_may_end_term(_char_before(s, start))
+    if start > 0 and (s[start - 1].isdigit() or (_may_end_term(char_before(s, start))
                                                    and _TERM_BEFORE_RE.search(s[max(0, start - 20):start]))):
         return False
     after = s[end:end + 8]  # what is looked at after the run: a few characters (the longest term is 4)
@@ -89,17 +91,6 @@ def _may_end_term(c: str) -> bool:
     """Can a term of _TERM_BEFORE_RE end with ``c`` (the last character before the letter, spaces aside)? Tells
     most letters apart without running the expression."""
     return c in "素酶白命" or (c.isascii() and c.isalpha())
-
-
-def _char_before(s: str, i: int) -> str:
-    """The last character before ``i`` that is not a space ('' when none): the end of ``s[:i].rstrip()``, found
-    without copying the text before ``i`` (a copy per letter was quadratic in long answers)."""
-    w = 16
-    while True:
-        head = s[max(0, i - w):i].rstrip()
-        if head or w >= i:
-            return head[-1:]
-        w *= 4
 
 
 def _starts_with_option_text(s: str, i: int, option_text: str) -> bool:
