@@ -34,6 +34,7 @@ import pytest
 pytest.importorskip("playwright")
 requests = pytest.importorskip("requests")
 from playwright.sync_api import Page, expect  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 
 from medeval.accounts import auth  # noqa: E402
 from medeval.store.db import connect  # noqa: E402
@@ -106,6 +107,22 @@ def _open_expanders(page: Page) -> None:
     bs.wait_settled(page)
 
 
+def _download(page: Page, button):
+    """The file a download button gives. A click that lands while the page is still rerunning from the previous one
+    can be lost with the button it hit (nothing is downloaded): then the page is let settle and the button clicked
+    again, within DOWNLOAD_TIMEOUT_MS in all."""
+    tries = 4
+    for attempt in range(tries):
+        try:
+            with page.expect_download(timeout=DOWNLOAD_TIMEOUT_MS // tries) as info:
+                button.click()
+            return info.value
+        except PlaywrightTimeoutError:
+            if attempt == tries - 1:
+                raise
+            bs.wait_settled(page)
+
+
 def _downloads_here(page: Page, path: str, check) -> list[Offered]:
     """Click every download button on screen; each file is checked (``check``) as soon as it is saved: a file made
     on click lives until the second rerun after it (Streamlit's clean-up), and each click reruns the page."""
@@ -116,9 +133,7 @@ def _downloads_here(page: Page, path: str, check) -> list[Offered]:
         if button.is_disabled():  # (an empty table offers no CSV)
             continue
         label = button.inner_text().strip()
-        with page.expect_download(timeout=DOWNLOAD_TIMEOUT_MS) as info:
-            button.click()
-        download = info.value
+        download = _download(page, button)
         assert download.failure() is None, (path, label, download.failure())
         found.append(Offered(path, label, download.url, Path(download.path()).read_bytes()))
         check(found[-1:])
