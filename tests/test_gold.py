@@ -21,18 +21,24 @@ ASPECTS = ("Primary Symptoms", "Medications", "Physical Examinations", "Severity
 REAL_N = 20
 
 
-@pytest.fixture
-def gdb(db, tmp_path):
-    """96 scored responses (12 diseases x 4 aspects x 2 models); a random campaign of 20 for aa and bb (k=2)."""
-    kb = ["disease,aspect,reference"] + [f"病{d},{a},参考{d}{i}" for d in range(12) for i, a in enumerate(ASPECTS)]
-    resp = ["model,disease,aspect,response"] + [f"M{m},病{d},{a},回答{m}{d}{i}" for m in "AB" for d in range(12)
-                                                for i, a in enumerate(ASPECTS)]
+def import_scored(db, tmp_path, diseases: int) -> None:
+    """``diseases`` x 4 aspects x 2 models responses, each with a ROUGE-1 score (its id's last digit / 10)."""
+    kb = ["disease,aspect,reference"] + [f"病{d},{a},参考{d}{i}" for d in range(diseases)
+                                         for i, a in enumerate(ASPECTS)]
+    resp = ["model,disease,aspect,response"] + [f"M{m},病{d},{a},回答{m}{d}{i}" for m in "AB"
+                                                for d in range(diseases) for i, a in enumerate(ASPECTS)]
     import_files(db, kb=write(tmp_path / "kb.csv", "\n".join(kb) + "\n"),
                  responses=write(tmp_path / "r.csv", "\n".join(resp) + "\n"),
                  models=write(tmp_path / "m.csv", "model,backbone,kind\nMA,,general\nMB,MA,medical\n"))
     with db.conn:
         db.conn.executemany("INSERT INTO scores (response_id, metric, scorer, score) VALUES (?, 'rouge1', 'rouge1', ?)",
                             [(r, (r % 10) / 10) for (r,) in db.conn.execute("SELECT id FROM responses")])
+
+
+@pytest.fixture
+def gdb(db, tmp_path):
+    """96 scored responses (12 diseases x 4 aspects x 2 models); a random campaign of 20 for aa and bb (k=2)."""
+    import_scored(db, tmp_path, 12)
     for name, role in (("aa", "annotator"), ("bb", "annotator"), ("res", "researcher")):
         auth.add_user(db, name, PW, role)
     cid = cp.create_random_campaign(db, "g", REAL_N, ["aa", "bb"], k=2, seed=3, actor=None)

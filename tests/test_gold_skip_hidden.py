@@ -8,13 +8,10 @@ import pytest
 from medeval.accounts import auth
 from medeval.annotation import campaigns as cp
 from medeval.annotation import gold, tasks
-from medeval.engine.importer import import_files
-from tests.conftest import write
-from tests.test_gold import PW, _app, _grade_keys
+from tests.test_gold import PW, _app, _grade_keys, import_scored
 from tests.test_task_gold import _pref, _set
 from tests.test_tasks import tdb, users  # noqa: F401 (the fixture)
 
-ASPECTS = ("Primary Symptoms", "Medications", "Physical Examinations", "Severity Level")
 REAL_N = 10
 SHARE = 0.3  # round(0.3 * 10 / 0.7) = 4 hidden gold items among the 10 real ones
 
@@ -22,15 +19,7 @@ SHARE = 0.3  # round(0.3 * 10 / 0.7) = 4 hidden gold items among the 10 real one
 @pytest.fixture
 def tier(db, tmp_path):
     """A random campaign of ``REAL_N`` items for aa alone (k=1), with hidden gold at ``SHARE``; (db, campaign, aa)."""
-    kb = ["disease,aspect,reference"] + [f"病{d},{a},参考{d}{i}" for d in range(6) for i, a in enumerate(ASPECTS)]
-    resp = ["model,disease,aspect,response"] + [f"M{m},病{d},{a},回答{m}{d}{i}" for m in "AB" for d in range(6)
-                                                for i, a in enumerate(ASPECTS)]
-    import_files(db, kb=write(tmp_path / "kb.csv", "\n".join(kb) + "\n"),
-                 responses=write(tmp_path / "r.csv", "\n".join(resp) + "\n"),
-                 models=write(tmp_path / "m.csv", "model,backbone,kind\nMA,,general\nMB,MA,medical\n"))
-    with db.conn:
-        db.conn.executemany("INSERT INTO scores (response_id, metric, scorer, score) VALUES (?, 'rouge1', 'rouge1', ?)",
-                            [(r, (r % 10) / 10) for (r,) in db.conn.execute("SELECT id FROM responses")])
+    import_scored(db, tmp_path, 6)
     auth.add_user(db, "aa", PW, "annotator")
     auth.add_user(db, "res", PW, "researcher")
     res = auth.get_user(db, "res")

@@ -34,7 +34,7 @@ import sqlite_utils
 
 from medeval.core.errors import MedevalError
 from medeval.engine.cutoff_rule import DECIMALS, canonical, canonical_array, reach_bound, reaches  # noqa: F401
-from medeval.engine.import_read import read_json, threshold_cutoffs
+from medeval.engine.threshold_files import read_json, threshold_cutoffs
 from medeval.engine.metrics import EXACT_SCORER_ID
 from medeval.engine.registry import BUILTINS, METRICS, get_metric
 from medeval.engine.tokenize import DEFAULT_SCORER_ID as TOKENIZER_ID  # a set records the lexical scorer id
@@ -136,7 +136,7 @@ TABLE12 = ThresholdSet(
 
 def from_dict(data: dict, source: str = "threshold file") -> ThresholdSet:
     """Validate and build a set from its JSON form (the output of :meth:`ThresholdSet.to_dict`; the checks:
-    :func:`medeval.engine.import_read.threshold_cutoffs`)."""
+    :func:`medeval.engine.threshold_files.threshold_cutoffs`)."""
     cutoffs = threshold_cutoffs(data, source)
     name = str(data.get("name") or Path(source).stem)
     return ThresholdSet(name=name, cutoffs=cutoffs, tokenizer=str(data.get("tokenizer") or TOKENIZER_ID),
