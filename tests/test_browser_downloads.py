@@ -128,11 +128,10 @@ def _downloads_here(page: Page, path: str, check) -> list[Offered]:
     on click lives until the second rerun after it (Streamlit's clean-up), and each click reruns the page."""
     found = []
     buttons = page.locator('[data-testid="stDownloadButton"] button').filter(visible=True)
-    for i in range(buttons.count()):
-        button = buttons.nth(i)
-        if button.is_disabled():  # (an empty table offers no CSV)
-            continue
-        label = button.inner_text().strip()
+    # by label, not by place: a rerun can redraw the buttons in another order (an empty table's disabled one)
+    labels = [b.inner_text().strip() for b in buttons.all() if not b.is_disabled()]  # (an empty table: no CSV)
+    for label in labels:
+        button = buttons.filter(has_text=label).first
         download = _download(page, button)
         assert download.failure() is None, (path, label, download.failure())
         found.append(Offered(path, label, download.url, Path(download.path()).read_bytes()))
