@@ -252,14 +252,20 @@ LAUNCH_ARGS = {"executable_path": CHROMIUM, "headless": True,
                         "--disable-sync", "--disable-dev-shm-usage"]}
 
 
-def build_demo_db(folder: Path) -> Path:
-    """The demo database built exactly as ``scripts/start.sh`` builds it on first start (a subprocess)."""
+def build_demo_db(folder: Path, *, english: bool = True) -> Path:
+    """The demo database built exactly as ``scripts/start.sh`` builds it on first start (a subprocess); with
+    ``english`` every account then reads the interface in English, the words these tests look for (the demo gives
+    its clinicians Chinese: ``english=False`` keeps that)."""
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "annotations.db"
     res = subprocess.run([sys.executable, "-m", "medeval", "demo", "--db", str(db)], cwd=ROOT, capture_output=True,
                          text=True, encoding="utf-8", env={**os.environ, "PYTHONIOENCODING": "utf-8"}, timeout=600)
     if res.returncode != 0:
         raise RuntimeError(f"`medeval demo` failed ({res.returncode}):\n{res.stdout[-2000:]}\n{res.stderr[-4000:]}")
+    if english:
+        from tests.conftest import english_accounts
+
+        english_accounts(db)
     return db
 
 

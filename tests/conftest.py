@@ -13,6 +13,18 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # argon2 with the smallest parameters for the users the tests create (about 96 ms a hash otherwise; the web app,
 # which the browser tests start, always hashes with production: medeval.accounts.auth.use_production_hashing)
 os.environ.setdefault("MEDEVAL_PASSWORD_HASH_PROFILE", "test-only")
+# The tests' own accounts see the interface in its source language, English, so their checks read the words the
+# code writes; tests/test_i18n.py and the Chinese browser tests choose zh-CN where they look at Chinese.
+os.environ.setdefault("MEDEVAL_LANGUAGE", "en")
+
+
+def english_accounts(path) -> None:
+    """Every account of the database at ``path`` set to English (the demo gives its clinicians Chinese): for the
+    tests that read the English words of the pages. The Chinese tests leave the demo as built."""
+    import sqlite3
+
+    with sqlite3.connect(str(path)) as conn:
+        conn.execute("UPDATE users SET language = 'en'")
 
 
 @pytest.fixture
@@ -140,6 +152,7 @@ def full_demo_template(tmp_path_factory):
     path = tmp_path_factory.mktemp("full-demo") / "demo.db"
     with connect(path) as db:
         build_demo(db, path.parent / "files")
+    english_accounts(path)
     return path
 
 

@@ -115,6 +115,7 @@ MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m025_items"])  # issue 25: one item
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m026_fully_shown"])  # issue 32: whether the screen showed the whole text
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m027_adjudication_fully_shown"])  # issue 32: adjudications too
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m028_threshold_set_state"])  # a killed publication leaves no set seen
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m029_user_language"])  # each account's interface language
 
 
 def schema_text(path) -> str:

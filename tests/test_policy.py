@@ -45,6 +45,7 @@ MATRIX = """
 users.manage        M     no    auth.add_user, set_role, reset_password, enable, disable, unlock, audit_rows
 help.read           AJRM  yes   the Help page (ui.require() with no role)
 hints.own           AJRM  yes   hints.is_dismissed, dismiss, restore (require_role(user))
+language.own        AJRM  yes   auth.set_language of one's own account (another's: users.manage)
 grade               ARM   yes   campaigns.grading.*, gold.start_attempt/review/submit_gold, guidelines.acknowledge
 task.answer         ARM   yes   tasks.answering.*, gold.submit_gold(backend=TASK), gold.review(backend=TASK)
 adjudicate          JRM   yes   adjudication.adjudicate

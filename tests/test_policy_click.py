@@ -49,6 +49,7 @@ def _ids(db) -> dict:
 CALLS = {
     "users.manage": ("admin", "researcher", lambda db, u, i: auth.set_role(db, "doctor2", "researcher", actor=u)),
     "hints.own": ("doctor1", None, lambda db, u, i: hints.dismiss(db, u, "grade-start")),
+    "language.own": ("doctor1", None, lambda db, u, i: auth.set_language(db, "doctor1", "en", actor=u)),
     "grade": ("doctor1", "adjudicator", lambda db, u, i: grading.submit_grade(
         db, u, i["item"], tier=1, client_token="click-test")),
     "task.answer": ("doctor1", "adjudicator", lambda db, u, i: answering.flag_item(

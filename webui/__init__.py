@@ -7,3 +7,4 @@ turns HTTP requests and Streamlit reruns into calls to it.
 COOKIE_NAME = "medeval_session"
 SIGNIN_PATH = "/signin"
 SIGNOUT_PATH = "/signout"
+LANGUAGE_COOKIE = "medeval_language"  # the sign-in page's language choice, before anyone is signed in

@@ -7,6 +7,7 @@ an idle timeout, a disabled account or a changed role takes effect at the next c
 from __future__ import annotations
 
 import re
+from html import escape as html_escape
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -18,6 +19,7 @@ from medeval.accounts.auth import User
 from medeval.annotation.guidelines import gate_state
 from medeval.core import settings
 from medeval.core.csvsafe import csv_text
+from medeval.core.i18n import N_, _
 from medeval.store.db import pooled
 
 from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH, pages
@@ -56,11 +58,12 @@ def require(*roles: str) -> User:
     """Stop the page unless a user with one of ``roles`` is signed in (the library checks again)."""
     u = user()
     if u is None:
-        st.info("Sign in first.")
+        st.info(_("Sign in first."))
         signin_link()
         st.stop()
     if roles and u.role not in roles:
-        st.error(f"This page is for the role {' or '.join(roles)}; you are signed in as {u.role}.")
+        st.error(_("This page is for the role {roles}; you are signed in as {role}.").format(
+            roles=_(" or ").join(_(ROLE_NAMES[r]) for r in roles), role=_(ROLE_NAMES[u.role])))
         st.stop()
     return u
 
@@ -68,6 +71,12 @@ def require(*roles: str) -> User:
 def require_page(url_path: str) -> User:
     """Stop the page at ``url_path`` unless the signed-in user may take its action (``webui.pages.PAGES``)."""
     return require(*pages.get(url_path).roles)
+
+
+# the roles and a campaign's states as people read them (the stored values stay English identifiers)
+ROLE_NAMES = {"annotator": N_("annotator"), "researcher": N_("researcher"), "admin": N_("admin"),
+              "adjudicator": N_("adjudicator")}
+STATUS_NAMES = {"open": N_("open"), "closed": N_("closed")}
 
 
 def demo_mode() -> bool:
@@ -81,7 +90,7 @@ def _link(href: str, text: str, testid: str) -> None:
 
 
 def signin_link(next_path: str = "/") -> None:
-    _link(f"{SIGNIN_PATH}?next={next_path}", "Sign in", "medeval-signin")
+    _link(f"{SIGNIN_PATH}?next={next_path}", html_escape(_("Sign in")), "medeval-signin")
 
 
 def signout_link() -> None:
@@ -89,8 +98,8 @@ def signout_link() -> None:
     # our own static markup (never data): a one-button form that looks like the links next to it
     st.html(f'<form method="post" action="{SIGNOUT_PATH}" style="margin:0">'
             '<button type="submit" data-testid="medeval-signout" style="background:none;border:0;padding:0;'
-            'font:inherit;font-size:0.95rem;color:inherit;text-decoration:underline;cursor:pointer">Sign out'
-            '</button></form>')
+            'font:inherit;font-size:0.95rem;color:inherit;text-decoration:underline;cursor:pointer">'
+            f'{html_escape(_("Sign out"))}</button></form>')
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=])")
@@ -164,12 +173,13 @@ def sticky_choice(label: str, ids: list[int], *, key: str, param: str, default: 
 def campaign_choice(camps: list[dict], *, key: str, param: str = "campaign") -> dict:
     """A campaign picked from ``camps`` (the newest by default), kept in the URL as ``?campaign=<id>``."""
     by_id = {c["id"]: c for c in camps}
-    cid = sticky_choice("Campaign", list(by_id), key=key, param=param, default=camps[-1]["id"], show_single=True,
-                        format_func=lambda i: f"#{i} {by_id[i]['name']} ({by_id[i]['status']})")
+    cid = sticky_choice(_("Campaign"), list(by_id), key=key, param=param, default=camps[-1]["id"], show_single=True,
+                        format_func=lambda i: f"#{i} {by_id[i]['name']} "
+                                              f"({_(STATUS_NAMES.get(by_id[i]['status'], by_id[i]['status']))})")
     return by_id[cid]
 
 
-def safe_table(rows: list[dict], *, key: str, file_name: str, label: str = "Download this table (CSV)",
+def safe_table(rows: list[dict], *, key: str, file_name: str, label: str | None = None,
                **dataframe_args) -> None:
     """A table whose cells may hold imported or typed text, with the project's CSV export of it below: every cell a
     spreadsheet would run (``=HYPERLINK(...)``, ``+``, ``-``, ``@`` ...) neutralised (:mod:`medeval.core.csvsafe`).
@@ -180,7 +190,8 @@ def safe_table(rows: list[dict], *, key: str, file_name: str, label: str = "Down
     from . import tables
 
     tables.dataframe(rows, key=key, **dataframe_args)
-    st.download_button(label, csv_text(rows), file_name=file_name, mime="text/csv", key=f"{key}_csv",
+    st.download_button(label or _("Download this table (CSV)"), csv_text(rows), file_name=file_name, mime="text/csv",
+                       key=f"{key}_csv",
                        disabled=not rows)
 
 
@@ -188,7 +199,7 @@ def plain(label: str, text: str | None, *, key: str | None = None) -> None:
     """A labelled block of untrusted text, shown exactly as written: no Markdown, no HTML."""
     st.caption(md_escape(label))  # labels may carry imported names (a case title)
     with st.container(border=True, key=key):
-        st.text(text if text else "(empty)")
+        st.text(text if text else _("(empty)"))
 
 
 def ask_first(key: str) -> None:
@@ -197,7 +208,7 @@ def ask_first(key: str) -> None:
 
 
 def confirm(key: str, *, question: str, yes: str, on_yes: Callable, args: tuple = (), kwargs: dict | None = None,
-            no: str = "Cancel", details: str | None = None) -> bool:
+            no: str | None = None, details: str | None = None) -> bool:
     """Ask once before a consequential action (closing a campaign, publishing, disabling, retiring): while
     ``st.session_state[key]`` is set (a first button's ``on_click=ask_first, args=(key,)``), draw ``question``
     (our own words, Markdown; ``details`` a second line) with ``yes`` -- which runs ``on_yes(*args, **kwargs)`` --
@@ -216,7 +227,7 @@ def confirm(key: str, *, question: str, yes: str, on_yes: Callable, args: tuple 
         st.markdown(f"**{question}**" + (f"  \n{details}" if details else ""))
         with st.container(horizontal=True):  # each label whole, side by side where the width allows
             st.button(yes, type="primary", key=f"{key}_yes", on_click=_yes)
-            st.button(no, key=f"{key}_no", on_click=_no)
+            st.button(no or _("Cancel"), key=f"{key}_no", on_click=_no)
     return True
 
 
@@ -239,14 +250,15 @@ def open_close_button(container, campaign: dict, actor, *, key_prefix: str) -> N
         st.error(md_escape(err))
     if campaign["status"] == "open":
         ask = f"{key_prefix}_close_ask_{campaign['id']}"  # the question is about this campaign only
-        container.button("Close campaign…", key=f"{key_prefix}_close", on_click=ask_first, args=(ask,),
-                         width="stretch", help="No more answers or changes; annotators see it as closed. "
-                                               "Can be reopened.")
-        confirm(ask, question=f"Close campaign #{campaign['id']} “{md_escape(campaign['name'])}”?",
-                details="Its annotators can no longer give or change answers until it is reopened.",
-                yes="Close the campaign", on_yes=_set, args=("closed",))
+        container.button(_("Close campaign…"), key=f"{key_prefix}_close", on_click=ask_first, args=(ask,),
+                         width="stretch", help=_("No more answers or changes; annotators see it as closed. "
+                                                 "Can be reopened."))
+        confirm(ask, question=_("Close campaign #{id} “{name}”?").format(id=campaign["id"],
+                                                                          name=md_escape(campaign["name"])),
+                details=_("Its annotators can no longer give or change answers until it is reopened."),
+                yes=_("Close the campaign"), on_yes=_set, args=("closed",))
     else:
-        container.button("Reopen campaign", key=f"{key_prefix}_reopen", on_click=_set, args=("open",),
+        container.button(_("Reopen campaign"), key=f"{key_prefix}_reopen", on_click=_set, args=("open",),
                          width="stretch")
 
 
@@ -272,28 +284,28 @@ HELP_PATH = "/help"
 # statistics for annotators); help_section is the slug of a "## " section of a Help guide (docs/help/, the Help page).
 TIPS = {
     "campaigns": {
-        "title": "Start here",
-        "body": "Campaigns shows how far each grading campaign has come: who graded what, which items still need "
-                "grades, and the grades as a CSV file.",
-        "next_step": "Next: open Agreement to see how the clinicians agree (in the demo they are simulated), "
-                     "then Tune cut-offs.",
+        "title": N_("Start here"),
+        "body": N_("Campaigns shows how far each grading campaign has come: who graded what, which items still need "
+                   "grades, and the grades as a CSV file."),
+        "next_step": N_("Next: open Agreement to see how the clinicians agree (in the demo they are simulated), "
+                        "then Tune cut-offs."),
         "help_section": "campaigns"},
     "users": {
-        "title": "Start here",
-        "body": "Add an account for each clinician (annotator) and researcher, change roles, reset passwords, and "
-                "read the audit log of sign-ins and changes.",
-        "next_step": "Next: give each new user their password in person; they sign in at this address.",
+        "title": N_("Start here"),
+        "body": N_("Add an account for each clinician (annotator) and researcher, change roles, reset passwords, and "
+                   "read the audit log of sign-ins and changes."),
+        "next_step": N_("Next: give each new user their password in person; they sign in at this address."),
         "help_section": "users-audit"},
     "grade": {
-        "title": "Start here",
-        "body": "Read the reference and the answer, then press 1, 2 or 3 (S skip, F flag); the sidebar says what "
-                "each grade means.",
-        "next_step": "Your grades save as you go; you can stop any time and carry on later.",
+        "title": N_("Start here"),
+        "body": N_("Read the reference and the answer, then press 1, 2 or 3 (S skip, F flag); the sidebar says what "
+                   "each grade means."),
+        "next_step": N_("Your grades save as you go; you can stop any time and carry on later."),
         "help_section": "grade"},
     "annotate": {
-        "title": "Start here",
-        "body": "Read what is shown and press the key written on the button of your answer (S skip, F flag).",
-        "next_step": "Each answer saves at once; you can stop any time and carry on later.",
+        "title": N_("Start here"),
+        "body": N_("Read what is shown and press the key written on the button of your answer (S skip, F flag)."),
+        "next_step": N_("Each answer saves at once; you can stop any time and carry on later."),
         "help_section": "rate-compare"},
 }
 
@@ -314,9 +326,14 @@ def start_here(hint: str, *, title: str, body: str, next_step: str, help_section
             hints.dismiss(d, u, hint)
 
     with st.container(border=True, key=f"start_here_{hint}"):
-        st.markdown(f"**{title}** · {body}  \n{next_step} [Read more]({HELP_PATH}?section={help_section})")
-        st.button("Got it, hide this", key=f"start_here_{hint}_hide", on_click=_dismiss, type="tertiary",
+        st.markdown(f"**{_(title)}** · {_(body)}  \n{_(next_step)} "
+                    f"[{_('Read more')}]({HELP_PATH}?section={help_section})")
+        st.button(_("Got it, hide this"), key=f"start_here_{hint}_hide", on_click=_dismiss, type="tertiary",
                   icon=":material/check:")
+
+
+# the worked examples' columns as the editor heads them (the stored names stay)
+EXAMPLE_HEADERS = {"aspect_type": N_("aspect type"), "answer": N_("answer"), "tier": N_("tier"), "why": N_("why")}
 
 
 def guidelines_editor(cid: int, actor, key: str) -> None:
@@ -329,27 +346,27 @@ def guidelines_editor(cid: int, actor, key: str) -> None:
 
     with db() as d:
         g = gl.current(d, cid)
-    with st.expander(f"Guidelines (v{g.version})" if g else "Guidelines (none yet)"):
+    with st.expander(_("Guidelines (v{version})").format(version=g.version) if g else _("Guidelines (none yet)")):
         if msg := st.session_state.pop(f"{key}_saved", None):
             st.success(msg)
-        st.caption("What annotators read, and confirm, before their first item (again after each new version). "
-                   "Markdown: headings, lists, emphasis, http(s) links; HTML and images are not shown.")
-        text = st.text_area("Text (Markdown)", value=g.text if g else "", height=220, key=f"{key}_text_{cid}")
+        st.caption(_("What annotators read, and confirm, before their first item (again after each new version). "
+                     "Markdown: headings, lists, emphasis, http(s) links; HTML and images are not shown."))
+        text = st.text_area(_("Text (Markdown)"), value=g.text if g else "", height=220, key=f"{key}_text_{cid}")
         rows = pd.DataFrame([dict(e) for e in g.examples] if g else [], columns=list(gl.EXAMPLE_COLUMNS), dtype=str)
-        st.caption("Worked examples: an answer, the tier (or rating) it deserves and one line why.")
+        st.caption(_("Worked examples: an answer, the tier (or rating) it deserves and one line why."))
         widths = {"aspect_type": 110, "answer": 380, "tier": 80, "why": 250}  # fits a 1366-px screen
         edited = st.data_editor(rows, num_rows="dynamic", hide_index=True, width="stretch", key=f"{key}_ex_{cid}",
-                                column_config={c: st.column_config.TextColumn(c.replace("_", " "),
+                                column_config={c: st.column_config.TextColumn(_(EXAMPLE_HEADERS[c]),
                                                                               width=widths.get(c))
                                                for c in gl.EXAMPLE_COLUMNS})
-        if st.button("Save as new version", key=f"{key}_save_{cid}", type="primary"):
+        if st.button(_("Save as new version"), key=f"{key}_save_{cid}", type="primary"):
             try:
                 with db() as d:
                     v = gl.set_guidelines(d, cid, text or "", examples=edited.to_dict("records"), actor=actor)
             except MedevalError as e:
-                st.error(md_escape(f"Not saved: {e}"))
+                st.error(md_escape(_("Not saved: {error}").format(error=e)))
             else:
-                st.session_state[f"{key}_saved"] = f"Saved: guidelines version {v}"
+                st.session_state[f"{key}_saved"] = _("Saved: guidelines version {version}").format(version=v)
                 st.rerun()
 
 
@@ -364,37 +381,38 @@ def guidelines_button(where, guide, state_key: str, *, disabled: bool = False, *
     def _set(value: bool) -> None:
         st.session_state[state_key] = value
 
-    where.button(f"Guidelines (v{guide.version})", key=f"{prefix}open_guidelines", shortcut="G", width="stretch",
+    title = _("Guidelines (v{version})").format(version=guide.version)
+    where.button(title, key=f"{prefix}open_guidelines", shortcut="G", width="stretch",
                  disabled=disabled, on_click=_set, args=(True,),
-                 help="Read the guidelines again; this screen stays as it is")
+                 help=_("Read the guidelines again; this screen stays as it is"))
     if st.session_state.get(state_key, False):
-        @st.dialog(f"Guidelines (v{guide.version})", width="large", on_dismiss=lambda: _set(False))
+        @st.dialog(title, width="large", on_dismiss=lambda: _set(False))
         def _dialog() -> None:
             guidelines_body(guide, **columns)
-            if st.button("Close", key=f"{prefix}close_guidelines", type="primary"):
+            if st.button(_("Close"), key=f"{prefix}close_guidelines", type="primary"):
                 _set(False)
                 st.rerun()
 
         _dialog()
 
 
-def guidelines_body(g, *, answer: str = "tier", about: str = "aspect type", rating: str = "tier",
+def guidelines_body(g, *, answer: str = N_("tier"), about: str = N_("aspect type"), rating: str = N_("tier"),
                     key_prefix: str = "") -> None:
     """A campaign's guidelines: the researcher's text (sanitized by the library: no HTML, no images, http(s)
     links only), the definitions and the worked examples. ``answer``, ``about`` and ``rating`` name the columns
-    (a tier for grading, a rating for a task)."""
+    (a tier for grading, a rating for a task), in English marked ``N_()``."""
     st.markdown(g.markdown)  # sanitized by the library; raw HTML stays off (the default)
     # static tables: every row shown and long cells wrapped (a data grid cut them); cells escaped, shown as written
     if g.definitions:
-        st.markdown("**Definitions**")
+        st.markdown(f"**{_('Definitions')}**")
         with st.container(key=f"{key_prefix}guidelines_definitions"):
-            st.table([{"key": md_escape(x["key"]), answer: md_escape(x["name"]), "meaning": md_escape(x["meaning"])}
-                      for x in g.definitions], hide_index=True)
+            st.table([{_("key"): md_escape(x["key"]), _(answer): md_escape(x["name"]),
+                       _("meaning"): md_escape(x["meaning"])} for x in g.definitions], hide_index=True)
     if g.examples:
-        st.markdown("**Worked examples**")
+        st.markdown(f"**{_('Worked examples')}**")
         with st.container(key=f"{key_prefix}guidelines_examples"):
-            st.table([{about: md_escape(x["aspect_type"]), "answer": md_escape(x["answer"]),
-                       rating: md_escape(x["tier"]), "why": md_escape(x["why"])} for x in g.examples],
+            st.table([{_(about): md_escape(x["aspect_type"]), _("answer"): md_escape(x["answer"]),
+                       _(rating): md_escape(x["tier"]), _("why"): md_escape(x["why"])} for x in g.examples],
                      hide_index=True)
 
 
@@ -410,17 +428,19 @@ def guidelines_gate(title: str, pending: int | None, guide, acknowledge, **body)
         with db() as d:
             state = gate_state(d, user, guide.campaign_id)
     if state["answered"] and state["read_earlier"]:
-        line = ("This campaign's guidelines have changed since you last read them: please read them before your "
-                "next item.")
+        line = _("This campaign's guidelines have changed since you last read them: please read them before your "
+                 "next item.")
     elif state["answered"]:
-        line = "This campaign has guidelines now: please read them before your next item."
+        line = _("This campaign has guidelines now: please read them before your next item.")
+    elif state["read_earlier"]:
+        line = _("Please read this campaign's guidelines before your first item (they have changed since you last "
+                 "read them).")
     else:
-        line = ("Please read this campaign's guidelines before your first item"
-                + (" (they have changed since you last read them)" if state["read_earlier"] else "") + ".")
+        line = _("Please read this campaign's guidelines before your first item.")
     st.subheader(md_escape(title), anchor=False)
     st.info(line, icon=":material/menu_book:")
     with st.container(border=True, key="guidelines_screen"):
-        st.markdown(f"**Guidelines (v{pending})**")
+        st.markdown(f"**{_('Guidelines (v{version})').format(version=pending)}**")
         guidelines_body(guide, **body)
-    st.button("I have read these", key="guidelines_ack", type="primary", on_click=acknowledge, args=(pending,))
+    st.button(_("I have read these"), key="guidelines_ack", type="primary", on_click=acknowledge, args=(pending,))
     st.stop()

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from medeval.accounts import policy
+from medeval.core.i18n import N_
 
 
 @dataclass(frozen=True)
 class Page:
     script: str  # the page script, relative to the repository root
-    title: str
+    title: str  # English, marked for the catalogue: shown as _(title)
     icon: str
     url_path: str
     action: str  # a medeval.accounts.policy action
@@ -34,19 +35,19 @@ class Page:
 
 # In navigation order: each role sees the pages it may open, in this order (its first page is its home).
 PAGES: tuple[Page, ...] = (
-    Page("app_pages/users.py", "Users & audit", ":material/manage_accounts:", "users", "users.manage", "wide"),
-    Page("app_pages/campaigns.py", "Campaigns", ":material/monitoring:", "campaigns", "campaign.read", "wide"),
-    Page("app_pages/dashboard.py", "Agreement", ":material/insights:", "agreement", "reports.read", "wide"),
-    Page("app_pages/adjudicate.py", "Adjudicate", ":material/gavel:", "adjudicate", "adjudicate", "reading"),
-    Page("app_pages/tuning.py", "Tune cut-offs", ":material/tune:", "tuning", "thresholds.tune", "wide"),
-    Page("app_pages/leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard", "reports.read", "wide"),
-    Page("app_pages/task_results.py", "Task results", ":material/analytics:", "task-results", "campaign.read", "wide"),
-    Page("app_pages/exam.py", "Exam results", ":material/fact_check:", "exam", "exam.review", "wide"),
-    Page("app_pages/new_campaign.py", "New campaign", ":material/add_task:", "new-campaign", "campaign.create", "wide"),
-    Page("app_pages/new_task.py", "New task", ":material/playlist_add:", "new-task", "campaign.create", "wide"),
-    Page("app_pages/grade.py", "Grade", ":material/task_alt:", "grade", "grade", "reading"),
-    Page("app_pages/annotate.py", "Rate & compare", ":material/rate_review:", "annotate", "task.answer", "reading"),
-    Page("app_pages/help.py", "Help", ":material/help:", "help", "help.read", "centered"),
+    Page("app_pages/users.py", N_("Users & audit"), ":material/manage_accounts:", "users", "users.manage", "wide"),
+    Page("app_pages/campaigns.py", N_("Campaigns"), ":material/monitoring:", "campaigns", "campaign.read", "wide"),
+    Page("app_pages/dashboard.py", N_("Agreement"), ":material/insights:", "agreement", "reports.read", "wide"),
+    Page("app_pages/adjudicate.py", N_("Adjudicate"), ":material/gavel:", "adjudicate", "adjudicate", "reading"),
+    Page("app_pages/tuning.py", N_("Tune cut-offs"), ":material/tune:", "tuning", "thresholds.tune", "wide"),
+    Page("app_pages/leaderboard.py", N_("Leaderboard"), ":material/leaderboard:", "leaderboard", "reports.read", "wide"),
+    Page("app_pages/task_results.py", N_("Task results"), ":material/analytics:", "task-results", "campaign.read", "wide"),
+    Page("app_pages/exam.py", N_("Exam results"), ":material/fact_check:", "exam", "exam.review", "wide"),
+    Page("app_pages/new_campaign.py", N_("New campaign"), ":material/add_task:", "new-campaign", "campaign.create", "wide"),
+    Page("app_pages/new_task.py", N_("New task"), ":material/playlist_add:", "new-task", "campaign.create", "wide"),
+    Page("app_pages/grade.py", N_("Grade"), ":material/task_alt:", "grade", "grade", "reading"),
+    Page("app_pages/annotate.py", N_("Rate & compare"), ":material/rate_review:", "annotate", "task.answer", "reading"),
+    Page("app_pages/help.py", N_("Help"), ":material/help:", "help", "help.read", "centered"),
 )
 BY_URL = {p.url_path: p for p in PAGES}
 LAYOUTS = ("wide", "reading", "centered")

@@ -34,7 +34,7 @@ from medeval.accounts import policy, throttle
 from medeval.accounts.cookies import secret_key, sign_token, unsign_token  # noqa: F401 (re-exported)
 from medeval.accounts.passwords import ProfileHasher, hasher, use_production_hashing  # noqa: F401 (re-exported)
 from medeval.accounts.policy import User  # noqa: F401 (re-exported: a user, or the command line's local actor)
-from medeval.core import settings
+from medeval.core import i18n, settings
 from medeval.core.errors import MedevalError, PermissionDenied  # noqa: F401 (re-exported)
 from medeval.store.db import transaction
 
@@ -161,33 +161,63 @@ def _check_role(role: str) -> str:
     return role
 
 
+def _check_language(language: str | None) -> str | None:
+    if language is None:
+        return None
+    try:
+        return i18n.check(language)
+    except ValueError as e:
+        raise MedevalError(str(e)) from None
+
+
 def _row_user(row) -> User:
-    return User(row[0], row[1], row[2], bool(row[3]))
+    return User(row[0], row[1], row[2], bool(row[3]), language=row[4])
 
 
 def get_user(db: sqlite_utils.Database, username: str) -> User:
-    row = db.conn.execute("SELECT id, username, role, active FROM users WHERE username = ?", (username,)).fetchone()
+    row = db.conn.execute("SELECT id, username, role, active, language FROM users WHERE username = ?",
+                          (username,)).fetchone()
     if row is None:
         raise MedevalError(f"no user {username!r}")
     return _row_user(row)
 
 
-def add_user(db: sqlite_utils.Database, username: str, password: str, role: str, *, actor: User | None = None) -> User:
+def add_user(db: sqlite_utils.Database, username: str, password: str, role: str, *, actor: User | None = None,
+             language: str | None = None) -> User:
+    """A new account; ``language`` (zh-CN or en) is the interface it sees, None: ``MEDEVAL_LANGUAGE``'s until
+    the person chooses."""
     _require_admin(db, actor)
     username, role = _check_username(username), _check_role(role)
+    language = _check_language(language)
     _check_password(password)
     with transaction(db):
         if db.conn.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
             raise MedevalError(f"user {username!r} already exists")
-        db.conn.execute("INSERT INTO users (username, password_hash, role, active, created_at) VALUES (?, ?, ?, 1, ?)",
-                        (username, _hash(password), role, _now_iso()))
-        audit(db, _actor_name(actor), "user.add", username, {"role": role})
+        db.conn.execute("INSERT INTO users (username, password_hash, role, active, created_at, language) "
+                        "VALUES (?, ?, ?, 1, ?, ?)", (username, _hash(password), role, _now_iso(), language))
+        audit(db, _actor_name(actor), "user.add", username,
+              {"role": role, **({"language": language} if language else {})})
+    return get_user(db, username)
+
+
+def set_language(db: sqlite_utils.Database, username: str, language: str, *, actor: User | None = None) -> User:
+    """Set the interface language of ``username`` (zh-CN or en): a person their own (any role), an admin anyone's."""
+    language = _check_language(language)
+    if actor is not None and not actor.local and actor.username == username:
+        policy.authorize(actor, "language.own", db=db)
+    else:
+        _require_admin(db, actor)
+    with transaction(db):
+        u = get_user(db, username)
+        if u.language != language:
+            db.conn.execute("UPDATE users SET language = ? WHERE id = ?", (language, u.id))
+            audit(db, _actor_name(actor), "user.set_language", u.username, {"from": u.language, "to": language})
     return get_user(db, username)
 
 
 def list_users(db: sqlite_utils.Database, *, actor: User | None = None) -> list[User]:
     _require_admin(db, actor)
-    return [_row_user(r) for r in db.conn.execute("SELECT id, username, role, active FROM users ORDER BY username")]
+    return [_row_user(r) for r in db.conn.execute("SELECT id, username, role, active, language FROM users ORDER BY username")]
 
 
 def _end_sessions(db, user_id: int, reason: str) -> None:
@@ -295,7 +325,7 @@ def authenticate(db: sqlite_utils.Database, username: str, password: str, *, add
     now = time.time() if now is None else now
     address = (address or "local")[:64]
     name = (username or "").strip()
-    row = db.conn.execute("SELECT id, username, role, active, password_hash FROM users WHERE username = ?",
+    row = db.conn.execute("SELECT id, username, role, active, password_hash, language FROM users WHERE username = ?",
                           (name,)).fetchone()
     key = row[1] if row else unknown_user_label(db, name)  # what the audit log calls this username
     until = throttle.locked_until(db, key, now)
@@ -325,7 +355,7 @@ def authenticate(db: sqlite_utils.Database, username: str, password: str, *, add
                 db.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (new_hash, row[0]))
     if failed:
         raise AuthError("wrong username or password")
-    return _row_user(row[:4])
+    return _row_user((*row[:4], row[5]))
 
 
 def _token_hash(token: str) -> str:
@@ -357,11 +387,11 @@ def session_user(db: sqlite_utils.Database, token: str | None, *, idle_timeout: 
     idle_timeout = settings.idle_timeout() if idle_timeout is None else idle_timeout
     th = _token_hash(token)
     row = db.conn.execute(
-        "SELECT s.last_seen, s.ended_at, u.id, u.username, u.role, u.active, s.created_at FROM sessions s "
+        "SELECT s.last_seen, s.ended_at, u.id, u.username, u.role, u.active, s.created_at, u.language FROM sessions s "
         "JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?", (th,)).fetchone()
     if row is None or row[1] is not None or not row[5]:
         return None
-    user = User(row[2], row[3], row[4], bool(row[5]), session=th)
+    user = User(row[2], row[3], row[4], bool(row[5]), session=th, language=row[7])
     if now - row[6] > lifetime:
         with transaction(db):
             db.conn.execute("UPDATE sessions SET ended_at = ?, end_reason = 'lifetime' WHERE token_hash = ? "

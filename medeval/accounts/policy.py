@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import getpass
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from medeval.core.errors import MedevalError, PermissionDenied
@@ -58,6 +58,8 @@ class User:
     # the hash of the session token this user object was read for (``auth.session_user``): a callback that runs
     # with the previous run's object is checked against that very session, which may have ended since
     session: str | None = field(default=None, compare=False, repr=False)
+    # the interface language the person chose (``medeval.core.i18n.LANGUAGES``); None: not chosen, the setting's
+    language: str | None = field(default=None, compare=False)
 
     @property
     def is_admin(self) -> bool:
@@ -77,6 +79,7 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
                                               "read the users and the audit log"),
     Action("help.read", (), True, "read the Help page"),
     Action("hints.own", (), True, "hide or show again one's own start-here tips"),
+    Action("language.own", (), True, "choose one's own interface language"),
     Action("grade", ANNOTATING, True, "grade one's assigned items of a tier campaign, answer its gold items, "
                                       "acknowledge its guidelines"),
     Action("task.answer", ANNOTATING, True, "answer one's assigned items of a task campaign and its gold items"),
@@ -191,7 +194,7 @@ def current(db, user: User) -> User:
             raise PermissionDenied("your session has ended: sign in again; nothing was saved")
     if (row[0], row[1]) == (user.username, user.role) and user.active:
         return user
-    return User(user.id, row[0], row[1], True, session=user.session)
+    return replace(user, username=row[0], role=row[1], active=True)
 
 
 def allowed(actor: User | None, action: str, obj: object = None, *, db=None) -> bool:

@@ -18,6 +18,7 @@ from medeval.cli import (
     files,
     gold,
     guidelines,
+    i18n_cmd,
     judge,
     leaderboard,
     scoring,
@@ -28,7 +29,7 @@ from medeval.cli import (
 )
 
 GROUPS = (scoring, thresholds, demo, calibrate, agreement, users, campaigns, cases, judge, files, task_campaigns,
-          leaderboard, guidelines, gold, settings_cmd, backup)
+          leaderboard, guidelines, gold, settings_cmd, backup, i18n_cmd)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 140, "terminal_width": 140})

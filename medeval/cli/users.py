@@ -1,4 +1,4 @@
-"""Accounts: ``users add|list|set-role|reset-password|unlock|disable|enable`` and ``audit``."""
+"""Accounts: ``users add|list|set-role|set-language|reset-password|unlock|disable|enable`` and ``audit``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from medeval.store.db import connect
 # the roles a user can have: medeval.accounts.auth.ROLES (spelled out so `--help` needs no argon2 import; a test
 # checks that the two agree). adjudicator: a senior clinician who settles disagreements (the Adjudicate page)
 ROLE_CHOICES = ("annotator", "researcher", "admin", "adjudicator")
+# the interface languages: medeval.core.i18n.LANGUAGES (spelled out for the same reason; the same test checks them)
+LANGUAGE_CHOICES = ("zh-CN", "en")
 
 
 def _test_only_hash_warning() -> None:
@@ -24,7 +26,7 @@ def _test_only_hash_warning() -> None:
 
 @click.group("users")
 def users_grp():
-    """Manage accounts: add, list, set-role, reset-password, unlock, disable, enable (passwords from stdin)."""
+    """Manage accounts: add, list, set-role, set-language, reset-password, unlock, disable, enable (passwords from stdin)."""
 
 
 
@@ -32,16 +34,18 @@ def users_grp():
 @db_option
 @click.argument("username")
 @click.option("--role", type=click.Choice(ROLE_CHOICES), required=True)
+@click.option("--language", type=click.Choice(LANGUAGE_CHOICES, case_sensitive=False), default=None,
+              help="the web app's language for this person (default: MEDEVAL_LANGUAGE's until they choose)")
 @friendly
-def users_add(db_path, username, role):
+def users_add(db_path, username, role, language):
     """Add a user; the password is read from standard input, never from an argument."""
     from medeval.accounts import auth
 
     actor = local_actor()
     password = read_password()
     with connect(db_path) as db:
-        u = auth.add_user(db, username, password, role, actor=actor)
-    click.echo(f"added {u.username} ({u.role})")
+        u = auth.add_user(db, username, password, role, actor=actor, language=language)
+    click.echo(f"added {u.username} ({u.role}" + (f", {u.language})" if u.language else ")"))
     _test_only_hash_warning()
 
 
@@ -50,7 +54,8 @@ def users_add(db_path, username, role):
 @db_option
 @friendly
 def users_list(db_path):
-    """List users with their role, whether they are active, and 'locked' when locked out."""
+    """List users with their role, whether they are active, their language ('default': MEDEVAL_LANGUAGE's) and
+    'locked' when locked out."""
     from medeval.accounts import auth
 
     actor = local_actor()
@@ -58,7 +63,7 @@ def users_list(db_path):
         locked = auth.locked_users(db, actor=actor)
         for u in auth.list_users(db, actor=actor):
             click.echo(f"{u.username}\t{u.role}\t{'active' if u.active else 'disabled'}"
-                       + ("\tlocked" if u.username in locked else ""))
+                       f"\t{u.language or 'default'}" + ("\tlocked" if u.username in locked else ""))
 
 
 
@@ -76,6 +81,21 @@ def users_set_role(db_path, username, role):
         u = auth.set_role(db, username, role, actor=actor)
     click.echo(f"{u.username} is now {u.role}")
 
+
+
+@users_grp.command("set-language")
+@db_option
+@click.argument("username")
+@click.argument("language", type=click.Choice(LANGUAGE_CHOICES, case_sensitive=False))
+@friendly
+def users_set_language(db_path, username, language):
+    """Set the language a user sees the web app in (zh-CN or en); they can change it in the app's sidebar."""
+    from medeval.accounts import auth
+
+    actor = local_actor()
+    with connect(db_path) as db:
+        u = auth.set_language(db, username, language, actor=actor)
+    click.echo(f"{u.username} now sees the web app in {u.language}")
 
 
 @users_grp.command("reset-password")

@@ -136,7 +136,8 @@ def _parse_bool(s: Setting, raw: str) -> bool:
 
 def _parse_choice(s: Setting, raw: str) -> str:
     key = raw.strip()  # exact unless declared otherwise: TEST-ONLY is not test-only (a typo is refused, never guessed)
-    key = key.lower() if s.fold_case else key
+    if s.fold_case:  # the declared spelling of the choice it names
+        key = next((c for c in s.choices if c.lower() == key.lower()), key)
     if key not in s.choices:
         raise MedevalError(f"{s.name} must be one of {', '.join(s.choices)}, not {raw!r}")
     return key
@@ -262,6 +263,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MEDEVAL_DEMO", "0",
             "`1` marks the app as running on demo data (set by `start.sh` when the database holds the demo models)",
             type="bool"),
+    Setting("MEDEVAL_LANGUAGE", "zh-CN",
+            "the web app's language where a person has not chosen one (the sign-in page, new accounts): `zh-CN` "
+            "(Simplified Chinese), `en`, or `auto` (the browser's `Accept-Language`, else zh-CN); each account "
+            "keeps its own choice (`medeval users set-language`, the sidebar)",
+            type="choice", choices=("zh-CN", "en", "auto"), fold_case=True),
     Setting("MEDEVAL_LEVEL_BANDS", "3.5,3.0,2.0",
             "lower bounds of the model levels on the total score, level 1 first (a total on a bound reaches it); "
             "medeval's own bands -- the paper's Table 4 names four levels but no cut-offs, and these defaults "
@@ -319,6 +325,11 @@ def embedding_model() -> str:
 def embedding_device() -> str:
     """MEDEVAL_EMBEDDING_DEVICE as set (checked by ``medeval.engine.embeddings.resolve_device``)."""
     return get("MEDEVAL_EMBEDDING_DEVICE")
+
+
+def language() -> str:
+    """MEDEVAL_LANGUAGE as set: zh-CN, en or auto."""
+    return value("MEDEVAL_LANGUAGE")
 
 
 def idle_timeout() -> float:

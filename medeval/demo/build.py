@@ -24,6 +24,10 @@ DEMO_ACCOUNTS: tuple[tuple[str, str, str], ...] = (
     ("doctor3", "demo-doctor-pass", "annotator"),
     ("senior1", "demo-senior-pass", "adjudicator"),  # adjudication (issue 15): medeval.demo.adjudications
 )
+# Each demo account's interface language: the clinicians read Chinese, the researcher English (papers are written
+# in English), so a first start shows both; the admin gets MEDEVAL_LANGUAGE's (zh-CN unless set).
+DEMO_LANGUAGES = {"doctor1": "zh-CN", "doctor2": "zh-CN", "doctor3": "zh-CN", "senior1": "zh-CN",
+                  "researcher": "en"}
 DEMO_CAMPAIGN = "Demo calibration round"
 
 
@@ -38,7 +42,7 @@ def add_demo_accounts_and_campaign(db) -> int:
     actor = demo_actor()
     for username, password, role in DEMO_ACCOUNTS:
         if not db.conn.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
-            auth.add_user(db, username, password, role, actor=actor)
+            auth.add_user(db, username, password, role, actor=actor, language=DEMO_LANGUAGES.get(username))
     row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (DEMO_CAMPAIGN,)).fetchone()
     if row:
         return row[0]

@@ -450,7 +450,7 @@ CREATE TABLE "users" (
         role TEXT NOT NULL CHECK (role IN ('annotator','researcher','admin','adjudicator')),
         active INTEGER NOT NULL DEFAULT 1,
         created_at TEXT NOT NULL
-    );
+    , language TEXT CHECK (language IS NULL OR language IN ('zh-CN', 'en')));
 
 -- trigger adjudications_no_delete
 CREATE TRIGGER adjudications_no_delete BEFORE DELETE ON adjudications

@@ -1,0 +1,90 @@
+"""What a page shows, as text, for the language tests: every string of every element Streamlit sent (titles,
+Markdown, labels, options, help texts, placeholders, table headers), and the English words among them."""
+
+from __future__ import annotations
+
+import re
+
+# Words that stay as they are on a Chinese page: names, abbreviations and the formats' own names, the language
+# choice's own name, and Markdown/HTML/CSS that is markup, not text
+KEPT = {
+    "medeval", "ICC", "BLEU", "ROUGE", "BERTScore", "Krippendorff", "Spearman", "Pearson", "Cohen", "Fleiss",
+    "Kendall", "Gwet", "AC", "CMB", "SDAK", "AutoMedEval", "MedDisKEval", "LLM", "LLMs", "CSV", "JSON", "JSONL",
+    "PDF", "HTML", "ZIP", "SQLite", "English", "AccR", "kappa", "alpha", "pingouin", "Markdown", "URL", "ID", "IDs",
+    "https", "http", "www", "NER", "Exam", "cosine", "bleu", "rouge", "exact", "match", "Excel", "UTF",
+    "GPT", "Wald", "Wilson", "bootstrap", "OpenCC", "Likert", "Table", "Fig", "NFKC", "CI", "SD", "IQR", "DEMO",
+}
+_SKIP_FIELDS = {"id", "form_id", "key", "icon", "type", "arrow_data", "data", "spec", "css", "default", "value",
+                "element_hash", "page_script_hash", "script_hash", "url_path", "page_name", "kind", "format",
+                "width_config", "height_config", "shortcut", "column_order", "selections", "set_value",
+                "file_id", "url", "src", "body_html", "html", "theme", "autocomplete", "column_config",
+                "deploy_params", "query_string", "placeholder_image"}
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
+
+
+def _strings(message, out: list[str]) -> None:
+    for field, value in message.ListFields():
+        if field.name in _SKIP_FIELDS:
+            continue
+        if isinstance(value, (bool, int, float, bytes)):
+            continue
+        values = [value] if isinstance(value, str) or hasattr(value, "ListFields") else list(value)
+        for v in values:
+            if isinstance(v, str):
+                out.append(v)
+            elif hasattr(v, "ListFields"):
+                _strings(v, out)
+
+
+def page_texts(at) -> list[str]:
+    """Every string the elements of an AppTest run carry (values of typed inputs and table cells aside)."""
+    out: list[str] = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            _strings(proto, out)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return [s for s in out if s.strip() and not s.lstrip().startswith("{")]  # (JSON configs are not text)
+
+
+def _strip_markup(text: str) -> str:
+    text = re.sub(r"<style>.*?</style>|<script>.*?</script>", " ", text, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", text)  # tags and their attributes
+    text = re.sub(r":material/[a-z_]+:", " ", text)  # icons
+    text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
+    text = re.sub(r"https?://\S+|/[a-z][a-z0-9_/?=&.-]*", " ", text)  # addresses and paths
+    text = re.sub(r"\b[a-z]+_[a-z0-9_]+\b", " ", text)  # identifiers (file names, keys) shown as data
+    return text
+
+
+def english_words(texts: list[str], data: set[str] = frozenset()) -> set[str]:
+    """The English words in ``texts`` that are neither :data:`KEPT` nor in ``data`` (the database's own text:
+    model names, usernames, campaign names)."""
+    kept = {w.lower() for w in KEPT} | {w.lower() for w in data}
+    found = set()
+    for t in texts:
+        for w in _WORD.findall(_strip_markup(t)):
+            if len(w) >= 2 and w.lower() not in kept and not w.isupper():
+                found.add(w)
+    return found
+
+
+def data_words(path) -> set[str]:
+    """Every word of the database's own text (names, models, campaigns, imported files, answers): data, not UI."""
+    import sqlite3
+
+    words: set[str] = set()
+    with sqlite3.connect(str(path)) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for t in tables:
+            if t in ("audit_log", "sessions"):
+                continue
+            for row in conn.execute(f'SELECT * FROM "{t}"'):
+                for v in row:
+                    if isinstance(v, str):
+                        words.update(_WORD.findall(v))
+    return words
