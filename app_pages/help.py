@@ -5,18 +5,20 @@ It opens with how to use the page the user came from (``?from=<url path>``, else
 app.py records in ``help_from``): that page's section of the guide that explains it (``webui.help.PAGE_HELP``). Then
 the guide: the role's own by default, another one chosen above it or with ``?guide=<name>``. ``/help?section=<slug>``
 (the "Read more" links of the start-here panels; ``&guide=<name>`` picks the guide) shows one section. The guides are
-our own Markdown files (docs/help/<language>/), rendered as Markdown (never HTML); their image lines are drawn only
-from picture files inside the repository (``webui.help.image_file``).
+our own Markdown files (docs/help/<language>/, in the reader's language: English where a guide has no translation),
+rendered as Markdown (never HTML); their image lines are drawn only from picture files inside the repository
+(``webui.help.image_file``).
 """
 
 import streamlit as st
 
 from medeval.accounts import hints
+from medeval.core.i18n import _
 from webui import help as guide
 from webui import page as ui
 
 user = ui.require_page("help")
-st.title("Help")
+st.title(_("Help"))
 own = guide.role_guides(user.role)
 
 
@@ -44,7 +46,7 @@ def _draw(parts, name: str) -> None:
         if part[0] == "image":
             file = guide.image_file(part[2], base=base)
             if file is None:
-                st.caption(ui.md_escape(f"(picture not available: {part[1] or part[2]})"))
+                st.caption(ui.md_escape(_("(picture not available: {name})").format(name=part[1] or part[2])))
             else:
                 st.image(str(file), caption=part[1] or None)
         else:
@@ -54,7 +56,7 @@ def _draw(parts, name: str) -> None:
 try:  # every guide, once a run (small files): a missing one is said at once, not on some later click
     guides = {name: guide.guide_sections(name) for name in guide.GUIDES}
 except OSError as e:
-    st.error(ui.md_escape(f"A guide cannot be read: {e}"))
+    st.error(ui.md_escape(_("A guide cannot be read: {error}").format(error=e)))
     st.stop()
 _load = guides.__getitem__
 
@@ -63,10 +65,10 @@ wanted = st.query_params.get("section")
 order = (asked, *own) if asked in guide.GUIDES else own
 found = guide.locate(wanted, order, load=_load)
 if wanted and found is None:
-    st.info("That part of the guide does not exist (any more); here is the whole guide.")
+    st.info(_("That part of the guide does not exist (any more); here is the whole guide."))
 if found is not None:
     name, sec = found
-    st.button("Show the whole guide", key="help_whole", on_click=_whole_guide, args=(name,),
+    st.button(_("Show the whole guide"), key="help_whole", on_click=_whole_guide, args=(name,),
               icon=":material/menu_book:")
     _draw(sec.parts, name)
 else:
@@ -74,18 +76,19 @@ else:
     here = guide.page_help(came_from, load=_load)
     if here is not None:  # first what the user needs now: how to use the page they came from
         with st.container(border=True, key="help_this_page"):
-            st.subheader(f"How to use {here.title}", anchor=False)
+            st.subheader(_("How to use {page}").format(page=_(here.title)), anchor=False)
             _draw(here.section.body(), here.guide)
             if here.related:
-                st.markdown("More: " + " · ".join(f"[{t}]({guide.link(here.guide, s)})" for t, s in here.related))
+                links = " · ".join(f"[{t}]({guide.link(here.guide, s)})" for t, s in here.related)
+                st.markdown(_("More: {links}").format(links=links))
     # the guide: the role's own unless another is asked for (the address, or the choice below, which it keeps)
     if asked in guide.GUIDES:
         st.session_state["help_guide"] = asked
     elif st.session_state.get("help_guide") not in guide.GUIDES:
         st.session_state["help_guide"] = own[0]
-    st.segmented_control("Guide for", list(guide.GUIDES), key="help_guide", format_func=guide.GUIDES.get,
-                         required=True, on_change=_picked,
-                         help="Your own guide is chosen first; the others explain the other roles' pages.")
+    st.segmented_control(_("Guide for"), list(guide.GUIDES), key="help_guide",
+                         format_func=lambda name: _(guide.GUIDES[name]), required=True, on_change=_picked,
+                         help=_("Your own guide is chosen first; the others explain the other roles' pages."))
     shown = st.session_state.get("help_guide") or own[0]
     for sec in _load(shown):
         if here is not None and here.guide == shown and sec.slug == here.section.slug:
@@ -94,6 +97,7 @@ else:
 
 st.divider()
 if (n := st.session_state.pop("help_restored", None)) is not None:
-    st.success("The start-here tips are shown again." if n else "No start-here tip was hidden.")
-st.button("Show the start-here tips again", key="help_restore_tips", on_click=_restore_tips,
-          help="The short panels at the top of your first pages, which you hid with \"Got it, hide this\".")
+    st.success(_("The start-here tips are shown again.") if n else _("No start-here tip was hidden."))
+st.button(_("Show the start-here tips again"), key="help_restore_tips", on_click=_restore_tips,
+          help=_("The short panels at the top of your first pages, which you hid with \"{got_it}\".").format(
+              got_it=_("Got it, hide this")))

@@ -171,6 +171,10 @@ def test_every_place_that_lists_roles_knows_the_adjudicator():
     from medeval.cli.users import ROLE_CHOICES
 
     assert "adjudicator" in auth.ROLES and ROLE_CHOICES == auth.ROLES
+    from medeval.cli.users import LANGUAGE_CHOICES
+    from medeval.core import i18n
+
+    assert LANGUAGE_CHOICES == i18n.LANGUAGES
     assert set(auth.ADJUDICATING_ROLES) == {"adjudicator", "researcher", "admin"}
 
 

@@ -5,7 +5,10 @@ Each guide is written for the person who reads it -- a doctor, an adjudicator, a
 that role's screens and keys; each page of the app is explained by one section of one guide (:data:`PAGE_HELP`), and
 each role reads its own guide first, then the guides of the pages it shares with other roles (:data:`ROLE_GUIDES`).
 The guides live as files, not in code, so a translation is a folder beside the English one (``docs/help/zh-CN/``)
-and the repository shows the same text the app does.
+and the repository shows the same text the app does. A section's slug is made from its heading's words, or given
+after it as ``{#slug}`` (``## 评级 {#grade}``, shown without it): a translated heading keeps the slug of its English
+one, so every link (``?section=grade``, :data:`PAGE_HELP`, the start-here panels) opens the same section in every
+language. Which language: the reader's (``medeval.core.i18n.current()``), English where a guide has no translation.
 
 Pure functions (no Streamlit), so the parsing and the tables are unit-tested on their own (tests/test_help_page.py).
 """
@@ -16,6 +19,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from medeval.core import i18n
+from medeval.core.i18n import N_
+
 from . import pages
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository: docs/ sits next to app.py
@@ -23,10 +29,12 @@ HELP_DIR = ROOT / "docs" / "help"
 LANGUAGE = "en"  # the language every guide exists in; a translation may leave a guide out (English is shown)
 _IMAGE = re.compile(r"\s*!\[([^\]]*)\]\(\s*([^)\s]+)\s*\)\s*")
 _FENCE = re.compile(r"\s*(```|~~~)")
+_ANCHOR = re.compile(r"\s*\{#([a-z0-9]+(?:-[a-z0-9]+)*)\}\s*$")  # "## 评级 {#grade}": the heading's own slug
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".gif", ".webp")  # what st.image can draw; anything else is not shown
 
-# guide -> its name in the guide selector
-GUIDES = {"doctor": "Doctors", "adjudicator": "Adjudicators", "researcher": "Researchers", "admin": "Admins"}
+# guide -> its name in the guide selector (English, marked for the catalogue: shown as _(name))
+GUIDES = {"doctor": N_("Doctors"), "adjudicator": N_("Adjudicators"), "researcher": N_("Researchers"),
+          "admin": N_("Admins")}
 # role -> the guides it reads: its own first, then those of the pages it shares with other roles (researchers and
 # admins grade and adjudicate too; an adjudicator settles what the doctors graded, so the doctor guide says what
 # they saw)
@@ -60,6 +68,26 @@ def slug(title: str) -> str:
     """A heading as a URL slug: its words in lowercase joined by '-' ("Running it in a hospital" ->
     "running-it-in-a-hospital"; punctuation and markup are dropped)."""
     return "-".join(re.findall(r"[^\W_]+", title.lower()))
+
+
+def heading(text: str) -> tuple[str, str]:
+    """(title, slug) of a heading's text: an explicit ``{#slug}`` at its end is the slug (and is not part of the
+    title), else the slug of the title.
+
+    >>> heading("评级 {#grade}"), heading("Rate & compare")
+    (('评级', 'grade'), ('Rate & compare', 'rate-compare'))
+    """
+    m = _ANCHOR.search(text)
+    if m:
+        title = text[:m.start()].strip()
+        return title, m.group(1)
+    title = text.strip()
+    return title, slug(title)
+
+
+def _strip_anchor(line: str) -> str:
+    """A heading line as it is shown: without its ``{#slug}``."""
+    return _ANCHOR.sub("", line) if line.startswith("#") else line
 
 
 @dataclass
@@ -114,9 +142,9 @@ def sections(text: str) -> list[Section]:
             title, lines = line[3:].strip(), []
         elif not fenced and not chunks and not title and line.startswith("# "):
             title = line[2:].strip()
-        lines.append(line)
+        lines.append(_strip_anchor(line) if not fenced else line)
     chunks.append((title, lines))
-    return [Section(t, slug(t), _parts(ls)) for t, ls in chunks if t or "".join(ls).strip()]
+    return [Section(*heading(t), _parts(ls)) for t, ls in chunks if t or "".join(ls).strip()]
 
 
 def find(secs: list[Section], wanted: str | None) -> Section | None:
@@ -138,15 +166,17 @@ def image_file(path: str, root: Path = ROOT, base: Path | None = None) -> Path |
 # ------------------------------------------------------------------ the guides
 
 
-def guide_file(name: str, language: str = LANGUAGE, help_dir: Path | None = None) -> Path:
-    """The Markdown file of guide ``name`` in ``language``, or the English one where that translation has none."""
+def guide_file(name: str, language: str | None = None, help_dir: Path | None = None) -> Path:
+    """The Markdown file of guide ``name`` in ``language`` (default: the reader's, ``i18n.current()``), or the
+    English one where that translation has none."""
     folder = help_dir or HELP_DIR
-    file = folder / language / f"{name}.md"
+    file = folder / (language or i18n.current()) / f"{name}.md"
     return file if file.is_file() else folder / LANGUAGE / f"{name}.md"
 
 
-def guide_sections(name: str, language: str = LANGUAGE, help_dir: Path | None = None) -> list[Section]:
-    """Guide ``name`` split into its sections (the first one its "# " title and introduction)."""
+def guide_sections(name: str, language: str | None = None, help_dir: Path | None = None) -> list[Section]:
+    """Guide ``name`` (in ``language``, default the reader's) split into its sections (the first one its "# "
+    title and introduction)."""
     return sections(guide_file(name, language, help_dir).read_text(encoding="utf-8"))
 
 

@@ -24,7 +24,8 @@ So the URL alone must be worth nothing:
   ``Cache-Control: no-store`` (no copy in the browser's or a proxy's cache) and ``Referrer-Policy: no-referrer``.
 
 When a session ends its files are no longer served (the liveness check), even while Streamlit still holds them
-for another session or for its one-run grace.
+for another session or for its one-run grace. A refusal is said in the reader's language: the account's own, else
+the sign-in page's (``webui.routes._language``).
 """
 
 from __future__ import annotations
@@ -42,17 +43,21 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
+from medeval.core import i18n
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 
 from . import pages
-from .routes import _session_user
+from .routes import _language, _session_user
 
 _LOGGER = logging.getLogger(__name__)
 MEDIA_DIR = "/media/"  # Streamlit's media route, under server.baseUrlPath
 _OWNERS_ATTR = "medeval_owners"  # where install() leaves the registry on the media manager
 SERVED_HEADERS = ((b"cache-control", b"no-store"), (b"referrer-policy", b"no-referrer"),
                   (b"x-content-type-options", b"nosniff"))
-REFUSED = "This file is offered only to the session that opened its page. Open the page again and download it there."
+REFUSED = N_("This file is offered only to the session that opened its page. Open the page again and download it "
+             "there.")
+UNREADABLE = N_("The server's database cannot be read; try again, or tell the administrator.")
 
 
 @dataclass(frozen=True)
@@ -236,7 +241,11 @@ def _media_prefix() -> str:
     return f"/{base}{MEDIA_DIR}" if base else MEDIA_DIR
 
 
-def _refused(status: int, text: str) -> PlainTextResponse:
+def _refused(status: int, text: str, request: Request, user=None) -> PlainTextResponse:
+    """A refusal: ``text`` (a message id) in the language of ``user`` (the account's own), else of the request."""
+    own = getattr(user, "language", None)
+    with i18n.language(own if own in i18n.LANGUAGES else _language(request)):
+        text = _(text)
     return PlainTextResponse(text, status_code=status, headers={"Cache-Control": "no-store",
                                                                 "Referrer-Policy": "no-referrer"})
 
@@ -264,17 +273,17 @@ class MediaGuard:
         try:
             user = await run_in_threadpool(_session_user, request)
         except (MedevalError, sqlite3.Error) as e:
-            _LOGGER.error("Could not check the session of a media request: %s", e)
-            return await _refused(503, "The server's database cannot be read; try again, or tell the administrator.")(
-                scope, receive, send)
+            _LOGGER.error("Could not check the session of a media request: %s", e)  # i18n: not text
+            return await _refused(503, UNREADABLE, request)(scope, receive, send)
         owners = self._owners if self._owners is not None else installed()
         if owners is None:
-            _LOGGER.error("Refused a media file: the media guard is not installed (server.py's lifespan)")
-            return await _refused(403, REFUSED)(scope, receive, send)
+            _LOGGER.error(  # i18n: not text (the server's log)
+                "Refused a media file: the media guard is not installed (server.py's lifespan)")
+            return await _refused(403, REFUSED, request, user)(scope, receive, send)
         if user is None or not owners.allows(fid, user):
-            _LOGGER.warning("Refused media file %s to %s", fid,
+            _LOGGER.warning("Refused media file %s to %s", fid,  # i18n: not text
                             "a request without a live session" if user is None else f"{user.username} ({user.role})")
-            return await _refused(403, REFUSED)(scope, receive, send)
+            return await _refused(403, REFUSED, request, user)(scope, receive, send)
         return await self.app(scope, receive, _with_headers(send))
 
 

@@ -26,6 +26,13 @@ cannot be written (a full disk) answers 503 with a page that says so, never a 50
 
 Signing out is a same-site ``POST /signout`` (a GET could be triggered by any other site's link
 or image); ``GET /signout`` only shows a page with a "Sign out" button, for old links.
+
+These pages speak the reader's language (:func:`_language`): the one chosen on the sign-in page (``?lang=zh-CN`` or
+``?lang=en``, its "中文 · English" links), remembered in the ``LANGUAGE_COOKIE`` for a year; else that cookie; else
+``MEDEVAL_LANGUAGE`` (``auto``: the browser's ``Accept-Language``). A successful sign-in into an account that has a
+language of its own writes that language into the cookie, so the pages after it (signed out, session ended) speak
+it too; an account without one is left without one (the cookie's language applies in the app as well,
+``webui.i18n.resolve``).
 """
 
 from __future__ import annotations
@@ -44,11 +51,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from medeval.accounts import auth, throttle
-from medeval.core import settings
+from medeval.core import i18n, settings
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import _, ngettext
 from medeval.store.db import connect, pooled
 
-from . import COOKIE_NAME, SIGNIN_PATH, SIGNOUT_PATH
+from . import COOKIE_NAME, LANGUAGE_COOKIE, SIGNIN_PATH, SIGNOUT_PATH
 
 # sign-in attempts per client address: a burst, then one more every few seconds (a success gives its one back)
 SIGNIN_BURST = 10
@@ -62,9 +70,10 @@ SIGNIN_RESERVED = 10  # of those places, kept for addresses that have signed in 
 _OPEN_PREFIXES = ("/_stcore/", "/static/", "/media/", "/component/", "/app/static/", SIGNIN_PATH, SIGNOUT_PATH,
                   "/favicon")
 _log = logging.getLogger("medeval.signin")
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the sign-in page's language choice is remembered for a year
 
 _SHELL = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title} · medeval</title>
 <style>
  body{{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans CJK SC",sans-serif;background:#f6f7f9;
@@ -79,9 +88,11 @@ _SHELL = """<!doctype html>
  .msg{{padding:.6rem .75rem;border-radius:6px;font-size:.9rem;margin-bottom:.5rem}}
  .err{{background:#fdecea;color:#8a1c12}} .ok{{background:#e8f5e9;color:#1b5e20}}
  .demo{{background:#fff4d6;color:#6b4e00}}
+ nav.lang{{text-align:right;font-size:.85rem;color:#5b6270;margin:-.75rem -.75rem .25rem 0}}
+ nav.lang a{{color:#5b6270}} nav.lang strong{{font-weight:600;color:#1f2430}}
 </style></head>
 <body><main>
-<h1>medeval</h1><p class="sub">{sub}</p>
+{switch}<h1>medeval</h1><p class="sub">{sub}</p>
 {messages}
 {form}
 </main></body></html>
@@ -89,17 +100,17 @@ _SHELL = """<!doctype html>
 
 _SIGNIN_FORM = """<form method="post" action="{action}" autocomplete="on">
  <input type="hidden" name="next" value="{next}">
- <label for="username">Username</label>
+ <label for="username">{username_label}</label>
  <input id="username" name="username" autocomplete="username" required autofocus value="{username}">
- <label for="password">Password</label>
+ <label for="password">{password_label}</label>
  <input id="password" name="password" type="password" autocomplete="current-password" required>
  <label class="keep"><input type="checkbox" id="remember" name="remember" value="1"{remember}>
-  Keep me signed in on this computer</label>
- <button type="submit">Sign in</button>
+  {remember_label}</label>
+ <button type="submit">{submit}</button>
 </form>"""
 
 _SIGNOUT_FORM = """<form method="post" action="{action}">
- <button type="submit" data-testid="medeval-signout-confirm">Sign out</button>
+ <button type="submit" data-testid="medeval-signout-confirm">{submit}</button>
 </form>"""
 
 
@@ -111,6 +122,49 @@ def _safe_next(value: str | None) -> str:
     if parts.scheme or parts.netloc or any(parts.path.startswith(p) for p in (SIGNIN_PATH, SIGNOUT_PATH)):
         return "/"
     return value
+
+
+def _language(request: Request) -> str:
+    """The language of our pages for this request: ``?lang=`` (the sign-in page's switch), else the language
+    cookie (that choice, remembered; or the language of the account last signed in here), else
+    ``MEDEVAL_LANGUAGE`` (``auto``: the browser's ``Accept-Language``)."""
+    asked = i18n.normalize(request.query_params.get("lang"))
+    if asked is not None:
+        return asked
+    cookie = i18n.normalize(request.cookies.get(LANGUAGE_COOKIE))
+    return cookie or i18n.default_language(request.headers.get("accept-language"))
+
+
+def _remember_language(resp: Response, request: Request, lang: str) -> None:
+    """Keep ``lang`` in the language cookie for a year (read by these pages and by the app, ``webui.i18n``)."""
+    if i18n.normalize(request.cookies.get(LANGUAGE_COOKIE)) != lang:
+        resp.set_cookie(LANGUAGE_COOKIE, lang, max_age=LANGUAGE_COOKIE_AGE, path="/", httponly=True,
+                        samesite="lax", secure=request.url.scheme == "https")
+
+
+def _switch(next_path: str) -> str:
+    """The sign-in page's language links, each language named in itself; the one shown now is not a link."""
+    links = []
+    for lang in i18n.LANGUAGES:
+        name = html.escape(i18n.NAMES[lang])
+        if lang == i18n.current():
+            links.append(f'<strong aria-current="true">{name}</strong>')
+        else:
+            query = urlencode({"lang": lang, **({"next": next_path} if next_path != "/" else {})})
+            links.append(f'<a href="{SIGNIN_PATH}?{html.escape(query, quote=True)}" lang="{lang}" '
+                         f'hreflang="{lang}">{name}</a>')
+    return f'<nav class="lang" aria-label="Language / 语言">{" · ".join(links)}</nav>\n'
+
+
+def _sentence(text: str) -> str:
+    """A library's message (lower case, no full stop: the command line's style) as a sentence of the page."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[:1].upper() + text[1:]
+    if text[-1] in ".。!！?？":
+        return text
+    return text + ("。" if i18n.current() == "zh-CN" else ".")
 
 
 def _key() -> str:
@@ -139,12 +193,13 @@ def _cookie_user(cookie: str, *, migrate: bool):
 
 
 def _html(*, title: str, sub: str, messages: list[tuple[str, str]], form: str, status: int,
-          headers: dict | None = None) -> Response:
-    """One of our own small pages; every text in ``messages`` is escaped (it may carry what a user typed)."""
+          headers: dict | None = None, switch: str = "") -> Response:
+    """One of our own small pages, in the current language; every text in ``messages`` is escaped (it may carry
+    what a user typed)."""
     if settings.value("MEDEVAL_DEMO"):
-        messages = [("demo", "DEMO MODE: demo data and demo accounts (see the README).")] + messages
+        messages = [("demo", _("DEMO MODE: demo data and demo accounts (see the README)."))] + messages
     body = _SHELL.format(
-        title=title, sub=sub, form=form,
+        lang=i18n.current(), title=html.escape(title), sub=html.escape(sub), form=form, switch=switch,
         messages="".join(f'<div class="msg {kind}" role="alert">{html.escape(text)}</div>' for kind, text in messages))
     resp = HTMLResponse(body, status_code=status, headers=headers)
     resp.headers["Cache-Control"] = "no-store"
@@ -158,28 +213,37 @@ def _page(*, messages: list[tuple[str, str]], next_path: str = "/", username: st
           retry_after: int | None = None, remember: bool = False) -> Response:
     """The sign-in form (with ``Retry-After`` when the answer is 'not now'); "keep me signed in" as it was sent."""
     form = _SIGNIN_FORM.format(action=SIGNIN_PATH, next=html.escape(next_path, quote=True),
-                               username=html.escape(username, quote=True), remember=" checked" if remember else "")
-    return _html(title="Sign in", sub="Sign in to grade and review model answers.", messages=messages, form=form,
-                 status=status, headers={"Retry-After": str(retry_after)} if retry_after else None)
+                               username=html.escape(username, quote=True), remember=" checked" if remember else "",
+                               username_label=html.escape(_("Username")), password_label=html.escape(_("Password")),
+                               remember_label=html.escape(_("Keep me signed in on this computer")),
+                               submit=html.escape(_("Sign in")))
+    return _html(title=_("Sign in"), sub=_("Sign in to grade and review model answers."), messages=messages,
+                 form=form, status=status, headers={"Retry-After": str(retry_after)} if retry_after else None,
+                 switch=_switch(next_path))
 
 
 def _unavailable(what: str, e: Exception) -> str:
-    """A one-line reason for a 503: what failed and who can fix it (the details go to the server log)."""
-    _log.error("%s failed: %s", what, e, exc_info=e)
+    """A one-line reason for a 503 in the current language: what failed (``what``: already in that language, or
+    "medeval") and who can fix it (the details go to the server log, in English)."""
+    _log.error("%s failed: %s", what, e, exc_info=e)  # i18n: not text
     if isinstance(e, sqlite3.Error):
-        reason = ("the server's disk is full" if "full" in str(e).lower()
-                  else "the server's database cannot be read or written")
-        return f"{what} is unavailable: {reason}; tell the administrator."
-    return f"{what} is unavailable: {e}"
+        reason = (_("the server's disk is full") if "full" in str(e).lower()
+                  else _("the server's database cannot be read or written"))
+        return _("{what} is unavailable: {reason}; tell the administrator.").format(what=what, reason=reason)
+    return _("{what} is unavailable: {reason}").format(what=what, reason=e)
 
 
 async def signin_form(request: Request) -> Response:
-    messages = []
-    if request.query_params.get("signed_out"):
-        messages.append(("ok", "You are signed out."))
-    if request.query_params.get("expired"):
-        messages.append(("err", "Your session ended. Sign in again to continue where you were."))
-    resp = _page(messages=messages, next_path=_safe_next(request.query_params.get("next")))
+    lang = _language(request)
+    with i18n.language(lang):
+        messages = []
+        if request.query_params.get("signed_out"):
+            messages.append(("ok", _("You are signed out.")))
+        if request.query_params.get("expired"):
+            messages.append(("err", _("Your session ended. Sign in again to continue where you were.")))
+        resp = _page(messages=messages, next_path=_safe_next(request.query_params.get("next")))
+    if i18n.normalize(request.query_params.get("lang")) is not None:  # chosen on this page: remembered
+        _remember_language(resp, request, lang)
     if request.cookies.get(COOKIE_NAME):
         try:
             stale = await run_in_threadpool(_session_user, request) is None
@@ -205,44 +269,55 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def _signin(username: str, password: str, address: str) -> tuple[str, int]:
-    """The signed cookie value of a new session and its lifetime in seconds."""
-    lifetime = int(settings.session_lifetime())
-    with connect(settings.db_path()) as db:
-        user = auth.authenticate(db, username, password, address=address)
-        return auth.sign_token(auth.secret_key(db), auth.create_session(db, user)), lifetime
+def _signin(username: str, password: str, address: str, lang: str = i18n.SOURCE) -> tuple[str, int, str | None]:
+    """The signed cookie value of a new session, its lifetime in seconds and the account's own language (None:
+    not chosen yet). On a sign-in thread of its own: a refusal's message is made in ``lang`` here."""
+    with i18n.language(lang):
+        lifetime = int(settings.session_lifetime())
+        with connect(settings.db_path()) as db:
+            user = auth.authenticate(db, username, password, address=address)
+            return auth.sign_token(auth.secret_key(db), auth.create_session(db, user)), lifetime, user.language
 
 
 def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool, known: throttle.KnownAddresses):
     async def signin_submit(request: Request) -> Response:
+        lang = _language(request)
+        with i18n.language(lang):
+            return await _submit(request, lang)
+
+    async def _submit(request: Request, lang: str) -> Response:
         form = await request.form()
         username, password = str(form.get("username", "")), str(form.get("password", ""))
         next_path = _safe_next(str(form.get("next", "/")))
         remember = form.get("remember") == "1"
         if not _same_origin(request):
-            return _page(messages=[("err", "This sign-in form was sent from another site and was refused.")],
+            return _page(messages=[("err", _("This sign-in form was sent from another site and was refused."))],
                          next_path=next_path, status=403)
         address = _client(request)
         if wait := limiter.take(address):  # before any database access or hashing
-            text = f"Too many sign-in attempts from this address; wait {wait} seconds and try again."
+            text = ngettext("Too many sign-in attempts from this address; wait {n} second and try again.",
+                            "Too many sign-in attempts from this address; wait {n} seconds and try again.",
+                            wait).format(n=wait)
             return _page(messages=[("err", text)], next_path=next_path, username=username, status=429,
                          retry_after=wait, remember=remember)
         try:
-            future = pool.submit(_signin, username, password, address, known=address in known)
-            cookie, max_age = await asyncio.wrap_future(future)
+            future = pool.submit(_signin, username, password, address, lang, known=address in known)
+            cookie, max_age, own_language = await asyncio.wrap_future(future)
         except throttle.Busy as e:
             limiter.give_back(address)  # not this address's doing
-            text = f"Too many sign-in attempts at once; wait {e.retry_after} seconds and try again."
+            text = ngettext("Too many sign-in attempts at once; wait {n} second and try again.",
+                            "Too many sign-in attempts at once; wait {n} seconds and try again.",
+                            e.retry_after).format(n=e.retry_after)
             return _page(messages=[("err", text)], next_path=next_path, username=username, status=429,
                          retry_after=e.retry_after, remember=remember)
         except auth.Throttled as e:
-            return _page(messages=[("err", str(e)[:1].upper() + str(e)[1:] + ".")], next_path=next_path,
+            return _page(messages=[("err", _sentence(str(e)))], next_path=next_path,
                          username=username, status=429, retry_after=e.retry_after, remember=remember)
         except auth.AuthError as e:
-            return _page(messages=[("err", str(e)[:1].upper() + str(e)[1:] + ".")], next_path=next_path,
+            return _page(messages=[("err", _sentence(str(e)))], next_path=next_path,
                          username=username, status=401, remember=remember)
         except (MedevalError, sqlite3.Error) as e:
-            return _page(messages=[("err", _unavailable("Sign-in", e))], next_path=next_path, status=503)
+            return _page(messages=[("err", _unavailable(_("Sign-in"), e))], next_path=next_path, status=503)
         limiter.give_back(address)
         known.add(address)
         resp = RedirectResponse(next_path, status_code=303)
@@ -251,6 +326,8 @@ def _signin_submit(limiter: throttle.AddressLimiter, pool: throttle.SigninPool, 
         # (idle timeout, lifetime), so "keep me signed in" never outlives MEDEVAL_SESSION_LIFETIME.
         resp.set_cookie(COOKIE_NAME, cookie, max_age=max_age if remember else None, path="/", httponly=True,
                         samesite="lax", secure=request.url.scheme == "https")
+        if own_language in i18n.LANGUAGES:  # the pages after this one (signed out, session ended) speak it too
+            _remember_language(resp, request, own_language)
         return resp
 
     return signin_submit
@@ -263,25 +340,27 @@ def _signout(value: str | None) -> None:
 
 
 def _signout_page(messages: list[tuple[str, str]], status: int) -> Response:
-    return _html(title="Sign out", sub="Sign out of medeval on this browser.", messages=messages,
-                 form=_SIGNOUT_FORM.format(action=SIGNOUT_PATH), status=status)
+    return _html(title=_("Sign out"), sub=_("Sign out of medeval on this browser."), messages=messages,
+                 form=_SIGNOUT_FORM.format(action=SIGNOUT_PATH, submit=html.escape(_("Sign out"))), status=status)
 
 
 async def signout_form(request: Request) -> Response:
     """An old sign-out link (a GET, which any site can trigger): ask, with a button that POSTs."""
     if not request.cookies.get(COOKIE_NAME):
         return RedirectResponse(SIGNIN_PATH, status_code=303)
-    return _signout_page([], 200)
+    with i18n.language(_language(request)):
+        return _signout_page([], 200)
 
 
 async def signout(request: Request) -> Response:
     """End the session on the server (not just in this browser) and forget the cookie: a same-site POST only."""
-    if not _same_origin(request):
-        return _signout_page([("err", "This sign-out was sent from another site and was refused.")], 403)
-    try:
-        await run_in_threadpool(_signout, request.cookies.get(COOKIE_NAME))
-    except (MedevalError, sqlite3.Error) as e:
-        return _signout_page([("err", _unavailable("Sign-out", e))], 503)
+    with i18n.language(_language(request)):
+        if not _same_origin(request):
+            return _signout_page([("err", _("This sign-out was sent from another site and was refused."))], 403)
+        try:
+            await run_in_threadpool(_signout, request.cookies.get(COOKIE_NAME))
+        except (MedevalError, sqlite3.Error) as e:
+            return _signout_page([("err", _unavailable(_("Sign-out"), e))], 503)
     resp = RedirectResponse(f"{SIGNIN_PATH}?signed_out=1", status_code=303)
     resp.delete_cookie(COOKIE_NAME, path="/")
     return resp
@@ -307,8 +386,9 @@ class RequireSession:
         try:
             user = await run_in_threadpool(_session_user, request)
         except (MedevalError, sqlite3.Error) as e:
-            resp = _html(title="Unavailable", sub="", messages=[("err", _unavailable("medeval", e))], form="",
-                         status=503)
+            with i18n.language(_language(request)):
+                resp = _html(title=_("Unavailable"), sub="", messages=[("err", _unavailable("medeval", e))], form="",
+                             status=503)
             return await resp(scope, receive, send)
         if user is None:
             path = scope["path"] + (f"?{scope['query_string'].decode('latin-1')}" if scope.get("query_string") else "")

@@ -3,6 +3,10 @@
 :func:`dataframe` is ``st.dataframe`` with: a missing value shown as "—" (Streamlit writes "None"), a column empty
 in every row left out, and the shares of the ``percent`` and ``progress`` columns shown as percentages with one
 decimal (Streamlit's own "percent" format has two). The rows stay numbers, so a column sorts as numbers.
+
+``labels`` names the columns on screen in the reader's language (``{"annotator": N_("annotator")}``, translated
+here): the rows keep their keys, so ``percent``, ``progress``, ``column_config`` and a CSV of the same rows
+(``webui.page.safe_table``) go on using them.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Iterable, Mapping
 import streamlit as st
 
 from medeval.core import display
+from medeval.core.i18n import _
 
 
 def _config(cfg, **kwargs):
@@ -21,8 +26,10 @@ def _config(cfg, **kwargs):
 
 
 def dataframe(rows, *, percent: Iterable[str] = (), progress: Iterable[str] = (),
-              column_config: Mapping | None = None, drop_empty: bool = True, **kwargs):
-    """Draw ``rows`` (a list of dicts or a DataFrame) as a table; ``kwargs`` go to ``st.dataframe``."""
+              column_config: Mapping | None = None, drop_empty: bool = True, labels: Mapping[str, str] | None = None,
+              **kwargs):
+    """Draw ``rows`` (a list of dicts or a DataFrame) as a table; ``kwargs`` go to ``st.dataframe``. ``labels``:
+    each column's header on screen, English marked ``N_()`` (translated here); a column not named keeps its key."""
     import pandas as pd
 
     if isinstance(rows, Mapping):  # columns: {"name": [values]}
@@ -48,4 +55,11 @@ def dataframe(rows, *, percent: Iterable[str] = (), progress: Iterable[str] = ()
     kwargs.setdefault("width", "stretch")
     frame = pd.DataFrame(records, columns=list(dict.fromkeys(k for r in records for k in r))) if records else \
         (rows if isinstance(rows, pd.DataFrame) else pd.DataFrame())
+    present = set(frame.columns)
+    for col, label in (labels or {}).items():
+        given = config.get(col, {})
+        if col not in present or given is None:  # (a column hidden on purpose stays hidden)
+            continue
+        given = {} if isinstance(given, str) else dict(given)
+        config[col] = {**given, "label": _(label)}
     return st.dataframe(frame, column_config=config or None, placeholder=display.MISSING, **kwargs)

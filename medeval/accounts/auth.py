@@ -36,6 +36,7 @@ from medeval.accounts.passwords import ProfileHasher, hasher, use_production_has
 from medeval.accounts.policy import User  # noqa: F401 (re-exported: a user, or the command line's local actor)
 from medeval.core import i18n, settings
 from medeval.core.errors import MedevalError, PermissionDenied  # noqa: F401 (re-exported)
+from medeval.core.i18n import _, ngettext
 from medeval.store.db import transaction
 
 ROLES = policy.ROLES
@@ -332,14 +333,19 @@ def authenticate(db: sqlite_utils.Database, username: str, password: str, *, add
     if until is not None:
         minutes = max(1, round((until - now) / 60))
         raise _refuse(db, key, address, now, "locked",
-                      f"this username is locked after failed sign-ins from several addresses: wait {minutes} "
-                      "minutes, or ask an administrator to unlock it or reset the password",
+                      ngettext("this username is locked after failed sign-ins from several addresses: wait {n} "
+                               "minute, or ask an administrator to unlock it or reset the password",
+                               "this username is locked after failed sign-ins from several addresses: wait {n} "
+                               "minutes, or ask an administrator to unlock it or reset the password",
+                               minutes).format(n=minutes),
                       throttle.whole_seconds(until - now))
     wait = throttle.backoff_wait(db, key, address, now)
     if wait:
         raise _refuse(db, key, address, now, "backoff",
-                      f"too many failed sign-ins for this username from this address: wait {wait} seconds, "
-                      "or ask an administrator to reset the password", wait)
+                      ngettext("too many failed sign-ins for this username from this address: wait {n} second, "
+                               "or ask an administrator to reset the password",
+                               "too many failed sign-ins for this username from this address: wait {n} seconds, "
+                               "or ask an administrator to reset the password", wait).format(n=wait), wait)
     ok = _verify(row[4] if row else None, password or "")  # the same work for unknown users
     failed = not row or not ok or not row[3]
     new_hash = _hash(password) if not failed and hasher().check_needs_rehash(row[4]) else None
@@ -354,7 +360,7 @@ def authenticate(db: sqlite_utils.Database, username: str, password: str, *, add
             if new_hash:
                 db.conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (new_hash, row[0]))
     if failed:
-        raise AuthError("wrong username or password")
+        raise AuthError(_("wrong username or password"))
     return _row_user((*row[:4], row[5]))
 
 

@@ -36,6 +36,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import ngettext
 
 BACKOFF_AFTER = 5  # failures for one username from one address before that address must wait
 BACKOFF_BASE_S = 30  # the first wait; it doubles with each further failure (at most LOCKOUT_WINDOW_S)
@@ -54,6 +55,11 @@ class Busy(MedevalError):
         self.retry_after = retry_after
 
 
+def _busy(retry: int) -> str:
+    return ngettext("too many sign-ins at once: wait {n} second and try again",
+                    "too many sign-ins at once: wait {n} seconds and try again", retry).format(n=retry)
+
+
 def whole_seconds(s: float) -> int:
     return max(1, math.ceil(s - 1e-9))
 
@@ -69,7 +75,7 @@ class HashGate:
     def slot(self) -> Iterator[None]:
         if not self._sem.acquire(timeout=self.wait_s):
             retry = whole_seconds(self.wait_s)
-            raise Busy(f"too many sign-ins at once: wait {retry} seconds and try again", retry)
+            raise Busy(_busy(retry), retry)
         try:
             yield
         finally:
@@ -120,7 +126,7 @@ class SigninPool:
         with self._lock:
             if self._admitted >= self.workers + self.queue - (0 if known else self.reserved):
                 retry = whole_seconds(self._admitted / self.workers * self._mean_s)
-                raise Busy(f"too many sign-ins at once: wait {retry} seconds and try again", retry)
+                raise Busy(_busy(retry), retry)
             self._admitted += 1
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="medeval-signin",

@@ -36,6 +36,7 @@ from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import Graded, authorize
 from medeval.annotation.campaigns.status import list_campaigns, require_grading, review_item
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.core.limits import check_note
 from medeval.store.db import transaction
 
@@ -64,14 +65,15 @@ def majority(tiers) -> int:
 
 def check_method(method: str) -> str:
     if method not in METHODS:
-        raise MedevalError(f"consensus {method!r} is not one of {', '.join(METHODS)}: choose one of them")
+        raise MedevalError(_("consensus {method} is not one of {methods}: choose one of them").format(
+            method=repr(method), methods=", ".join(METHODS)))
     return method
 
 
 def _campaign(db, campaign_id: int) -> None:
     row = db.conn.execute("SELECT kind FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
-        raise MedevalError(f"no campaign {campaign_id}")
+        raise MedevalError(_("no campaign {id}").format(id=campaign_id))
     require_grading(row[0], campaign_id)
 
 
@@ -123,8 +125,8 @@ def queue(db: sqlite_utils.Database, campaign_id: int, *, min_distance: int = 2,
     """
     authorize(actor, "adjudication.read", db=db)
     if min_distance not in DISTANCES or isinstance(min_distance, bool):
-        raise MedevalError(f"the minimum distance is 1 (any disagreement) or 2 (Completely Wrong vs Basically "
-                           f"Correct), not {min_distance!r}")
+        raise MedevalError(_("the minimum distance is 1 (any disagreement) or 2 (Completely Wrong vs Basically "
+                             "Correct), not {value}").format(value=repr(min_distance)))
     _campaign(db, campaign_id)
     grades = latest_grades(db, campaign_id)
     adjudicated = current_adjudications(db, campaign_id)
@@ -155,18 +157,20 @@ def adjudicate(db: sqlite_utils.Database, actor: User, item_id: int, tier: int, 
     each long one scrolled to its end) -- recorded with it (None: not measured).
     """
     if fully_shown is not None and not isinstance(fully_shown, bool):
-        raise MedevalError("fully_shown is True, False or None")
+        raise MedevalError("fully_shown is True, False or None")  # (a caller's mistake, not a person's)
     authorize(actor, "adjudicate", db=db)
     if isinstance(tier, bool) or tier not in (0, 1, 2):
-        raise MedevalError("the final tier is 0 (Completely Wrong), 1 (Partially Correct) or 2 (Basically Correct)")
-    reason = check_note(reason, what="the reason")
+        raise MedevalError(_("the final tier is 0 (Completely Wrong), 1 (Partially Correct) or 2 (Basically "
+                             "Correct)"))
+    reason = check_note(reason, what=N_("the reason"))
     if not reason.strip():
-        raise MedevalError("give a reason for the final tier (one line is enough): it is kept with the adjudication")
+        raise MedevalError(_("give a reason for the final tier (one line is enough): it is kept with the "
+                             "adjudication"))
     with transaction(db):
         row = db.conn.execute("SELECT ci.campaign_id, c.kind FROM campaign_items ci JOIN campaigns c ON "
                               "c.id = ci.campaign_id WHERE ci.id = ?", (item_id,)).fetchone()
         if row is None:
-            raise MedevalError(f"no campaign item {item_id}")
+            raise MedevalError(_("no campaign item {id}").format(id=item_id))
         require_grading(row[1], row[0])
         authorize(actor, "adjudicate", Graded(item_id, frozenset(u for (u,) in db.conn.execute(
             "SELECT user_id FROM assignments WHERE item_id = ?", (item_id,)))), db=db)  # not one of its graders

@@ -2,32 +2,40 @@
 
 The stored configuration keeps its field names (``per_interval``, ``threshold_version``): the command line, the JSON
 export and the code read them. On a page the same configuration is a table of settings and values in words.
+
+The labels are English marked ``N_()``; :func:`kind_label` and :func:`config_rows` give them in the current language
+(``medeval.core.i18n``: the signed-in person's on a page, English on the command line and in a ``with
+language("en")`` block).
 """
 
 from __future__ import annotations
 
 from medeval.core.display import value_text, words
+from medeval.core.i18n import N_, _
 from medeval.engine import registry
 
-KIND_LABELS = {"bucket_grading": "Score-interval buckets (calibration)",
-               "random_validation": "Random sample (validation)",
-               "active_calibration": "Active rounds (calibration)"}
+KIND_LABELS = {"bucket_grading": N_("Score-interval buckets (calibration)"),
+               "random_validation": N_("Random sample (validation)"),
+               "active_calibration": N_("Active rounds (calibration)")}
 """The grading campaigns' kinds in words; a task campaign's kind is its task type's title."""
-SHORT_KIND_LABELS = {"bucket_grading": "calibration buckets", "random_validation": "validation sample",
-                     "active_calibration": "active calibration"}
+SHORT_KIND_LABELS = {"bucket_grading": N_("calibration buckets"), "random_validation": N_("validation sample"),
+                     "active_calibration": N_("active calibration")}
 """The same in a table's column, where a laptop's width holds every column."""
 
 SETTING_LABELS = {
-    "metrics": "metrics", "aspect_types": "aspect types", "width": "interval width",
-    "per_interval": "items per interval", "k": "annotators per item (k)", "seed": "seed", "annotators": "annotators",
-    "threshold_version": "active threshold set when created", "n": "items",
-    "validates_version": "threshold set it validates", "calibration_campaigns": "calibration campaigns kept apart",
-    "allow_overlap": "may share items with calibration", "excluded_responses": "responses left out (calibration's)",
-    "round_size": "items per round", "target_width": "target width of the cut-offs' intervals",
-    "budget": "item budget", "explore": "share drawn at random (exploration)", "criterion": "criterion",
-    "estimator": "cut-off estimator", "design": "design", "task": "task", "dataset": "data set", "rubric": "rubric",
-    "judge": "judge rated afterwards", "max_items": "questions (0: all)", "compare": "compared",
-    "per_model": "items per model", "pool": "drawn from", "criteria": "criteria",
+    "metrics": N_("metrics"), "aspect_types": N_("aspect types"), "width": N_("interval width"),
+    "per_interval": N_("items per interval"), "k": N_("annotators per item (k)"), "seed": N_("seed"),
+    "annotators": N_("annotators"), "threshold_version": N_("active threshold set when created"), "n": N_("items"),
+    "validates_version": N_("threshold set it validates"),
+    "calibration_campaigns": N_("calibration campaigns kept apart"),
+    "allow_overlap": N_("may share items with calibration"),
+    "excluded_responses": N_("responses left out (calibration's)"), "round_size": N_("items per round"),
+    "target_width": N_("target width of the cut-offs' intervals"), "budget": N_("item budget"),
+    "explore": N_("share drawn at random (exploration)"), "criterion": N_("criterion"),
+    "estimator": N_("cut-off estimator"), "design": N_("design"), "task": N_("task"), "dataset": N_("data set"),
+    "rubric": N_("rubric"), "judge": N_("judge rated afterwards"), "max_items": N_("questions (0: all)"),
+    "compare": N_("compared"), "per_model": N_("items per model"), "pool": N_("drawn from"),
+    "criteria": N_("criteria"),
 }
 
 
@@ -35,10 +43,10 @@ def kind_label(kind: str, *, short: bool = False) -> str:
     """A campaign's kind in words: "Score-interval buckets (calibration)" ("calibration buckets" ``short``), a task
     type's title."""
     if kind in KIND_LABELS:
-        return (SHORT_KIND_LABELS if short else KIND_LABELS)[kind]
+        return _((SHORT_KIND_LABELS if short else KIND_LABELS)[kind])
     from medeval.annotation.tasks import registry as tasks
 
-    return tasks.get(kind).title if tasks.is_task_kind(kind) else words(kind)
+    return _(tasks.get(kind).title) if tasks.is_task_kind(kind) else words(kind)
 
 
 def _value(key: str, value) -> str:
@@ -58,4 +66,14 @@ def config_rows(config: dict) -> list[dict]:
     [{'setting': 'metrics', 'value': 'BLEU-1, cosine'}, {'setting': 'items per interval', 'value': '4'},
      {'setting': 'active threshold set when created', 'value': 'v2'}, {'setting': 'seed', 'value': '7'}]
     """
-    return [{"setting": SETTING_LABELS.get(k, words(k)), "value": _value(k, v)} for k, v in config.items()]
+    return [{"setting": _(SETTING_LABELS[k]) if k in SETTING_LABELS else words(k), "value": _value(k, v)}
+            for k, v in config.items()]
+
+
+COLUMN_LABELS = {"setting": N_("setting"), "value": N_("value")}
+"""The headers of :func:`config_rows` on a page (``webui.tables.dataframe(labels=...)``)."""
+
+PROGRESS_LABELS = {"annotator": N_("annotator"), "progress": N_("progress"), "done": N_("done"),
+                   "assigned": N_("assigned"), "skipped": N_("skipped"), "flagged": N_("flagged"),
+                   "not fully shown": N_("not fully shown"), "not measured": N_("not measured")}
+"""The headers of a campaign's progress per annotator on a page (Campaigns, Task results)."""

@@ -25,6 +25,7 @@ from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
 from medeval.annotation import answer_rows
 from medeval.core.errors import InputError, MedevalError
+from medeval.core.i18n import N_, _
 from medeval.core.limits import (
     NAME_MAX_CHARS,
     NOTE_MAX_CHARS,
@@ -38,15 +39,21 @@ from medeval.store.db import transaction
 
 # What an annotator sees while grading: the key to press, the tier it records, and what it means
 # (MedDisKEval's three tiers, METHOD.md section 1). The definitions are the guide clinicians grade by and
-# the default definitions of a tier-grading campaign's guidelines.
+# the default definitions of a tier-grading campaign's guidelines. In English (stored with the guidelines); a page
+# shows the name and the meaning with _() (:func:`tier_guide`).
 TIER_GUIDE: tuple[tuple[str, int, str, str], ...] = (
-    ("1", 0, th.TIERS[0], "The answer is wrong, irrelevant or empty: it gets none of the reference's key "
-                          "points right, or contradicts it."),
-    ("2", 1, th.TIERS[1], "Some of the reference's key points are right, but important ones are missing, "
-                          "wrong or mixed with errors."),
-    ("3", 2, th.TIERS[2], "The answer conveys the reference's key points; wording, order and harmless extra "
-                          "detail may differ."),
+    ("1", 0, th.TIERS[0], N_("The answer is wrong, irrelevant or empty: it gets none of the reference's key "
+                             "points right, or contradicts it.")),
+    ("2", 1, th.TIERS[1], N_("Some of the reference's key points are right, but important ones are missing, "
+                             "wrong or mixed with errors.")),
+    ("3", 2, th.TIERS[2], N_("The answer conveys the reference's key points; wording, order and harmless extra "
+                             "detail may differ.")),
 )
+
+
+def tier_guide() -> list[tuple[str, int, str, str]]:
+    """:data:`TIER_GUIDE` in the current interface language (key, tier, name, meaning): what a page shows."""
+    return [(key, tier, _(name), _(meaning)) for key, tier, name, meaning in TIER_GUIDE]
 EDITING_ROLES = ("researcher", "admin")
 ANNOTATING_ROLES = ("annotator", "researcher", "admin")
 EXAMPLE_COLUMNS = ("aspect_type", "answer", "tier", "why")
@@ -76,7 +83,8 @@ class Guidelines:
 def _campaign(db, campaign_id: int) -> tuple[str, str]:
     row = db.conn.execute("SELECT kind, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
-        raise MedevalError(f"no campaign {campaign_id}; list them with `python -m medeval campaign list`")
+        raise MedevalError(_("no campaign {id}; list them with `python -m medeval campaign list`").format(
+            id=campaign_id))
     return row[0], row[1]
 
 
@@ -142,9 +150,9 @@ def history(db: sqlite_utils.Database, campaign_id: int) -> list[Guidelines]:
 def _no_version(db, campaign_id: int, version) -> str:
     n = db.conn.execute("SELECT max(version) FROM campaign_guidelines WHERE campaign_id = ?",
                         (campaign_id,)).fetchone()[0]
-    have = f"it has versions 1 to {n}" if n else "it has no guidelines yet"
-    return (f"guideline version {str(version)[:20]!r} does not exist for campaign {campaign_id} ({have}); "
-            "reload the page to see the current guidelines")
+    have = _("it has versions 1 to {n}").format(n=n) if n else _("it has no guidelines yet")
+    return _("guideline version {version} does not exist for campaign {id} ({have}); reload the page to see the "
+             "current guidelines").format(version=repr(str(version)[:20]), id=campaign_id, have=have)
 
 
 def check_version(db: sqlite_utils.Database, campaign_id: int, version) -> int | None:
@@ -172,18 +180,19 @@ def _check_examples(examples, definitions: list[dict], grading: bool, file: str 
     if examples is None:
         return []
     if not isinstance(examples, (list, tuple)):
-        raise MedevalError("the examples must be a list of rows (aspect_type, answer, tier, why)")
+        raise MedevalError(_("the examples must be a list of rows (aspect_type, answer, tier, why)"))
     if len(examples) > EXAMPLES_MAX:
-        raise InputError(f"{len(examples):,} examples; the limit is {EXAMPLES_MAX}", file=file,
-                         fix="keep a few worked examples per aspect type")
+        raise InputError(_("{n} examples; the limit is {max}").format(n=f"{len(examples):,}", max=EXAMPLES_MAX),
+                         file=file, fix=_("keep a few worked examples per aspect type"))
     keys = {d["key"].lower(): d["name"] for d in definitions}
     names = {d["name"].lower(): d["name"] for d in definitions}
     out = []
     for n, ex in enumerate(examples, start=2 if file else 1):
         row = n if file else None
-        where = "" if file else f"example {n}: "
+        where = "" if file else _("example {n}: ").format(n=n)
         if not isinstance(ex, dict):
-            raise InputError(f"{where}an example is a row with {', '.join(EXAMPLE_COLUMNS)}", file=file, row=row)
+            raise InputError(where + _("an example is a row with {columns}").format(columns=", ".join(EXAMPLE_COLUMNS)),
+                             file=file, row=row)
         cells = {c: ex.get(c) if ex.get(c) is not None else ex.get(c.replace("_", " "), "") for c in EXAMPLE_COLUMNS}
         cells = {c: ("" if v is None or (isinstance(v, float) and v != v) else str(v)).strip()
                  for c, v in cells.items()}
@@ -192,17 +201,19 @@ def _check_examples(examples, definitions: list[dict], grading: bool, file: str 
         asp = check_text(cells["aspect_type"], what=f"{where}aspect_type", max_chars=NAME_MAX_CHARS,
                          allow_newlines=False, required=True, file=file, row=row)
         if grading and asp.lower() not in ASPECT_TYPES:
-            raise InputError(f"{where}aspect_type {asp[:40]!r} is not one of {', '.join(ASPECT_TYPES)}", file=file,
-                             row=row, fix="use an aspect type of this campaign")
+            raise InputError(where + _("aspect_type {value} is not one of {types}").format(
+                value=repr(asp[:40]), types=", ".join(ASPECT_TYPES)), file=file, row=row,
+                fix=_("use an aspect type of this campaign"))
         answer = check_text(cells["answer"], what=f"{where}answer", max_chars=NOTE_MAX_CHARS, required=True,
                             file=file, row=row)
         tier = check_text(cells["tier"], what=f"{where}tier", max_chars=NAME_MAX_CHARS, allow_newlines=False,
                           required=True, file=file, row=row)
         if grading:
             if tier.lower() not in keys and tier.lower() not in names:
-                raise InputError(f"{where}tier {tier[:40]!r} is not a tier of this campaign", file=file, row=row,
-                                 fix="give its key (" + ", ".join(d["key"] for d in definitions) + ") or its name ("
-                                 + ", ".join(d["name"] for d in definitions) + ")")
+                raise InputError(where + _("tier {value} is not a tier of this campaign").format(value=repr(tier[:40])),
+                                 file=file, row=row, fix=_("give its key ({keys}) or its name ({names})").format(
+                                     keys=", ".join(d["key"] for d in definitions),
+                                     names=", ".join(d["name"] for d in definitions)))
             tier = keys.get(tier.lower()) or names[tier.lower()]
         why = check_text(cells["why"], what=f"{where}why", max_chars=NOTE_MAX_CHARS, allow_newlines=False,
                          required=True, file=file, row=row)
@@ -212,11 +223,12 @@ def _check_examples(examples, definitions: list[dict], grading: bool, file: str 
 
 def _check_definitions(definitions) -> list[dict]:
     if not isinstance(definitions, (list, tuple)) or len(definitions) > EXAMPLES_MAX:
-        raise MedevalError(f"the definitions must be a list of at most {EXAMPLES_MAX} rows (key, name, meaning)")
+        raise MedevalError(_("the definitions must be a list of at most {max} rows (key, name, meaning)").format(
+            max=EXAMPLES_MAX))
     out = []
     for d in definitions:
         if not isinstance(d, dict):
-            raise MedevalError("a definition is a row with key, name and meaning")
+            raise MedevalError(_("a definition is a row with key, name and meaning"))
         out.append({"key": check_text(str(d.get("key", "")), what="a definition's key", max_chars=20,
                                       allow_newlines=False),
                     "name": check_text(str(d.get("name", "")), what="a definition's name", max_chars=NAME_MAX_CHARS,
@@ -277,8 +289,8 @@ def require_acknowledged(db: sqlite_utils.Database, user: User, campaign_id: int
     """GuidelinesPending while ``user`` has not acknowledged the campaign's current guidelines."""
     pending = needs_acknowledgement(db, user, campaign_id)
     if pending is not None:
-        raise GuidelinesPending(f"read the guidelines of this campaign (version {pending}) and confirm you have "
-                                "read them before grading; nothing was saved")
+        raise GuidelinesPending(_("read the guidelines of this campaign (version {version}) and confirm you have "
+                                  "read them before grading; nothing was saved").format(version=pending))
 
 
 def acknowledge(db: sqlite_utils.Database, user: User, campaign_id: int, version: int) -> None:
@@ -288,7 +300,7 @@ def acknowledge(db: sqlite_utils.Database, user: User, campaign_id: int, version
     with transaction(db):
         version = check_version(db, campaign_id, version)
         if version is None:
-            raise MedevalError("say which guideline version was read")
+            raise MedevalError(_("say which guideline version was read"))
         cur = db.conn.execute("INSERT OR IGNORE INTO guideline_acks (user_id, campaign_id, version, acknowledged_at) "
                               "VALUES (?, ?, ?, ?)", (user.id, campaign_id, version, _now()))
         if cur.rowcount:

@@ -18,6 +18,16 @@ ROLE_CHOICES = ("annotator", "researcher", "admin", "adjudicator")
 LANGUAGE_CHOICES = ("zh-CN", "en")
 
 
+def _language(ctx, param, value):
+    """zh-CN or en, any case (click's case-insensitive choice would print and return them lower-cased)."""
+    if value is None:
+        return None
+    for choice in LANGUAGE_CHOICES:
+        if value.lower() == choice.lower():
+            return choice
+    raise click.BadParameter(f"{value!r} is not one of {', '.join(LANGUAGE_CHOICES)}")
+
+
 def _test_only_hash_warning() -> None:
     if settings.password_hash_profile() == "test-only":
         click.echo("warning: MEDEVAL_PASSWORD_HASH_PROFILE=test-only: the password was hashed with test-only argon2 "
@@ -34,7 +44,7 @@ def users_grp():
 @db_option
 @click.argument("username")
 @click.option("--role", type=click.Choice(ROLE_CHOICES), required=True)
-@click.option("--language", type=click.Choice(LANGUAGE_CHOICES, case_sensitive=False), default=None,
+@click.option("--language", metavar="[zh-CN|en]", default=None, callback=_language,
               help="the web app's language for this person (default: MEDEVAL_LANGUAGE's until they choose)")
 @friendly
 def users_add(db_path, username, role, language):
@@ -86,7 +96,7 @@ def users_set_role(db_path, username, role):
 @users_grp.command("set-language")
 @db_option
 @click.argument("username")
-@click.argument("language", type=click.Choice(LANGUAGE_CHOICES, case_sensitive=False))
+@click.argument("language", metavar="zh-CN|en", callback=_language)
 @friendly
 def users_set_language(db_path, username, language):
     """Set the language a user sees the web app in (zh-CN or en); they can change it in the app's sidebar."""

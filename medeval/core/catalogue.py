@@ -39,6 +39,31 @@ def mo_file(lang: str) -> Path:
     return po_file(lang).with_suffix(".mo")
 
 
+def extract_python(fileobj, keywords, comment_tags, options):
+    """Babel's extraction method for our sources, from Python's own parse tree: every ``_("...")``,
+    ``ngettext("...", "...", n)``, ``pgettext("ctx", "...")`` and ``N_("...")`` with literal text, including
+    those inside an f-string's ``{...}`` (Babel's token-based method does not see those). babel.cfg names it."""
+    source = fileobj.read().decode(options.get("encoding", "utf-8"))
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else (
+            node.func.attr if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "i18n" else None)
+        if name not in keywords:
+            continue
+        # literal text, or None where an argument is not (Babel then skips the call: its text is extracted where
+        # it is written, e.g. an N_() constant)
+        args = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args)
+        above = lines[node.lineno - 2].strip() if node.lineno >= 2 else ""
+        comments = [above.lstrip("# ")] if any(above.startswith("# " + t) for t in comment_tags) else []
+        found.append((node.lineno, node.col_offset, name, args, comments))
+    for lineno, _col, name, args, comments in sorted(found, key=lambda f: f[:2]):
+        yield lineno, name, args, comments
+
+
 def extract(root: Path = ROOT) -> Catalog:
     """Every marked string of the sources ``babel.cfg`` names, as a template catalogue."""
     with open(root / MAPPING.name, encoding="utf-8") as f:
@@ -157,11 +182,12 @@ def _term_pattern(term: str) -> re.Pattern:
     return re.compile(r"(?<![A-Za-z])" + re.escape(term) + r"(?:e?s)?(?![A-Za-z])", re.IGNORECASE)
 
 
-def check_catalogue(lang: str, template: Catalog | None = None, glossary: list[dict] | None = None) -> list[Problem]:
+def check_catalogue(lang: str, template: Catalog | None = None, glossary: list[dict] | None = None,
+                    catalog: Catalog | None = None) -> list[Problem]:
     """Every marked string has a translation in ``lang`` that is not empty, not fuzzy, keeps the English text's
     placeholders, and uses the glossary's term wherever the English uses the glossary's term."""
     template = template if template is not None else extract()
-    catalog = read_catalogue(lang)
+    catalog = read_catalogue(lang) if catalog is None else catalog
     glossary = read_glossary() if glossary is None else glossary
     terms = [(_term_pattern(g["en"]), g["en"], g["zh-CN"]) for g in glossary]
     problems = []
@@ -231,6 +257,10 @@ SCANNED = ("app.py", "app_pages", "webui")
 NOT_TEXT = "# i18n: not text"  # on a line whose literal is an identifier, markup or a name, never read as text
 
 
+def _shown_path(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def _literal_text(node: ast.AST) -> str | None:
     """The words of a string literal or f-string's literal parts (None: not a literal)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -274,7 +304,7 @@ def unmarked_strings(paths: list[Path] | None = None) -> list[Problem]:
                         continue
                     if NOT_TEXT in lines[item.lineno - 1] or NOT_TEXT in lines[node.lineno - 1]:
                         continue
-                    problems.append(Problem(f"{path.relative_to(ROOT)}:{item.lineno}",
+                    problems.append(Problem(f"{_shown_path(path)}:{item.lineno}",
                                             f"{name}() shows {text[:60]!r} unmarked: wrap it in _()"))
     return problems
 

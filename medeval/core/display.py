@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+from medeval.core.i18n import N_, _
+
 PERCENT_DECIMALS = 1
 MISSING = "—"
 """What a page or report writes for a figure that is not there (never "None", "nan" or an empty list)."""
@@ -84,7 +86,7 @@ def value_text(value, *, label=None) -> str:
     'address: local; from: —; ok: no'
     """
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if is_missing(value):
         return MISSING
     if isinstance(value, Mapping):
@@ -92,6 +94,33 @@ def value_text(value, *, label=None) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(value_text(v, label=label) for v in value)
     return str(label(value) if label else value)
+
+
+TIER_NAMES = {0: N_("Completely Wrong"), 1: N_("Partially Correct"), 2: N_("Basically Correct")}
+"""The tiers as a page names them (``medeval.engine.thresholds.TIERS``, marked for the catalogue)."""
+
+ASPECT_TYPE_NAMES = {"enumerated": N_("enumerated"), "declarative": N_("declarative"), "numeric": N_("numeric"),
+                     "enumerated+declarative": N_("enumerated + declarative"), "all": N_("all items")}
+"""The aspect types (and the pooled groups of "Clinicians vs the machine") as a page names them; the values stored
+and exported stay the identifiers."""
+
+
+def tier_name(tier: int | None) -> str:
+    """A tier code (0, 1, 2) by its name in the reader's language ("Completely Wrong"); nothing: :data:`MISSING`.
+
+    >>> tier_name(2), tier_name(None)
+    ('Basically Correct', '—')
+    """
+    return MISSING if tier is None else _(TIER_NAMES[int(tier)])
+
+
+def aspect_type_name(aspect_type: str) -> str:
+    """An aspect type (``enumerated``) in the reader's language; one not listed, as it is.
+
+    >>> aspect_type_name("declarative"), aspect_type_name("enumerated+declarative"), aspect_type_name("other")
+    ('declarative', 'enumerated + declarative', 'other')
+    """
+    return _(ASPECT_TYPE_NAMES[aspect_type]) if aspect_type in ASPECT_TYPE_NAMES else str(aspect_type)
 
 
 def drop_empty_columns(rows: Iterable[Mapping], *, keep: Iterable[str] = ()) -> list[dict]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.engine import tokenize as tok
 from medeval.engine.aspects import ASPECT_TYPES, DECLARATIVE, ENUMERATED, NUMERIC
 from medeval.engine.metrics import EXACT_SCORER_ID, bleu1, cosine, exact_match, rouge1
@@ -192,9 +193,12 @@ def report_metrics() -> tuple[str, ...]:
 
 
 def label(name: str) -> str:
-    """A metric's label (a name no longer registered, e.g. from an old database, as it is)."""
+    """A metric's label in the reader's language (a built-in's words translated; "BLEU-1" and a plugin's label as
+    they are; a name no longer registered, e.g. from an old database, as it is)."""
     m = METRICS.get(name)
-    return m.label if m else name
+    if m is None:
+        return name
+    return _(m.label) if m.builtin else m.label
 
 
 def _rouge1_f1(reference: str, candidate: str) -> float:
@@ -214,9 +218,9 @@ def _register_builtins() -> None:
                bleu1, tok.scorer_id, aliases=("bleu",), lexical=True, builtin=True),
         Metric("rouge1", "ROUGE-1", 0.0, 1.0, lex, "F1 of unigram overlap between answer and reference",
                _rouge1_f1, tok.scorer_id, aliases=("rouge",), lexical=True, builtin=True),
-        Metric("cosine", "cosine", -1.0, 1.0, lex, "cosine similarity of sentence embeddings",
+        Metric("cosine", N_("cosine"), -1.0, 1.0, lex, "cosine similarity of sentence embeddings",
                cosine, _cosine_scorer_id, aliases=("cos",), builtin=True),
-        Metric("exact_match", "exact match", 0.0, 1.0, (NUMERIC,), "1 if the first number equals the reference, else 0",
+        Metric("exact_match", N_("exact match"), 0.0, 1.0, (NUMERIC,), "1 if the first number equals the reference, else 0",
                exact_match, lambda: EXACT_SCORER_ID, aliases=("em",), builtin=True),
     ):
         register(m)

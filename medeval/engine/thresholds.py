@@ -33,6 +33,7 @@ from pathlib import Path
 import sqlite_utils
 
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_
 from medeval.engine.cutoff_rule import DECIMALS, canonical, canonical_array, reach_bound, reaches  # noqa: F401
 from medeval.engine.threshold_files import read_json, threshold_cutoffs
 from medeval.engine.metrics import EXACT_SCORER_ID
@@ -40,7 +41,9 @@ from medeval.engine.registry import BUILTINS, METRICS, get_metric
 from medeval.engine.tokenize import DEFAULT_SCORER_ID as TOKENIZER_ID  # a set records the lexical scorer id
 from medeval.store.db import BUSY_TIMEOUT_MS, job_lock, transaction
 
-TIERS = {0: "Completely Wrong", 1: "Partially Correct", 2: "Basically Correct"}
+# the English names are the stored and exported ones (N_: the interface shows them with _(); TIERS_ZH: the papers'
+# Chinese names, for the reports)
+TIERS = {0: N_("Completely Wrong"), 1: N_("Partially Correct"), 2: N_("Basically Correct")}
 TIERS_ZH = {0: "完全错误", 1: "部分正确", 2: "基本正确"}
 PAPER_EMBEDDING_MODEL = "moka-ai/m3e-base"
 

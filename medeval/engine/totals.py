@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from medeval.core import settings
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import _
 from medeval.engine.cutoff_rule import reaches
 from medeval.engine.registry import report_metrics
 
@@ -73,7 +74,8 @@ def _num(x: float) -> str:
 def levels_text(bands: tuple[float, ...] | None = None) -> str:
     """``≥ 3.5 → 1, ≥ 3.0 → 2, ≥ 2.0 → 3, else 4``."""
     bands = level_bands() if bands is None else bands
-    return ", ".join(f"≥ {_num(b)} → {i}" for i, b in enumerate(bands, start=1)) + f", else {len(bands) + 1}"
+    return _("{bands}, else {level}").format(
+        bands=", ".join(f"≥ {_num(b)} → {i}" for i, b in enumerate(bands, start=1)), level=len(bands) + 1)
 
 
 def table4_gaps() -> list[tuple[float, float]]:
@@ -81,26 +83,28 @@ def table4_gaps() -> list[tuple[float, float]]:
 
     A bound ``b`` reproduces that boundary of the paper's grouping when ``highest < b <= lowest``.
     """
-    levels = sorted({lvl for _, _, lvl in TABLE4})
-    return [(max(t for _, t, lv in TABLE4 if lv == k + 1), min(t for _, t, lv in TABLE4 if lv == k))
+    levels = sorted({lvl for _m, _t, lvl in TABLE4})
+    return [(max(t for _m, t, lv in TABLE4 if lv == k + 1), min(t for _m, t, lv in TABLE4 if lv == k))
             for k in levels[:-1]]
 
 
 def reproduces_table4(bands: tuple[float, ...] | None = None) -> bool:
     """Do ``bands`` put each of Table 4's models (its printed total) in the level the paper gives it?"""
     bands = level_bands() if bands is None else bands
-    return all(level(total, bands) == lvl for _, total, lvl in TABLE4)
+    return all(level(total, bands) == lvl for _m, total, lvl in TABLE4)
 
 
 def levels_source_text(bands: tuple[float, ...] | None = None) -> str:
     """Where the level bands come from, in a sentence, for a report's methods paragraph."""
     bands = level_bands() if bands is None else bands
     gaps = ", ".join(f"({lo:.2f}, {hi:.2f}]" for lo, hi in table4_gaps())
-    head = (f"medeval's own level bands (setting {LEVEL_SETTING}), not the paper's: MedDisKEval's Table 4 puts its "
-            f"12 models into four levels without stating cut-offs")
     if reproduces_table4(bands):
-        return head + f"; these bounds lie in the gaps between its groups ({gaps}) and so reproduce its grouping"
-    return head + f"; these bounds do not reproduce its grouping (bounds in {gaps} would)"
+        return _("medeval's own level bands (setting {setting}), not the paper's: MedDisKEval's Table 4 puts its 12 "
+                 "models into four levels without stating cut-offs; these bounds lie in the gaps between its groups "
+                 "({gaps}) and so reproduce its grouping").format(setting=LEVEL_SETTING, gaps=gaps)
+    return _("medeval's own level bands (setting {setting}), not the paper's: MedDisKEval's Table 4 puts its 12 "
+             "models into four levels without stating cut-offs; these bounds do not reproduce its grouping (bounds "
+             "in {gaps} would)").format(setting=LEVEL_SETTING, gaps=gaps)
 
 
 def total_score(shares):

@@ -14,6 +14,7 @@ from medeval.annotation.answers.model import TIER, Answer
 from medeval.annotation.answers.stores import TASK_STORE, TIER_STORE, GoldStore
 from medeval.annotation.tasks.registry import is_task_kind
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import _
 from medeval.store.db import transaction
 
 _WANTS = {TIER: "a tier 0/1/2", "questions": "a map of its questions to values"}
@@ -23,7 +24,7 @@ def store_for(db, campaign_id: int):
     """The store of the campaign's family (by its kind), or MedevalError for no such campaign."""
     row = db.conn.execute("SELECT kind FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
-        raise MedevalError(f"no campaign {campaign_id}")
+        raise MedevalError(_("no campaign {id}").format(id=campaign_id))
     return TASK_STORE if is_task_kind(row[0]) else TIER_STORE
 
 

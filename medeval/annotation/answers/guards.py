@@ -15,6 +15,11 @@ from medeval.annotation import gold
 from medeval.annotation import guidelines as gl
 from medeval.annotation.answer_input import ANY, StaleGrade  # noqa: F401 (re-exported)
 from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.i18n import N_, _
+
+# a stale answer, in each family's noun (a store's ``noun``)
+_STALE = {"grade": N_("the screen changed before this grade arrived: nothing was saved from it"),
+          "answer": N_("the screen changed before this answer arrived: nothing was saved from it")}
 
 
 def assigned(db, store, user, item_id: int, campaign_id: int | None = None):
@@ -22,9 +27,9 @@ def assigned(db, store, user, item_id: int, campaign_id: int | None = None):
     ``campaign_id`` when given; PermissionDenied otherwise."""
     target = store.lookup(db, user, item_id)
     if target is None:
-        raise PermissionDenied("this item is not assigned to you")
+        raise PermissionDenied(_("this item is not assigned to you"))
     if campaign_id is not None and target.campaign_id != campaign_id:
-        raise PermissionDenied(store.elsewhere)
+        raise PermissionDenied(_(store.elsewhere))
     return target
 
 
@@ -36,7 +41,7 @@ def already_saved(db, store, user, client_token: str) -> int | None:
 def campaign_open(store, target) -> None:
     """MedevalError (the family's words) once the campaign is closed."""
     if target.status != "open":
-        raise MedevalError(store.closed)
+        raise MedevalError(_(store.closed))
 
 
 def acknowledged(db, user, target) -> None:
@@ -53,4 +58,4 @@ def not_stale(store, current, expected) -> None:
     """The family's stale error when the screen showed another state than ``current`` (the latest answer's id
     for a tier, the number of answers for a task item); nothing when ``expected`` is :data:`ANY`."""
     if expected is not ANY and current != expected:
-        raise store.stale(f"the screen changed before this {store.noun} arrived: nothing was saved from it")
+        raise store.stale(_(_STALE[store.noun]))

@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from medeval.annotation.answer_input import check_tier, check_values
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.core.limits import check_note
 
 SUBMITTED, SKIPPED, FLAGGED = "submitted", "skipped", "flagged"
@@ -51,12 +52,13 @@ class Answer:
         if self.status == SUBMITTED and value is None:
             raise MedevalError("a submitted answer needs a value: a tier 0/1/2 or a map of questions to values")
         if self.status == FLAGGED and isinstance(value, Mapping):
-            raise MedevalError("a flag says what is wrong with the item in its note; answer its questions apart")
+            raise MedevalError(_("a flag says what is wrong with the item in its note; answer its questions "
+                                 "apart"))
         note = self.note
         if note is not None:
-            note = check_note(note, what="the flag note")
+            note = check_note(note, what=N_("the flag note"))
         if self.status == FLAGGED and value is None and not (note or "").strip():
-            raise MedevalError("write a short note saying what is wrong with this item")
+            raise MedevalError(_("write a short note saying what is wrong with this item"))
         if self.fully_shown is not None and not isinstance(self.fully_shown, bool):
             raise MedevalError(f"fully_shown is True, False or None; got {str(self.fully_shown)[:30]!r}")
         object.__setattr__(self, "value", value)

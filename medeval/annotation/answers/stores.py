@@ -18,6 +18,7 @@ from medeval.annotation.answers.model import FLAGGED, QUESTIONS, SKIPPED, TIER, 
 from medeval.annotation.tasks import state
 from medeval.annotation.tasks.registry import get
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -34,15 +35,15 @@ class Target:
 
 def _one_question(answer: Answer) -> tuple[str, str | int]:
     if len(answer.value) != 1:
-        raise MedevalError(f"a task answer gives one question's value at a time; got {len(answer.value)}: "
-                           f"{', '.join(sorted(answer.value))[:120]}")
+        raise MedevalError(_("a task answer gives one question's value at a time; got {n}: {questions}").format(
+            n=len(answer.value), questions=", ".join(sorted(answer.value))[:120]))
     return next(iter(answer.value.items()))
 
 
 class TierStore:
     family, action, kind, noun = "tier", "grade", TIER, "grade"
-    closed = "this campaign is closed: grades can no longer be given or changed"
-    elsewhere = "this item is not assigned to you"
+    closed = N_("this campaign is closed: grades can no longer be given or changed")  # (shown with _())
+    elsewhere = N_("this item is not assigned to you")
     stale = StaleGrade
 
     def backend(self):
@@ -83,8 +84,8 @@ class TierStore:
 
 class TaskStore:
     family, action, kind, noun = "task", "task.answer", QUESTIONS, "answer"
-    closed = "this campaign is closed: answers and flags can no longer be given or changed"
-    elsewhere = "this item is not part of this campaign"
+    closed = N_("this campaign is closed: answers and flags can no longer be given or changed")
+    elsewhere = N_("this item is not part of this campaign")
     stale = StaleAnswer
 
     def backend(self):
@@ -122,12 +123,13 @@ class TaskStore:
             question, value = _one_question(answer)
             qs = {q.id: q for q in get(target.kind).questions(target.payload, target.layout)}
             if question not in qs:
-                raise MedevalError(f"no question {question!r} in this item")
+                raise MedevalError(_("no question {question} in this item").format(question=repr(question)))
             q = qs[question]
             value = q.option(str(value)).value
             open_part, _ = state.open_part(list(qs.values()), st["answers"])
             if q.part > open_part:
-                raise MedevalError(f"part {q.part} opens once every question of part {open_part} has an answer")
+                raise MedevalError(_("part {part} opens once every question of part {open} has an answer").format(
+                    part=q.part, open=open_part))
             prev = st["ids"].get(question)
             if prev is not None and st["answers"][question] == value:
                 return prev  # the same answer again: nothing to record
@@ -150,7 +152,7 @@ class GoldStore:
     the campaign open, the guidelines, a hidden item's qualification, not stale -- then
     :func:`medeval.annotation.gold.submit_gold` checks the item is the annotator's to answer now and writes."""
 
-    elsewhere = "this item is not part of this campaign"
+    elsewhere = N_("this item is not part of this campaign")
     noun = "answer"
 
     def __init__(self, base, gold_id: int, mode: str, attempt: int | None):

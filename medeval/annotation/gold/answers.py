@@ -28,6 +28,7 @@ from medeval.annotation.gold.task_items import task_gold_item
 from medeval.annotation.screen_keys import screen_key
 from medeval.annotation.tasks import state
 from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.i18n import _
 
 
 def parse_ref(ref: str) -> tuple[str, int, int | None]:
@@ -44,7 +45,7 @@ def parse_ref(ref: str) -> tuple[str, int, int | None]:
             return "hidden", int(rest), None
         raise ValueError(ref)
     except ValueError:
-        raise MedevalError("this answer refers to no item on your screen; reload the page") from None
+        raise MedevalError(_("this answer refers to no item on your screen; reload the page")) from None
 
 
 def check_turn(db, user: User, campaign_id: int, gold_id: int, mode: str, attempt: int | None,
@@ -55,12 +56,12 @@ def check_turn(db, user: User, campaign_id: int, gold_id: int, mode: str, attemp
     if mode == "qualification":
         q = qualification_state(db, user, campaign_id, backend)
         if q.status != "in_progress" or q.attempt != attempt or (backend.in_order and q.next_gold != gold_id):
-            raise backend.stale("this qualification item is no longer on your screen: nothing was saved")
+            raise backend.stale(_("this qualification item is no longer on your screen: nothing was saved"))
         if gold_id not in _attempts(db, user.id, campaign_id)[attempt - 1][1]:
-            raise PermissionDenied("this item is not part of your qualification")
+            raise PermissionDenied(_("this item is not part of your qualification"))
     elif mode == "hidden":
         if gold_id not in hidden_plan(db, user, campaign_id, backend)[0]:
-            raise PermissionDenied("this item is not assigned to you")
+            raise PermissionDenied(_("this item is not assigned to you"))
     else:
         raise MedevalError(f"unknown gold mode {str(mode)[:20]!r}")
 
@@ -77,7 +78,7 @@ def gold_current(db, user: User, gold_id: int, mode: str, attempt: int | None, b
     if backend.family == "tier":
         prev = _latest(db, user.id, gold_id, mode, attempt)
         if mode == "qualification" and prev:
-            raise backend.stale("this qualification item already has your answer: nothing was saved")
+            raise backend.stale(_("this qualification item already has your answer: nothing was saved"))
         return prev, (prev[0] if prev else None)
     rows = _rows(db, user.id, gold_id, mode, attempt)
     st = state.fold([r[:5] for r in rows]).get(gold_id, state.EMPTY)
@@ -120,7 +121,8 @@ def _write_tier(db, user, campaign_id, gold_id, mode, attempt, prev, tier, skipp
     feedback = None
     if mode == "hidden" and prev is None and get_settings(db, campaign_id)["feedback"]:
         item = gold_item(db, gold_id)
-        feedback = f"The expected grade was {TIER_NAMES[item.expected_tier]}: {item.reason}"
+        feedback = _("The expected grade was {tier}: {reason}").format(tier=_(TIER_NAMES[item.expected_tier]),
+                                                                       reason=item.reason)
     return new_id, feedback
 
 
@@ -139,14 +141,15 @@ def _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, s
         question, value = value
         qs = {q.id: q for q in t.questions(payload, layout)}
         if question not in qs:
-            raise MedevalError(f"no question {str(question)[:60]!r} in this item")
+            raise MedevalError(_("no question {question} in this item").format(question=repr(str(question)[:60])))
         value = qs[question].option(str(value)).value
         part, _n = state.open_part(list(qs.values()), st["answers"])
         if qs[question].part > part:
-            raise MedevalError(f"part {qs[question].part} opens once every question of part {part} has an answer")
+            raise MedevalError(_("part {part} opens once every question of part {open} has an answer").format(
+                part=qs[question].part, open=part))
         prev = st["ids"].get(question)
         if prev is not None and mode == "qualification":
-            raise state.StaleAnswer("this qualification question already has your answer: nothing was saved")
+            raise state.StaleAnswer(_("this qualification question already has your answer: nothing was saved"))
         if prev is not None and st["answers"][question] == value:
             return prev, None
     new_id = answer_rows.insert(
@@ -160,8 +163,8 @@ def _write_task(db, user, campaign_id, gold_id, mode, attempt, current, value, s
         answers = {**st["answers"], **({question: value} if not skipped and not flag else {})}
         if state.complete(t, payload, layout, answers):
             g = task_gold_item(db, gold_id)
-            feedback = ("Expected: " + "; ".join(describe_on_screen(t, payload, layout, expected))
-                        + f". Why: {g.reason}")
+            feedback = _("Expected: {answers}. Why: {reason}").format(
+                answers="; ".join(describe_on_screen(t, payload, layout, expected)), reason=g.reason)
     return new_id, feedback
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from medeval.accounts.auth import User
 from medeval.annotation.answer_input import StaleAnswer
 from medeval.annotation.gold.items import gold_item
+from medeval.core.i18n import N_
 
 
 class StaleGoldAnswer(StaleAnswer):
@@ -44,7 +45,7 @@ class Backend:
     action = "grade"  # the policy action that answers its gold items
     stale = StaleGoldAnswer  # raised for an answer from a screen that has changed
     in_order = False  # qualification items answered in the attempt's order only
-    closed = "this campaign is closed: answers can no longer be given or changed"
+    closed = N_("this campaign is closed: answers can no longer be given or changed")  # (shown with _())
 
     def outcome(self, db, user_id: int, gold_id: int, mode: str, attempt: int | None) -> bool | None:
         """None: not answered yet (not complete); True: answered as expected; False: otherwise (a skip too)."""

@@ -27,6 +27,7 @@ from medeval.annotation.gold.settings import (
     require_gold_campaign,
 )
 from medeval.core.errors import InputError, MedevalError
+from medeval.core.i18n import _
 from medeval.store.db import transaction
 
 TIER_CSV_COLUMNS = ("disease", "aspect", "model", "expected_tier", "reason")
@@ -56,7 +57,7 @@ _GOLD_SQL = ("SELECT g.id, g.campaign_id, g.response_id, g.expected, g.reason, k
 def gold_item(db: sqlite_utils.Database, gold_id: int) -> GoldItem:
     r = db.conn.execute(_GOLD_SQL + "AND g.id = ?", (gold_id,)).fetchone()
     if r is None:
-        raise MedevalError(f"no gold item {gold_id}")
+        raise MedevalError(_("no gold item {id}").format(id=gold_id))
     return GoldItem(*r[:10], bool(r[10]))
 
 
@@ -99,18 +100,22 @@ def parse_tier(value) -> int | None:
 def _refusal(db, campaign_id: int, response_id: int) -> str | None:
     """Why ``response_id`` cannot become a gold item of the campaign (None: it can)."""
     if not db.conn.execute("SELECT 1 FROM responses WHERE id = ?", (response_id,)).fetchone():
-        return f"there is no response {response_id}"
+        return _("there is no response {id}").format(id=response_id)
     if not db.conn.execute("SELECT 1 FROM scores WHERE response_id = ?", (response_id,)).fetchone():
-        return f"response {response_id} has no scores yet; only scored responses can be gold (run `medeval score`)"
+        return _("response {id} has no scores yet; only scored responses can be gold (run `medeval score`)").format(
+            id=response_id)
     if db.conn.execute("SELECT 1 FROM campaign_items WHERE campaign_id = ? AND response_id = ?",
                        (campaign_id, response_id)).fetchone():
-        return (f"response {response_id} is a real item of campaign {campaign_id}; a gold item must not also be "
-                "graded as a real item -- choose another response")
+        return _("response {id} is a real item of campaign {campaign}; a gold item must not also be graded as a real "
+                 "item -- choose another response").format(id=response_id, campaign=campaign_id)
     row = db.conn.execute("SELECT g.id, EXISTS (SELECT 1 FROM gold_retired x WHERE x.gold_id = g.id) FROM gold_items "
                           "g WHERE g.campaign_id = ? AND g.response_id = ?", (campaign_id, response_id)).fetchone()
     if row:
-        return (f"response {response_id} is already gold item {row[0]} of campaign {campaign_id}"
-                + (" (retired; gold items are never changed -- choose another response)" if row[1] else ""))
+        if row[1]:
+            return _("response {id} is already gold item {gold} of campaign {campaign} (retired; gold items are never "
+                     "changed -- choose another response)").format(id=response_id, gold=row[0], campaign=campaign_id)
+        return _("response {id} is already gold item {gold} of campaign {campaign}").format(
+            id=response_id, gold=row[0], campaign=campaign_id)
     return None
 
 
@@ -126,15 +131,17 @@ def mark_gold(db: sqlite_utils.Database, campaign_id: int, response_id: int, exp
     require_gold_campaign(db, campaign_id)
     tier = parse_tier(expected_tier)
     if tier is None:
-        raise MedevalError(f"expected tier {str(expected_tier)[:20]!r} is not a tier: give 0/1/2 or CW/PC/BC")
+        raise MedevalError(_("expected tier {value} is not a tier: give 0/1/2 or CW/PC/BC").format(
+            value=repr(str(expected_tier)[:20])))
     reason = _check_reason(reason)
     if isinstance(response_id, bool) or not isinstance(response_id, int):
-        raise MedevalError(f"a response id is a whole number; got {str(response_id)[:20]!r}")
+        raise MedevalError(_("a response id is a whole number; got {value}").format(value=repr(str(response_id)[:20])))
     with transaction(db):
         if why := _refusal(db, campaign_id, response_id):
             raise MedevalError(why)
         if len(active_gold_ids(db, campaign_id)) >= GOLD_MAX:
-            raise MedevalError(f"campaign {campaign_id} has {GOLD_MAX} gold items, the limit; retire some first")
+            raise MedevalError(_("campaign {id} has {max} gold items, the limit; retire some first").format(
+                id=campaign_id, max=GOLD_MAX))
         who = actor.username if actor else "cli"
         gid = _insert(db, campaign_id, response_id, tier, reason, who)
         audit(db, who, "gold.mark", f"campaign:{campaign_id}", {"gold": gid, "response": response_id, "tier": tier})
@@ -150,7 +157,8 @@ def unmark_gold(db: sqlite_utils.Database, campaign_id: int, gold_id: int, *, ac
     with transaction(db):
         retired = item_rows.gold_retired(db, family, campaign_id, gold_id)
         if retired is None:
-            raise MedevalError(f"campaign {campaign_id} has no gold item {gold_id}; see `medeval gold list`")
+            raise MedevalError(_("campaign {id} has no gold item {gold}; see `medeval gold list`").format(
+                id=campaign_id, gold=gold_id))
         if retired:
             return
         who = actor.username if actor else "cli"
@@ -179,16 +187,18 @@ def import_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, actor:
     header, rows = read_table_limited(path)
     require_columns(path, header, list(TIER_CSV_COLUMNS))
     if not rows:
-        raise InputError("the file has no rows", file=file, fix="add one row per gold item")
+        raise InputError(_("the file has no rows"), file=file, fix=_("add one row per gold item"))
     if len(rows) > GOLD_MAX:
-        raise InputError(f"{len(rows):,} rows; the limit is {GOLD_MAX} gold items", file=file)
+        raise InputError(_("{n} rows; the limit is {max} gold items").format(n=f"{len(rows):,}", max=GOLD_MAX),
+                         file=file)
     plan, seen = [], {}
     for n, row in rows:
         cells = {c: str(row.get(c) if row.get(c) is not None else "").strip() for c in TIER_CSV_COLUMNS}
         where = {"file": file, "row": n}
         for c in ("disease", "aspect", "model"):
             if not cells[c]:
-                raise InputError(f"the {c} is empty", **where, fix="fill in disease, aspect and model")
+                raise InputError(_("the {column} is empty").format(column=c), **where,
+                                 fix=_("fill in disease, aspect and model"))
         try:
             aspect = resolve_aspect(cells["aspect"]).name
         except MedevalError:
@@ -198,15 +208,17 @@ def import_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, actor:
                             (cells["disease"], aspect, cells["model"])).fetchone()
         label = f"{cells['disease'][:40]!r} / {cells['aspect'][:40]!r} / {cells['model'][:40]!r}"
         if r is None:
-            raise InputError(f"no response of model {cells['model'][:40]!r} for {label}", **where,
-                             fix="check the disease, aspect and model names against the imported data")
+            raise InputError(_("no response of model {model} for {label}").format(
+                model=repr(cells["model"][:40]), label=label), **where,
+                fix=_("check the disease, aspect and model names against the imported data"))
         if r[0] in seen:
-            raise InputError(f"{label} is already on row {seen[r[0]]}", **where, fix="keep one row per response")
+            raise InputError(_("{label} is already on row {row}").format(label=label, row=seen[r[0]]), **where,
+                             fix=_("keep one row per response"))
         seen[r[0]] = n
         tier = parse_tier(cells["expected_tier"])
         if tier is None:
-            raise InputError(f"expected_tier {cells['expected_tier'][:20]!r} is not a tier", **where,
-                             fix="give 0/1/2 or CW/PC/BC")
+            raise InputError(_("expected_tier {value} is not a tier").format(value=repr(cells["expected_tier"][:20])),
+                             **where, fix=_("give 0/1/2 or CW/PC/BC"))
         reason = _check_reason(cells["reason"], **where)
         if why := _refusal(db, campaign_id, r[0]):
             raise InputError(why, **where)
@@ -214,7 +226,8 @@ def import_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, actor:
     who = actor.username if actor else "cli"
     with transaction(db):
         if len(active_gold_ids(db, campaign_id)) + len(plan) > GOLD_MAX:
-            raise InputError(f"that would make more than {GOLD_MAX} gold items", file=file, fix="retire some first")
+            raise InputError(_("that would make more than {max} gold items").format(max=GOLD_MAX), file=file,
+                             fix=_("retire some first"))
         for rid, tier, reason in plan:
             if why := _refusal(db, campaign_id, rid):  # (changed since the check above)
                 raise InputError(why, file=file, row=seen[rid])

@@ -23,6 +23,7 @@ from medeval.annotation.gold.backends import TIER, Backend
 from medeval.annotation.gold.settings import _seed, active_gold_ids, get_settings, require_gold_campaign
 from medeval.core.display import percent
 from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.i18n import _
 from medeval.store.db import transaction
 
 
@@ -94,9 +95,9 @@ def require_qualified(db: sqlite_utils.Database, user: User, campaign_id: int, b
     """QualificationPending while the campaign requires a qualification ``user`` has not passed."""
     q = qualification_state(db, user, campaign_id, backend)
     if not q.cleared:
-        raise QualificationPending("this campaign starts with a qualification round of gold items: pass it "
-                                   f"({q.items} items, pass mark {percent(q.pass_mark)}) before grading; "
-                                   "nothing was saved")
+        raise QualificationPending(_("this campaign starts with a qualification round of gold items: pass it "
+                                     "({items} items, pass mark {mark}) before grading; nothing was saved").format(
+            items=q.items, mark=percent(q.pass_mark)))
 
 
 def start_attempt(db: sqlite_utils.Database, user: User, campaign_id: int, backend: Backend = TIER) -> int:
@@ -108,19 +109,20 @@ def start_attempt(db: sqlite_utils.Database, user: User, campaign_id: int, backe
     status = require_gold_campaign(db, campaign_id, backend.family)
     if not db.conn.execute(f"SELECT 1 FROM {backend.tables[1]} WHERE campaign_id = ? AND user_id = ?",
                            (campaign_id, user.id)).fetchone():
-        raise PermissionDenied("no items of this campaign are assigned to you")
+        raise PermissionDenied(_("no items of this campaign are assigned to you"))
     if status != "open":
-        raise MedevalError("this campaign is closed: the qualification can no longer be taken")
+        raise MedevalError(_("this campaign is closed: the qualification can no longer be taken"))
     with transaction(db):
         q = qualification_state(db, user, campaign_id, backend)
         if q.status in ("not_required", "passed", "in_progress"):
             return q.attempt
         if q.status == "failed_final":
-            raise MedevalError(f"no attempts left ({1 + q.retries} allowed); ask the campaign's researcher")
+            raise MedevalError(_("no attempts left ({n} allowed); ask the campaign's researcher").format(
+                n=1 + q.retries))
         pool = active_gold_ids(db, campaign_id)
         if len(pool) < q.items:
-            raise MedevalError(f"the qualification needs {q.items} gold items but the campaign has {len(pool)}; "
-                               "ask the campaign's researcher to mark more")
+            raise MedevalError(_("the qualification needs {items} gold items but the campaign has {n}; ask the "
+                                 "campaign's researcher to mark more").format(items=q.items, n=len(pool)))
         seen = {g for _a, ids, _p in _attempts(db, user.id, campaign_id) for g in ids}
         rng = _seed(db, "qualification", campaign_id, user.id, q.attempt + 1)
         rng.shuffle(pool)
@@ -144,10 +146,10 @@ def review(db: sqlite_utils.Database, user: User, campaign_id: int, attempt: int
         return []
     attempt = max(att) if attempt is None else attempt
     if attempt not in att:
-        raise MedevalError(f"you have no qualification attempt {attempt} in this campaign")
+        raise MedevalError(_("you have no qualification attempt {attempt} in this campaign").format(attempt=attempt))
     out = []
     for n, g in enumerate(att[attempt], start=1):
         if backend.outcome(db, user.id, g, "qualification", attempt) is None:
-            raise MedevalError("finish the attempt first: the expected answers are shown after its last item")
+            raise MedevalError(_("finish the attempt first: the expected answers are shown after its last item"))
         out.extend(backend.review_rows(db, user, campaign_id, n, g, attempt))
     return out

@@ -19,13 +19,15 @@ from medeval.annotation.gold.settings import active_gold_ids, get_settings, gold
 from medeval.annotation.gold.task_backend import TASK
 from medeval.core.display import percent, words
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _, ngettext
 
 BLOCK = 5  # hidden gold answers per point of "accuracy over time"
 
-QUALIFICATION_WORDS = {"not_required": "not required", "not_started": "not started", "in_progress": "in progress",
-                       "passed": "passed", "failed_retry": "failed, may try again",
-                       "failed_final": "failed, no tries left"}
-"""An annotator's qualification status (``QualificationState.status``) in words."""
+QUALIFICATION_WORDS = {"not_required": N_("not required"), "not_started": N_("not started"),
+                       "in_progress": N_("in progress"), "passed": N_("passed"),
+                       "failed_retry": N_("failed, may try again"), "failed_final": N_("failed, no tries left")}
+"""An annotator's qualification status (``QualificationState.status``) in words (English, marked N_():
+:func:`qualification_words` gives them in the current language)."""
 
 
 def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, block: int = BLOCK,
@@ -41,7 +43,8 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
     authorize(actor, "gold.manage", db=db)
     require_gold_campaign(db, campaign_id, backend.family)
     if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= 100:
-        raise MedevalError("the block size (hidden gold answers per point over time) must be a whole number 1..100")
+        raise MedevalError(_("the block size (hidden gold answers per point over time) must be a whole number "
+                             "1..100"))
     s = get_settings(db, campaign_id)
     users = db.conn.execute(f"SELECT DISTINCT u.id, u.username, u.role, u.active FROM {backend.tables[1]} a JOIN "
                             "users u ON u.id = a.user_id WHERE a.campaign_id = ? ORDER BY u.username",
@@ -71,15 +74,17 @@ def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | 
 
 
 def qualification_words(status: str) -> str:
-    return QUALIFICATION_WORDS.get(status) or words(status)
+    return _(QUALIFICATION_WORDS[status]) if status in QUALIFICATION_WORDS else words(status)
 
 
 def results_rows(results: dict) -> list[dict]:
     """"Results per annotator" in words, one row per annotator (``results``: :func:`gold_accuracy`): the
     qualification, its attempts ("3 of 4"), the hidden gold answered and correct, the accuracy (a share: pages show
-    it as a percentage), its points over time (a chart) and the flag."""
+    it as a percentage), its points over time (a chart) and the flag. The keys stay English (a page names the columns
+    in the reader's language: :data:`RESULTS_LABELS`); the words in the cells are in the current language."""
     return [{"annotator": a["annotator"], "qualification": qualification_words(a["qualification"]),
-             "attempts": ", ".join(f"{t['correct']} of {t['items']}" for t in a["attempts"]),
+             "attempts": ", ".join(_("{correct} of {items}").format(correct=t["correct"], items=t["items"])
+                                   for t in a["attempts"]),
              "hidden answered": a["hidden_answered"], "hidden correct": a["hidden_correct"],
              "accuracy": a["accuracy"], "over time": [b["accuracy"] for b in a["blocks"]], "flagged": a["flagged"]}
             for a in results["annotators"]]
@@ -87,8 +92,9 @@ def results_rows(results: dict) -> list[dict]:
 
 def results_caption(results: dict) -> str:
     """How "accuracy over time" and the flag are computed, in a sentence."""
-    return (f"Hidden-gold accuracy over time: per block of {results['block']} consecutive hidden gold answers. "
-            f"Flagged: the latest block is below {percent(results['threshold'])}.")
+    return _("Hidden-gold accuracy over time: per block of {block} consecutive hidden gold answers. Flagged: the "
+             "latest block is below {threshold}.").format(block=results["block"],
+                                                          threshold=percent(results["threshold"]))
 
 
 def methods_sentence(db: sqlite_utils.Database, campaign_id: int) -> str:
@@ -101,17 +107,24 @@ def methods_sentence(db: sqlite_utils.Database, campaign_id: int) -> str:
     s = get_settings(db, campaign_id)
     uses = []
     if s["qualification_required"]:
-        uses.append(f"a qualification round ({s['qualification_items']} items, pass mark {percent(s['pass_mark'])})")
+        uses.append(_("a qualification round ({items} items, pass mark {mark})").format(
+            items=s["qualification_items"], mark=percent(s["pass_mark"])))
     if s["hidden_share"] > 0:
-        uses.append(f"hidden quality checks (about {percent(s['hidden_share'])} of each annotator's queue)")
-    how = " and ".join(uses) if uses else "reference"
+        uses.append(_("hidden quality checks (about {share} of each annotator's queue)").format(
+            share=percent(s["hidden_share"])))
+    how = _(" and ").join(uses) if uses else _("reference")
     if family == "tier":
-        what = "responses with an expected tier set by the researchers, none of them a real item of the campaign"
-        kept = "the grades"
-    else:
-        what = ("items with expected answers set by the researchers, none of them a real item of the campaign"
-                + (f"; a 1-5 score within {s['score_tolerance']} of the expected one counted as expected"
-                   if s["score_tolerance"] else ""))
-        kept = "the real answers"
-    return (f"{n} gold item{'s' if n != 1 else ''} ({what}) served as {how}; answers to gold items are stored apart "
-            f"from {kept} and count in no agreement statistic and no calibration.")
+        what = _("responses with an expected tier set by the researchers, none of them a real item of the campaign")
+        return ngettext("{n} gold item ({what}) served as {how}; answers to gold items are stored apart from the "
+                        "grades and count in no agreement statistic and no calibration.",
+                        "{n} gold items ({what}) served as {how}; answers to gold items are stored apart from the "
+                        "grades and count in no agreement statistic and no calibration.", n).format(
+            n=n, what=what, how=how)
+    what = _("items with expected answers set by the researchers, none of them a real item of the campaign")
+    if s["score_tolerance"]:
+        what = _("{what}; a 1-5 score within {tolerance} of the expected one counted as expected").format(
+            what=what, tolerance=s["score_tolerance"])
+    return ngettext("{n} gold item ({what}) served as {how}; answers to gold items are stored apart from the real "
+                    "answers and count in no agreement statistic and no calibration.",
+                    "{n} gold items ({what}) served as {how}; answers to gold items are stored apart from the real "
+                    "answers and count in no agreement statistic and no calibration.", n).format(n=n, what=what, how=how)

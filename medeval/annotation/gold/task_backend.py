@@ -19,6 +19,7 @@ from medeval.annotation.gold.settings import _seed, get_settings
 from medeval.annotation.gold.task_items import task_gold_item
 from medeval.annotation.tasks import state
 from medeval.annotation.tasks.registry import TaskType, get
+from medeval.core.i18n import N_, _
 
 
 def _rows(db, user_id: int, gold_id: int, mode: str, attempt: int | None) -> list[tuple]:
@@ -102,7 +103,7 @@ class TaskBackend(Backend):
     action = "task.answer"
     stale = state.StaleAnswer
     in_order = True
-    closed = "this campaign is closed: answers and flags can no longer be given or changed"
+    closed = N_("this campaign is closed: answers and flags can no longer be given or changed")
 
     def outcome(self, db, user_id, gold_id, mode, attempt):
         status, ok, _at = _status(db, user_id, gold_id, mode, attempt)
@@ -147,7 +148,7 @@ class TaskBackend(Backend):
         for q, want in on_screen(t, payload, layout, expected):
             mine = st["answers"].get(q.id)
             out.append({"item": n, "question": f"{q.target} · {q.criterion}",
-                        "answer": q.option(mine).label if mine is not None else "(skipped)",
+                        "answer": q.option(mine).label if mine is not None else _("(skipped)"),
                         "expected": want.label,
                         "correct": matches(t, payload, layout, {q.id: mine} if mine is not None else {},
                                            dict([t.canonical(payload, layout, q.id, want.value)]), tol),

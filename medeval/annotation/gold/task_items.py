@@ -25,6 +25,7 @@ from medeval.annotation.gold.settings import GOLD_MAX, _check_reason, _now, acti
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import Block, ItemSpec, Question, TaskType, get
 from medeval.core.errors import InputError, MedevalError
+from medeval.core.i18n import N_, _
 from medeval.core.limits import NAME_MAX_CHARS, check_text
 from medeval.store.db import transaction
 
@@ -77,17 +78,19 @@ def check_expected(t: TaskType, payload: dict, expected) -> dict:
     """``expected`` ({question id: answer}; an answer by its value, label or key) checked against the item's
     questions -> {question id: value}; a clear MedevalError naming the question otherwise."""
     if not isinstance(expected, dict) or not expected:
-        raise MedevalError("give the expected answer of at least one question of the item")
+        raise MedevalError(_("give the expected answer of at least one question of the item"))
     qs = {q.id: q for q in gold_questions(t, payload)}
     out = {}
     for qid, value in expected.items():
         if qid not in qs:
-            raise MedevalError(f"the item has no question {str(qid)[:60]!r}; its questions: {', '.join(qs)}")
+            raise MedevalError(_("the item has no question {question}; its questions: {questions}").format(
+                question=repr(str(qid)[:60]), questions=", ".join(qs)))
         q, v = qs[qid], str(value).strip()
         match = [o for o in q.options if v in (o.value, o.label) or v.lower() == o.key.lower()]
         if not match:
-            raise MedevalError(f"{v[:40]!r} is not an answer to {q.target} · {q.criterion}; use one of "
-                               f"{', '.join(o.value for o in q.options)}")
+            raise MedevalError(_("{value} is not an answer to {question}; use one of {options}").format(
+                value=repr(v[:40]), question=f"{q.target} · {q.criterion}",
+                options=", ".join(o.value for o in q.options)))
         out[qid] = match[0].value
     return out
 
@@ -114,7 +117,7 @@ def candidates(db: sqlite_utils.Database, campaign_id: int, *, contains: str = "
     whose source contains ``contains`` (case-insensitive), at most ``limit``."""
     authorize(actor, "gold.manage", db=db)
     c, t = task_type(db, campaign_id)
-    contains = check_text(contains or "", what="the search text", max_chars=NAME_MAX_CHARS, allow_newlines=False)
+    contains = check_text(contains or "", what=N_("the search text"), max_chars=NAME_MAX_CHARS, allow_newlines=False)
     real, gold = _taken(db, campaign_id)
     out = []
     for spec in t.gold_pool(db, _settings_of(c)):
@@ -127,15 +130,18 @@ def candidates(db: sqlite_utils.Database, campaign_id: int, *, contains: str = "
 
 def _refusal(source: str, campaign_id: int, real: set[str], gold: dict, pool: dict) -> str | None:
     if source in real:
-        return (f"{source[:80]!r} is a real item of campaign {campaign_id}; a gold item must not also be answered as "
-                "a real item -- choose another (`medeval gold candidates`)")
+        return _("{source} is a real item of campaign {id}; a gold item must not also be answered as a real item -- "
+                 "choose another (`medeval gold candidates`)").format(source=repr(source[:80]), id=campaign_id)
     if source in gold:
         gid, retired = gold[source]
-        return (f"{source[:80]!r} is already gold item {gid} of campaign {campaign_id}"
-                + (" (retired; gold items are never changed -- choose another)" if retired else ""))
+        if retired:
+            return _("{source} is already gold item {gold} of campaign {id} (retired; gold items are never changed -- "
+                     "choose another)").format(source=repr(source[:80]), gold=gid, id=campaign_id)
+        return _("{source} is already gold item {gold} of campaign {id}").format(source=repr(source[:80]), gold=gid,
+                                                                                id=campaign_id)
     if source not in pool:
-        return (f"campaign {campaign_id}'s data has no item {source[:80]!r}; list the items that can be gold with "
-                "`medeval gold candidates`")
+        return _("campaign {id}'s data has no item {source}; list the items that can be gold with `medeval gold "
+                 "candidates`").format(id=campaign_id, source=repr(source[:80]))
     return None
 
 
@@ -151,7 +157,7 @@ def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, exp
     """Mark the item ``source`` of the campaign's data as a gold item with its expected answers; returns its id."""
     authorize(actor, "gold.manage", db=db)
     c, t = task_type(db, campaign_id)
-    source = check_text(source, what="the item's source", max_chars=NAME_MAX_CHARS * 4, allow_newlines=False)
+    source = check_text(source, what=N_("the item's source"), max_chars=NAME_MAX_CHARS * 4, allow_newlines=False)
     reason = _check_reason(reason)
     pool = {s.source: s for s in t.gold_pool(db, _settings_of(c))}  # (outside the write transaction)
     with transaction(db):
@@ -160,7 +166,8 @@ def mark_task_gold(db: sqlite_utils.Database, campaign_id: int, source: str, exp
             raise MedevalError(why)
         exp = check_expected(t, pool[source].payload, expected)
         if len(active_gold_ids(db, campaign_id)) >= GOLD_MAX:
-            raise MedevalError(f"campaign {campaign_id} has {GOLD_MAX} gold items, the limit; retire some first")
+            raise MedevalError(_("campaign {id} has {max} gold items, the limit; retire some first").format(
+                id=campaign_id, max=GOLD_MAX))
         who = actor.username if actor else "cli"
         gid = _insert(db, campaign_id, pool[source], exp, reason, who)
         audit(db, who, "gold.mark", f"campaign:{campaign_id}", {"gold": gid, "source": source, "expected": exp})
@@ -178,7 +185,7 @@ def _item(r) -> TaskGoldItem:
 def task_gold_item(db: sqlite_utils.Database, gold_id: int) -> TaskGoldItem:
     r = db.conn.execute(_SQL + "AND id = ?", (gold_id,)).fetchone()
     if r is None:
-        raise MedevalError(f"no task gold item {gold_id}")
+        raise MedevalError(_("no task gold item {id}").format(id=gold_id))
     return _item(r)
 
 
@@ -209,7 +216,7 @@ def import_task_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, a
     header, rows = read_table_limited(path)
     require_columns(path, header, list(TASK_CSV_COLUMNS))
     if not rows:
-        raise InputError("the file has no rows", file=file, fix="add one row per expected answer")
+        raise InputError(_("the file has no rows"), file=file, fix=_("add one row per expected answer"))
     pool = {s.source: s for s in t.gold_pool(db, _settings_of(c))}
     real, gold = _taken(db, campaign_id)
     plan: dict[str, dict] = {}
@@ -217,14 +224,15 @@ def import_task_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, a
         cells = {k: str(row.get(k) if row.get(k) is not None else "").strip() for k in TASK_CSV_COLUMNS}
         where = {"file": file, "row": n}
         if not cells["source"] or not cells["question"] or not cells["expected"]:
-            raise InputError("source, question and expected must all be filled in", **where)
+            raise InputError(_("source, question and expected must all be filled in"), **where)
         src = cells["source"]
         if why := _refusal(src, campaign_id, real, gold, pool):
             raise InputError(why, **where)
         p = plan.setdefault(src, {"expected": {}, "reason": "", "row": n})
         if cells["question"] in p["expected"]:
-            raise InputError(f"question {cells['question'][:60]!r} of {src[:60]!r} is already on an earlier row",
-                             **where, fix="keep one row per question of an item")
+            raise InputError(_("question {question} of {source} is already on an earlier row").format(
+                question=repr(cells["question"][:60]), source=repr(src[:60])), **where,
+                fix=_("keep one row per question of an item"))
         try:
             p["expected"].update(check_expected(t, pool[src].payload, {cells["question"]: cells["expected"]}))
         except MedevalError as e:
@@ -232,17 +240,19 @@ def import_task_gold_csv(db: sqlite_utils.Database, campaign_id: int, path, *, a
         if cells["reason"]:
             reason = _check_reason(cells["reason"], **where)
             if p["reason"] and reason != p["reason"]:
-                raise InputError(f"a different reason for {src[:60]!r} than on row {p['row']}", **where,
-                                 fix="give an item's reason once, or the same on each of its rows")
+                raise InputError(_("a different reason for {source} than on row {row}").format(
+                    source=repr(src[:60]), row=p["row"]), **where,
+                    fix=_("give an item's reason once, or the same on each of its rows"))
             p["reason"] = reason
     for src, p in plan.items():
         if not p["reason"]:
-            raise InputError(f"no reason for {src[:60]!r}", file=file, row=p["row"],
-                             fix="give the guideline's one-line why on one of the item's rows")
+            raise InputError(_("no reason for {source}").format(source=repr(src[:60])), file=file, row=p["row"],
+                             fix=_("give the guideline's one-line why on one of the item's rows"))
     who = actor.username if actor else "cli"
     with transaction(db):
         if len(active_gold_ids(db, campaign_id)) + len(plan) > GOLD_MAX:
-            raise InputError(f"that would make more than {GOLD_MAX} gold items", file=file, fix="retire some first")
+            raise InputError(_("that would make more than {max} gold items").format(max=GOLD_MAX), file=file,
+                             fix=_("retire some first"))
         real, gold = _taken(db, campaign_id)  # (changed since the checks above?)
         for src, p in plan.items():
             if why := _refusal(src, campaign_id, real, gold, pool):

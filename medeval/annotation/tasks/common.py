@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from medeval.annotation.tasks.registry import Option, Section
+from medeval.core.i18n import N_, _
 from medeval.stats.agreement import RatingTable, icc, krippendorff_alpha, percent_agreement
 
 LIKERT = ("1", "2", "3", "4", "5")
@@ -25,6 +26,11 @@ class Criterion:
     def options(self) -> tuple[Option, ...]:
         return tuple(Option(v, v, v, a) for v, a in zip(LIKERT, self.anchors))
 
+    def shown(self) -> "Criterion":
+        """The criterion in the reader's language: a built-in rubric's texts are in the catalogue (marked ``N_()``);
+        a researcher's own criteria come back as written."""
+        return Criterion(self.key, shown(self.name), shown(self.question), tuple(shown(a) for a in self.anchors))
+
     def to_dict(self) -> dict:
         return {"key": self.key, "name": self.name, "question": self.question, "anchors": list(self.anchors)}
 
@@ -33,19 +39,31 @@ class Criterion:
         return cls(d["key"], d["name"], d["question"], tuple(d["anchors"]))
 
 
+def shown(text: str) -> str:
+    """``text`` in the reader's language where the catalogue has it (the built-in texts), else as written (a
+    researcher's own); never the catalogue's header for an empty text."""
+    return _(text) if text else text
+
+
+def case_label(title: str | None) -> str:
+    """The label of a case's description on the screen: "Case: <its title>" (the title as imported)."""
+    return _("Case: {title}").format(title=title) if title else _("Case")
+
+
 def mean(values) -> float | None:
     values = [float(v) for v in values]
     return float(np.mean(values)) if values else None
 
 
-ALPHA_GUIDE = "alpha ≥ .800 reliable, .667-.800 tentative, lower: do not rely on it (Krippendorff)"
-ICC_GUIDE = "< .5 poor, .5-.75 moderate, .75-.9 good, > .9 excellent (Koo & Li); read the CI"
+ALPHA_GUIDE = N_("alpha ≥ .800 reliable, .667-.800 tentative, lower: do not rely on it (Krippendorff)")
+ICC_GUIDE = N_("< .5 poor, .5-.75 moderate, .75-.9 good, > .9 excellent (Koo & Li); read the CI")
+PERCENT_GUIDE = N_("chance is not removed: read it next to alpha")
 
 
 def _row(subject: str, name: str, e, reading: str) -> dict:
     return {"rated": subject, "statistic": name, "value": e.value, "ci95": list(e.ci95) if e.ci95 else None,
             "n_items": e.n_pairable or e.n_items, "n_raters": e.n_raters, "undefined_reason": e.undefined_reason,
-            "reading": reading}
+            "reading": _(reading)}  # how to read it: shown under the results table, in the reader's language
 
 
 def _matrix(rows: list[tuple[object, str, float]]) -> RatingTable:
@@ -96,8 +114,7 @@ def continuous_agreement(subject: str, rows: list[tuple[object, str, float]], *,
                 _row(subject, "ICC(1,k), each item by different raters", ic["ICC1k"], ICC_GUIDE)]
     out.append(_row(subject, "Krippendorff's alpha (interval)",
                     krippendorff_alpha(t, "interval", n_boot=n_boot, rng=seed), ALPHA_GUIDE))
-    out.append(_row(subject, "Percent agreement (exact)", percent_agreement(t),
-                    "chance is not removed: read it next to alpha"))
+    out.append(_row(subject, "Percent agreement (exact)", percent_agreement(t), PERCENT_GUIDE))
     return out
 
 
@@ -109,8 +126,7 @@ def nominal_agreement(subject: str, rows: list[tuple[object, str, str]], categor
     t = RatingTable.from_long(rows, categories=list(categories))
     return [_row(subject, "Krippendorff's alpha (nominal)",
                  krippendorff_alpha(t, "nominal", list(categories), n_boot=n_boot, rng=seed), ALPHA_GUIDE),
-            _row(subject, "Percent agreement (exact)", percent_agreement(t),
-                 "chance is not removed: read it next to alpha")]
+            _row(subject, "Percent agreement (exact)", percent_agreement(t), PERCENT_GUIDE)]
 
 
 def group_mean(rows, key, value) -> dict:

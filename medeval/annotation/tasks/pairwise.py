@@ -17,52 +17,61 @@ from collections import defaultdict
 from itertools import combinations
 
 from medeval.annotation import cases as cs
+from medeval.annotation.tasks.common import case_label, shown
 from medeval.annotation.tasks.mentions import relabel
 from medeval.annotation.tasks.registry import Block, ItemSpec, Option, Question, Section, Setting, TaskType
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.core.limits import COUNT_MAX
 from medeval.stats import preference as pf
 
+# (texts marked N_(): stored in English with each item, shown in the reader's language by questions())
 JUDGE_CRITERIA = (
-    ("knowledge", "Knowledge Correctness",
-     "Which evaluation applies medical knowledge more correctly when analysing each response?"),
-    ("reference", "Reference Correctness",
-     "Which evaluation attributes every point to the right response (fewer misattributions)?"),
-    ("fluency", "Fluency", "Which evaluation is more fluent and easier to understand?"),
+    ("knowledge", N_("Knowledge Correctness"),
+     N_("Which evaluation applies medical knowledge more correctly when analysing each response?")),
+    ("reference", N_("Reference Correctness"),
+     N_("Which evaluation attributes every point to the right response (fewer misattributions)?")),
+    ("fluency", N_("Fluency"), N_("Which evaluation is more fluent and easier to understand?")),
 )
 ANSWER_CRITERIA = (
-    ("relevancy", "Relevancy", "Which answer addresses the question better?"),
-    ("knowledge", "Knowledge Correctness", "Which answer is medically more correct?"),
-    ("fluency", "Fluency", "Which answer is more fluent and easier to understand?"),
+    ("relevancy", N_("Relevancy"), N_("Which answer addresses the question better?")),
+    ("knowledge", N_("Knowledge Correctness"), N_("Which answer is medically more correct?")),
+    ("fluency", N_("Fluency"), N_("Which answer is more fluent and easier to understand?")),
 )
-OPTIONS = (Option("left", "A is better", "left", "the output on the left (A)"),
-           Option("tie", "Tie", "t", "neither is better"),
-           Option("right", "B is better", "right", "the output on the right (B)"))
+OPTIONS = (Option("left", N_("A is better"), "left", N_("the output on the left (A)")),
+           Option("tie", N_("Tie"), "t", N_("neither is better")),
+           Option("right", N_("B is better"), "right", N_("the output on the right (B)")))
+
+
+def options() -> tuple[Option, ...]:
+    """:data:`OPTIONS` in the reader's language (values and keys unchanged)."""
+    return tuple(Option(o.value, _(o.label), o.key, _(o.meaning)) for o in OPTIONS)
 COMPARE = ("judges", "answers")
 
 
 class Preference(TaskType):
     name = "preference"
-    title = "Double-blind preference"
-    description = ("Two outputs for the same question -- two judges' assessments or two models' answers -- with the "
-                   "sources hidden and the sides drawn at random; the annotator picks A, B or tie per criterion.")
-    instructions = ("Read both outputs, then choose for each criterion: ← A (left) is better, → B (right) is better, "
-                    "T tie. The sources are hidden and their sides are random.")
+    title = N_("Double-blind preference")
+    description = N_("Two outputs for the same question -- two judges' assessments or two models' answers -- with the "
+                     "sources hidden and the sides drawn at random; the annotator picks A, B or tie per criterion.")
+    instructions = N_("Read both outputs, then choose for each criterion: ← A (left) is better, → B (right) is better, "
+                      "T tie. The sources are hidden and their sides are random.")
 
     def settings(self, db):
         sets = [d["dataset"] for d in cs.datasets(db) if d["questions"]]
         return [
-            Setting("dataset", "Data set", "choice", sets[0] if sets else None, tuple(sets),
-                    "imported cases (medeval import-cases)"),
-            Setting("compare", "Compare", "choice", "judges", COMPARE,
-                    "judges: two judges' assessments of the same responses; answers: two models' answers"),
-            Setting("max_items", "Comparisons (0 = all)", "int", 0, (), "a seeded random sample when fewer than all",
-                    low=0, high=COUNT_MAX),
+            Setting("dataset", _("Data set"), "choice", sets[0] if sets else None, tuple(sets),
+                    _("imported cases (medeval import-cases)")),
+            Setting("compare", _("Compare"), "choice", "judges", COMPARE,
+                    _("judges: two judges' assessments of the same responses; answers: two models' answers"),
+                    labels={"judges": _("two judges' assessments"), "answers": _("two models' answers")}),
+            Setting("max_items", _("Comparisons (0 = all)"), "int", 0, (),
+                    _("a seeded random sample when fewer than all"), low=0, high=COUNT_MAX),
         ]
 
     def build_items(self, db, config, rng):
         if not config.get("dataset"):
-            raise MedevalError("no data set: import cases first (medeval import-cases)")
+            raise MedevalError(_("no data set: import cases first (medeval import-cases)"))
         judges = config["compare"] == "judges"
         crit = JUDGE_CRITERIA if judges else ANSWER_CRITERIA
         items = []
@@ -80,12 +89,12 @@ class Preference(TaskType):
                     **base, "a": {"source": a[0], "text": a[1], "models": a[2]},
                     "b": {"source": b[0], "text": b[1], "models": b[2]}}))
         if not items:
-            raise MedevalError("no question of this data set has two " + ("judges' assessments" if judges
-                                                                             else "models' answers") + " to compare")
+            raise MedevalError(_("no question of this data set has two judges' assessments to compare") if judges
+                               else _("no question of this data set has two models' answers to compare"))
         n = int(config.get("max_items") or 0)
         if n > len(items):  # bounded by what exists: never a silent "all"
-            raise MedevalError(f"Comparisons (0 = all): {n:,} asked for, but this data set has {len(items):,} comparisons; "
-                               f"choose at most {len(items):,} (0 takes all)")
+            raise MedevalError(_("Comparisons (0 = all): {n} asked for, but this data set has {have} comparisons; "
+                                 "choose at most {have} (0 takes all)").format(n=f"{n:,}", have=f"{len(items):,}"))
         if 0 < n < len(items):
             keep = sorted(rng.choice(len(items), size=n, replace=False).tolist())
             items = [items[i] for i in keep]
@@ -106,21 +115,20 @@ class Preference(TaskType):
         left, right = (payload["a"], payload["b"]) if layout["left"] == "a" else (payload["b"], payload["a"])
         out = []
         if payload.get("title") or payload.get("description"):
-            out.append(Block("Case" + (f": {payload['title']}" if payload.get("title") else ""),
-                             payload.get("description") or ""))
-        out += [Block("Question", payload["question"]), Block("Reference answer", payload["reference"])]
+            out.append(Block(case_label(payload.get("title")), payload.get("description") or ""))
+        out += [Block(_("Question"), payload["question"]), Block(_("Reference answer"), payload["reference"])]
         if payload["compare"] == "judges":
             order = left.get("models") or [r["model"] for r in payload["responses"]]
             text = {r["model"]: r["response"] for r in payload["responses"]}
             for n, m in enumerate(order, start=1):
-                out.append(Block(f"Doctor {n} (a response both evaluations discuss)", text.get(m, "")))
+                out.append(Block(_("Doctor {n} (a response both evaluations discuss)").format(n=n), text.get(m, "")))
 
             def on_screen(side: dict) -> str:
                 """One numbering on the screen: each evaluation's mentions of its own response numbers read as the
                 "Doctor n" shown above (B may number them differently from A)."""
                 own = side.get("models") or order
-                return relabel(side["text"], {i: f"Doctor {order.index(m) + 1}" for i, m in enumerate(own, start=1)
-                                              if m in order})
+                return relabel(side["text"], {i: _("Doctor {n}").format(n=order.index(m) + 1)
+                                              for i, m in enumerate(own, start=1) if m in order})
 
             out += [Block("A", on_screen(left), target="A"), Block("B", on_screen(right), target="B")]
             return out
@@ -128,7 +136,8 @@ class Preference(TaskType):
         return out
 
     def questions(self, payload, layout):
-        return [Question(key, 1, "A versus B", name, prompt, OPTIONS) for key, name, prompt in payload["criteria"]]
+        return [Question(key, 1, _("A versus B"), shown(name), shown(prompt), options())
+                for key, name, prompt in payload["criteria"]]
 
     def results(self, campaign, items, layouts, answers):
         by_crit: dict[str, list[tuple]] = defaultdict(list)
@@ -153,16 +162,17 @@ class Preference(TaskType):
                       "p (binomial, vs 1/2)": pb["p"], "n": pb["n_decided"], "undefined_reason": pb["undefined_reason"]},
                      {"statistic": "Krippendorff's alpha (nominal, over the chosen source)", "value": a["value"],
                       "ci95": a["ci95"], "n": a["n_items"], "undefined_reason": a["undefined_reason"]}]
-            tables = {"preference share": shares, "checks": stats}
+            tables = {N_("preference share"): shares, N_("checks"): stats}  # (names shown with _() by the pages)
             bt = s["bradley_terry"]
             if len(s["shares"]) > 2:
-                tables["Bradley-Terry strengths"] = (
+                tables[N_("Bradley-Terry strengths")] = (
                     [{"source": k, "strength": v} for k, v in sorted(bt["strengths"].items(), key=lambda kv: -kv[1])]
                     if bt["strengths"] else [{"source": "(undefined)", "strength": None,
                                               "undefined_reason": bt["undefined_reason"]}])
-            sections.append(Section(f"Preference: {names[key]}",
-                                    f"{s['n_choices']} choices on {s['n_items']} comparisons by {s['n_annotators']} "
-                                    "annotators. A tie counts half to each side. A left share far from 0.5 (small "
-                                    "p) means the side, not the content, swayed the choice.", tables,
-                                    {"n_choices": s["n_choices"]}))
+            sections.append(Section(_("Preference: {criterion}").format(criterion=shown(names[key])),
+                                    _("{choices} choices on {items} comparisons by {annotators} annotators. A tie "
+                                      "counts half to each side. A left share far from 0.5 (small p) means the side, "
+                                      "not the content, swayed the choice.").format(
+                                        choices=s["n_choices"], items=s["n_items"], annotators=s["n_annotators"]),
+                                    tables, {"n_choices": s["n_choices"]}))
         return sections

@@ -24,60 +24,62 @@ from collections import defaultdict
 import numpy as np
 
 from medeval.annotation import cases as cs
-from medeval.annotation.tasks.common import Criterion, continuous_agreement, mean
+from medeval.annotation.tasks.common import Criterion, case_label, continuous_agreement, mean
 from medeval.annotation.tasks.mentions import relabel
 from medeval.annotation.tasks.registry import Block, ItemSpec, Question, Section, Setting, TaskType
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.core.limits import (COUNT_MAX, LIST_MAX_ITEMS, NAME_MAX_CHARS, NOTE_MAX_CHARS, check_depth,
                                  check_json_text, check_text)
 from medeval.stats import judge as jg
 
-# AutoMedEval App. D: responses on Relevancy, Knowledge Correctness, Fluency.
+# AutoMedEval App. D: responses on Relevancy, Knowledge Correctness, Fluency. (Texts marked N_(): stored in English
+# with each item, shown in the reader's language by questions().)
 AUTOMEDEVAL = (
-    Criterion("relevancy", "Relevancy", "How well does the response answer the question that was asked?",
-              ("Does not address the question", "Touches the topic but misses what was asked",
-               "Answers the question in part", "Answers the question with minor digressions",
-               "Answers exactly the question asked")),
-    Criterion("knowledge", "Knowledge Correctness",
-              "Is the medical knowledge correct, with terminology used appropriately?",
-              ("Wrong or dangerous medical content", "Several substantive errors", "Mostly correct, some errors",
-               "Correct with minor imprecision", "Fully correct and precise")),
-    Criterion("fluency", "Fluency", "Is the language fluent and easy to understand?",
-              ("Incomprehensible", "Hard to follow", "Understandable with effort", "Clear with minor flaws",
-               "Natural and clear")),
+    Criterion("relevancy", N_("Relevancy"), N_("How well does the response answer the question that was asked?"),
+              (N_("Does not address the question"), N_("Touches the topic but misses what was asked"),
+               N_("Answers the question in part"), N_("Answers the question with minor digressions"),
+               N_("Answers exactly the question asked"))),
+    Criterion("knowledge", N_("Knowledge Correctness"),
+              N_("Is the medical knowledge correct, with terminology used appropriately?"),
+              (N_("Wrong or dangerous medical content"), N_("Several substantive errors"),
+               N_("Mostly correct, some errors"), N_("Correct with minor imprecision"), N_("Fully correct and precise"))),
+    Criterion("fluency", N_("Fluency"), N_("Is the language fluent and easy to understand?"),
+              (N_("Incomprehensible"), N_("Hard to follow"), N_("Understandable with effort"),
+               N_("Clear with minor flaws"), N_("Natural and clear"))),
 )
 # CMB-Clin §5: Fluency, Relevance, Completeness, Proficiency (with a reference answer).
 CMB_CLIN = (
-    Criterion("fluency", "Fluency", "Is the response fluent, coherent and easy to read?",
-              ("Incoherent", "Hard to follow", "Readable with effort", "Fluent with minor flaws",
-               "Fluent and well organised")),
-    Criterion("relevance", "Relevance", "Does the response stay on the question and the patient's case?",
-              ("Unrelated to the case or question", "Mostly off the point", "Partly relevant",
-               "Relevant with some digression", "Entirely relevant")),
-    Criterion("completeness", "Completeness", "Does it cover the key points of the reference answer?",
-              ("Covers none of the key points", "Covers few key points", "Covers about half",
-               "Covers most key points", "Covers every key point")),
-    Criterion("proficiency", "Proficiency", "Does it show sound medical expertise for this case?",
-              ("Wrong or unsafe reasoning", "Major errors in reasoning", "Acceptable with notable errors",
-               "Sound with minor errors", "Expert-level, correct and safe")),
+    Criterion("fluency", N_("Fluency"), N_("Is the response fluent, coherent and easy to read?"),
+              (N_("Incoherent"), N_("Hard to follow"), N_("Readable with effort"), N_("Fluent with minor flaws"),
+               N_("Fluent and well organised"))),
+    Criterion("relevance", N_("Relevance"), N_("Does the response stay on the question and the patient's case?"),
+              (N_("Unrelated to the case or question"), N_("Mostly off the point"), N_("Partly relevant"),
+               N_("Relevant with some digression"), N_("Entirely relevant"))),
+    Criterion("completeness", N_("Completeness"), N_("Does it cover the key points of the reference answer?"),
+              (N_("Covers none of the key points"), N_("Covers few key points"), N_("Covers about half"),
+               N_("Covers most key points"), N_("Covers every key point"))),
+    Criterion("proficiency", N_("Proficiency"), N_("Does it show sound medical expertise for this case?"),
+              (N_("Wrong or unsafe reasoning"), N_("Major errors in reasoning"), N_("Acceptable with notable errors"),
+               N_("Sound with minor errors"), N_("Expert-level, correct and safe"))),
 )
 # AutoMedEval App. D, part 2: the judge's assessment.
 JUDGE_RUBRIC = (
-    Criterion("j_knowledge", "Knowledge Correctness",
-              "Is the medical knowledge the judge applies when analysing each response correct?",
-              ("Wrong medical reasoning throughout", "Several substantive errors", "Mostly correct, some errors",
-               "Correct with minor imprecision", "Fully correct")),
-    Criterion("j_reference", "Reference Correctness",
-              "Does the judge attribute every quote and point to the right response (no misattribution)?",
-              ("Mixes up the responses throughout", "Several misattributions", "One clear misattribution",
-               "Minor slips only", "Every attribution is right")),
-    Criterion("j_fluency", "Fluency", "Is the judge's analysis fluent and easy to understand?",
-              ("Incomprehensible", "Hard to follow", "Understandable with effort", "Clear with minor flaws",
-               "Natural and clear")),
+    Criterion("j_knowledge", N_("Knowledge Correctness"),
+              N_("Is the medical knowledge the judge applies when analysing each response correct?"),
+              (N_("Wrong medical reasoning throughout"), N_("Several substantive errors"),
+               N_("Mostly correct, some errors"), N_("Correct with minor imprecision"), N_("Fully correct"))),
+    Criterion("j_reference", N_("Reference Correctness"),
+              N_("Does the judge attribute every quote and point to the right response (no misattribution)?"),
+              (N_("Mixes up the responses throughout"), N_("Several misattributions"),
+               N_("One clear misattribution"), N_("Minor slips only"), N_("Every attribution is right"))),
+    Criterion("j_fluency", N_("Fluency"), N_("Is the judge's analysis fluent and easy to understand?"),
+              (N_("Incomprehensible"), N_("Hard to follow"), N_("Understandable with effort"),
+               N_("Clear with minor flaws"), N_("Natural and clear"))),
 )
 RUBRICS = {"automedeval": AUTOMEDEVAL, "cmb-clin": CMB_CLIN}
-RUBRIC_TITLES = {"automedeval": "AutoMedEval: Relevancy / Knowledge Correctness / Fluency",
-                 "cmb-clin": "CMB-Clin: Fluency / Relevance / Completeness / Proficiency"}
+RUBRIC_TITLES = {"automedeval": N_("AutoMedEval: Relevancy / Knowledge Correctness / Fluency"),
+                 "cmb-clin": N_("CMB-Clin: Fluency / Relevance / Completeness / Proficiency")}
 NO_JUDGE = "(none)"
 
 
@@ -85,17 +87,20 @@ def parse_rubric(spec) -> tuple[Criterion, ...]:
     """A rubric by name (``automedeval``, ``cmb-clin``) or as a list of criteria dicts with five anchors each."""
     if isinstance(spec, str):
         if spec not in RUBRICS:
-            raise MedevalError(f"unknown rubric {spec!r}; built in: {', '.join(RUBRICS)} (or give the criteria)")
+            raise MedevalError(_("unknown rubric {spec}; built in: {names} (or give the criteria)").format(
+                spec=repr(spec), names=", ".join(RUBRICS)))
         return RUBRICS[spec]
     if not isinstance(spec, list) or not spec:
-        raise MedevalError("a rubric is a name or a non-empty list of criteria {key, name, question, anchors}")
+        raise MedevalError(_("a rubric is a name or a non-empty list of criteria {key, name, question, anchors}"))
     if len(spec) > LIST_MAX_ITEMS:
-        raise MedevalError(f"a rubric has at most {LIST_MAX_ITEMS:,} criteria; this one has {len(spec):,}")
+        raise MedevalError(_("a rubric has at most {limit} criteria; this one has {n}").format(
+            limit=f"{LIST_MAX_ITEMS:,}", n=f"{len(spec):,}"))
     check_depth(spec, what="the rubric criteria")
     out = []
     for n, c in enumerate(spec, start=1):
         if not isinstance(c, dict) or not all(c.get(f) for f in ("key", "name", "question", "anchors")):
-            raise MedevalError(f"rubric criterion {n}: needs key, name, question and anchors (five texts, 1 to 5)")
+            raise MedevalError(_("rubric criterion {n}: needs key, name, question and anchors (five texts, 1 to 5)")
+                               .format(n=n))
         key, name, question = (str(c[f]) for f in ("key", "name", "question"))
         check_text(key, what=f"rubric criterion {n}: the key", max_chars=NAME_MAX_CHARS, allow_newlines=False)
         check_text(name, what=f"rubric criterion {n}: the name", max_chars=NAME_MAX_CHARS, allow_newlines=False)
@@ -103,17 +108,23 @@ def parse_rubric(spec) -> tuple[Criterion, ...]:
         anchors = c["anchors"]
         if not isinstance(anchors, list) or len(anchors) != 5 or not all(isinstance(a, str) and a.strip()
                                                                          for a in anchors):
-            raise MedevalError(f"rubric criterion {name!r}: anchors must be five non-empty texts (1 to 5)")
+            raise MedevalError(_("rubric criterion {name}: anchors must be five non-empty texts (1 to 5)").format(
+                name=repr(name)))
         for i, a in enumerate(anchors, start=1):
             check_text(a, what=f"rubric criterion {name!r}: anchor {i}", max_chars=NOTE_MAX_CHARS)
         out.append(Criterion(key, name, question, tuple(a.strip() for a in anchors)))
     if len({c.key for c in out}) != len(out):
-        raise MedevalError("rubric criteria need distinct keys")
+        raise MedevalError(_("rubric criteria need distinct keys"))
     return tuple(out)
 
 
 def _label(n: int) -> str:
-    return f"Response {n}"
+    """A response as the screen names it (in the reader's language: the judge's text is relabelled to match)."""
+    return _("Response {n}").format(n=n)
+
+
+def _judge_target() -> str:
+    return _("The judge's assessment")
 
 
 def response_of(payload: dict, layout: dict, question: str) -> dict:
@@ -129,28 +140,28 @@ def response_of(payload: dict, layout: dict, question: str) -> dict:
 
 class RubricRating(TaskType):
     name = "rubric"
-    title = "Rate responses (and the judge)"
-    description = ("Clinicians rate each model's response to a case question on an anchored 1-5 rubric; with a judge, "
-                   "they then rate the judge's assessment (AutoMedEval, CMB-Clin).")
-    instructions = ("Rate every response on each criterion with the keys 1-5 (the meaning of each score is on its "
-                    "button). Models are not named and their order is shuffled. Where a judge's assessment "
-                    "follows, it appears only after you have rated all responses.")
+    title = N_("Rate responses (and the judge)")
+    description = N_("Clinicians rate each model's response to a case question on an anchored 1-5 rubric; with a "
+                     "judge, they then rate the judge's assessment (AutoMedEval, CMB-Clin).")
+    instructions = N_("Rate every response on each criterion with the keys 1-5 (the meaning of each score is on its "
+                      "button). Models are not named and their order is shuffled. Where a judge's assessment "
+                      "follows, it appears only after you have rated all responses.")
 
     def settings(self, db):
         sets = [d["dataset"] for d in cs.datasets(db) if d["questions"]]
         judges = sorted({j["judge"] for d in sets for q in cs.questions(db, d) for j in q["judgements"]})
         return [
-            Setting("dataset", "Data set", "choice", sets[0] if sets else None, tuple(sets),
-                    "imported cases (medeval import-cases)"),
-            Setting("rubric", "Rubric", "choice", "automedeval", tuple(RUBRICS),
-                    "the criteria each response is rated on", labels=RUBRIC_TITLES),
-            Setting("judge", "Judge to rate afterwards (part 2)", "choice", NO_JUDGE, (NO_JUDGE, *judges),
-                    "with a judge, only questions that judge assessed are used"),
-            Setting("max_items", "Questions (0 = all)", "int", 0, (), "a seeded random sample when fewer than all",
+            Setting("dataset", _("Data set"), "choice", sets[0] if sets else None, tuple(sets),
+                    _("imported cases (medeval import-cases)")),
+            Setting("rubric", _("Rubric"), "choice", "automedeval", tuple(RUBRICS),
+                    _("the criteria each response is rated on"), labels={k: _(v) for k, v in RUBRIC_TITLES.items()}),
+            Setting("judge", _("Judge to rate afterwards (part 2)"), "choice", NO_JUDGE, (NO_JUDGE, *judges),
+                    _("with a judge, only questions that judge assessed are used"), labels={NO_JUDGE: _("(none)")}),
+            Setting("max_items", _("Questions (0 = all)"), "int", 0, (), _("a seeded random sample when fewer than all"),
                     low=0, high=COUNT_MAX),
-            Setting("criteria", "Your own criteria instead (optional, JSON)", "json", "", (),
-                    'a list like [{"key": "safety", "name": "Safety", "question": "Is the advice safe?", '
-                    '"anchors": ["1: ...", "2: ...", "3: ...", "4: ...", "5: ..."]}]; empty: the rubric above'),
+            Setting("criteria", _("Your own criteria instead (optional, JSON)"), "json", "", (),
+                    _('a list like [{"key": "safety", "name": "Safety", "question": "Is the advice safe?", '
+                      '"anchors": ["1: ...", "2: ...", "3: ...", "4: ...", "5: ..."]}]; empty: the rubric above')),
         ]
 
     def check_config(self, db, config):
@@ -161,15 +172,16 @@ class RubricRating(TaskType):
             try:
                 raw = json.loads(raw)
             except json.JSONDecodeError as e:
-                raise MedevalError(f"your own criteria are not valid JSON ({e.msg}, line {e.lineno}, column "
-                                   f"{e.colno}); write a list of {{key, name, question, anchors}}") from None
+                raise MedevalError(_("your own criteria are not valid JSON ({error}, line {line}, column {column}); "
+                                     "write a list of {{key, name, question, anchors}}").format(
+                    error=e.msg, line=e.lineno, column=e.colno)) from None
         if raw not in (None, "", []):  # a rubric of one's own, stored with the campaign
             cfg["criteria"] = [c.to_dict() for c in parse_rubric(raw)]
         return cfg
 
     def build_items(self, db, config, rng):
         if not config.get("dataset"):
-            raise MedevalError("no data set: import cases with responses first (medeval import-cases)")
+            raise MedevalError(_("no data set: import cases with responses first (medeval import-cases)"))
         crit = [c.to_dict() for c in parse_rubric(config.get("criteria") or config["rubric"])]
         judge = None if config.get("judge") in (None, NO_JUDGE) else config["judge"]
         qs = cs.questions(db, config["dataset"])
@@ -191,12 +203,14 @@ class RubricRating(TaskType):
                        "criteria": crit, "judge": j, "judge_criteria": [c.to_dict() for c in JUDGE_RUBRIC]}
             items.append(ItemSpec(f"{config['dataset']}/{q['case_key']}/{q['position']}", payload))
         if not items:
-            raise MedevalError("no question of this data set has two or more responses"
-                               + (f" and an assessment by {judge}" if judge else ""))
+            raise MedevalError(_("no question of this data set has two or more responses and an assessment by {judge}")
+                               .format(judge=judge) if judge else
+                               _("no question of this data set has two or more responses"))
         n = int(config.get("max_items") or 0)
         if n > len(items):  # bounded by what exists: never a silent "all"
-            raise MedevalError(f"Questions (0 = all): {n:,} asked for, but this data set has {len(items):,} questions that can be rated; "
-                               f"choose at most {len(items):,} (0 takes all)")
+            raise MedevalError(_("Questions (0 = all): {n} asked for, but this data set has {have} questions that can be "
+                                 "rated; choose at most {have} (0 takes all)").format(n=f"{n:,}",
+                                                                                      have=f"{len(items):,}"))
         if 0 < n < len(items):
             keep = sorted(rng.choice(len(items), size=n, replace=False).tolist())
             items = [items[i] for i in keep]
@@ -217,13 +231,12 @@ class RubricRating(TaskType):
     def blocks(self, payload, layout):
         out = []
         if payload.get("title") or payload.get("description"):
-            out.append(Block("Case" + (f": {payload['title']}" if payload.get("title") else ""),
-                             payload.get("description") or ""))
+            out.append(Block(case_label(payload.get("title")), payload.get("description") or ""))
         for n, e in enumerate(payload.get("earlier") or [], start=1):
-            out.append(Block(f"Earlier question {n} of this case and its reference answer",
+            out.append(Block(_("Earlier question {n} of this case and its reference answer").format(n=n),
                              f"{e['question']}\n\n{e['reference']}", fold=True))
-        out.append(Block("Question", payload["question"]))
-        out.append(Block("Reference answer", payload["reference"]))
+        out.append(Block(_("Question"), payload["question"]))
+        out.append(Block(_("Reference answer"), payload["reference"]))
         for shown, j in enumerate(layout["order"], start=1):
             out.append(Block(_label(shown), payload["responses"][j]["response"], target=_label(shown)))
         jd = payload.get("judge")
@@ -232,19 +245,19 @@ class RubricRating(TaskType):
             shown_as = {models[j]: _label(n) for n, j in enumerate(layout["order"], start=1)}
             # one numbering on the screen: the judge's own numbers for the responses read as the screen's labels
             labels = {i: shown_as[m] for i, m in enumerate(jd["models"], start=1) if m in shown_as}
-            out.append(Block("The judge's assessment", relabel(jd["rationale"], labels), part=2,
-                             target="The judge's assessment"))
+            out.append(Block(_judge_target(), relabel(jd["rationale"], labels), part=2, target=_judge_target()))
         return out
 
     def questions(self, payload, layout):
-        crit = [Criterion.from_dict(c) for c in payload["criteria"]]
+        # the criteria as stored with the item, in the reader's language (a built-in rubric's; one's own as written)
+        crit = [Criterion.from_dict(c).shown() for c in payload["criteria"]]
         qs = []
         for shown in range(1, len(layout["order"]) + 1):
             for c in crit:
                 qs.append(Question(f"r{shown}:{c.key}", 1, _label(shown), c.name, c.question, c.options()))
         if payload.get("judge"):
-            for c in (Criterion.from_dict(d) for d in payload["judge_criteria"]):
-                qs.append(Question(f"judge:{c.key}", 2, "The judge's assessment", c.name, c.question, c.options()))
+            for c in (Criterion.from_dict(d).shown() for d in payload["judge_criteria"]):
+                qs.append(Question(f"judge:{c.key}", 2, _judge_target(), c.name, c.question, c.options()))
         return qs
 
     def results(self, campaign, items, layouts, answers):
@@ -279,9 +292,11 @@ class RubricRating(TaskType):
             row["ratings"] = len(vals)
             per_model.append(row)
         per_model.sort(key=lambda r: -(r["mean"] or 0))
-        sections = [Section("Ratings per model",
-                            "Mean rating (1-5) over the clinicians and items, per criterion; models ranked by the "
-                            "mean over criteria.", {"per model": per_model})]
+        # (titles and texts in the reader's language; the tables' names stay English, marked N_(): the pages show
+        # them with _())
+        sections = [Section(_("Ratings per model"),
+                            _("Mean rating (1-5) over the clinicians and items, per criterion; models ranked by the "
+                              "mean over criteria."), {N_("per model"): per_model})]
 
         # 2. agreement among clinicians, per criterion and on the mean over criteria
         by_crit = defaultdict(list)
@@ -297,13 +312,13 @@ class RubricRating(TaskType):
         overall = [((iid, m), who, float(np.mean(v))) for (iid, m, who), v in per_resp.items()
                    if len(v) == n_crit[iid]]
         rows += continuous_agreement("mean over criteria", overall, seed=seed)
-        sections.append(Section("Agreement among clinicians",
-                                "Each response is one rated unit. ICC(·,1): how far one clinician's rating can be "
-                                "trusted; ICC(·,k): the mean of the k clinicians. ICC(2,·) when every clinician "
-                                "rated every response; ICC(1,·) when each response went to k of more clinicians "
-                                "(each rated by a different set). Krippendorff's alpha (interval) uses every "
-                                "rating. AutoMedEval reports ICC 0.712 and alpha 0.725 among five doctors.",
-                                {"agreement": rows}))
+        sections.append(Section(_("Agreement among clinicians"),
+                                _("Each response is one rated unit. ICC(·,1): how far one clinician's rating can be "
+                                  "trusted; ICC(·,k): the mean of the k clinicians. ICC(2,·) when every clinician "
+                                  "rated every response; ICC(1,·) when each response went to k of more clinicians "
+                                  "(each rated by a different set). Krippendorff's alpha (interval) uses every "
+                                  "rating. AutoMedEval reports ICC 0.712 and alpha 0.725 among five doctors."),
+                                {N_("agreement"): rows}))
 
         # 3. the judge against the clinicians (clinician score of a response: mean over criteria, then raters)
         judged = [p for p in items.values() if p.get("judge")]
@@ -340,12 +355,12 @@ class RubricRating(TaskType):
                             "clinicians mean": c["mean"], "clinicians rank": c["rank"]}
                            for j in s["ranking"]["judge"] for c in s["ranking"]["clinicians"]
                            if c["model"] == j["model"]]
-                sec = Section("The judge against the clinicians",
-                              "The clinicians' score of a response is the mean over the rubric's criteria, then "
-                              "over clinicians. Accuracy_2-tuple: the share of response pairs of a question the "
-                              "judge orders as the clinicians do (a tie agrees only with a tie); Accuracy_triple: "
-                              "the share of three-response questions ordered exactly alike.",
-                              {"statistics": stats, "win rates": win, "model rankings": ranking}, numbers)
+                sec = Section(_("The judge against the clinicians"),
+                              _("The clinicians' score of a response is the mean over the rubric's criteria, then "
+                                "over clinicians. Accuracy_2-tuple: the share of response pairs of a question the "
+                                "judge orders as the clinicians do (a tie agrees only with a tie); Accuracy_triple: "
+                                "the share of three-response questions ordered exactly alike."),
+                              {N_("statistics"): stats, N_("win rates"): win, N_("model rankings"): ranking}, numbers)
                 if s["warnings"]:
                     sec.text += " " + " ".join(s["warnings"])
                 sections.append(sec)
@@ -360,10 +375,10 @@ class RubricRating(TaskType):
             by_jc = defaultdict(list)
             for a in judge_part:
                 by_jc[jcrit.get(a.question.split(":", 1)[1])].append((a.item_id, a.annotator, float(a.value)))
-            sections.append(Section("The judge's assessments, as rated by the clinicians",
-                                    "Part 2 of each item, given after every response was rated.",
-                                    {"mean rating": jrows,
-                                     "agreement": [r for name, rs in by_jc.items()
+            sections.append(Section(_("The judge's assessments, as rated by the clinicians"),
+                                    _("Part 2 of each item, given after every response was rated."),
+                                    {N_("mean rating"): jrows,
+                                     N_("agreement"): [r for name, rs in by_jc.items()
                                                    for r in continuous_agreement(name, rs, seed=seed)]}))
         return sections
 
@@ -386,15 +401,15 @@ def _criterion_section(items, resp, model_of, crit_of, crit_names, judge) -> Sec
     names = {jg.criterion_key(k): n for k, n in crit_names.items()}  # the judge may use the rubric's keys
     rows = jg.criterion_agreement({names.get(jg.criterion_key(c), c): v for c, v in jscores.items()}, experts,
                                   model_of=lambda u: u[1])
-    return Section("The judge against the clinicians, per criterion",
-                   "CMB-Clin §5.3: on each criterion, the correlation between the judge's score of a response and "
-                   "the clinicians' (the mean over the clinicians who rated it), over the responses both scored; "
-                   "criterion names matched case-insensitively. Pearson (the paper's statistic; GPT-4 against the "
-                   "clinicians: above 0.71 on every perspective) with a Fisher-z 95% CI, Spearman with a Fisher-z "
-                   "CI using the Bonett-Wright variance. A criterion only the judge scores has no clinicians' ratings. "
-                   "The paper does not say whether its Pearson runs over responses or over models: both are "
-                   "given (the models' mean scores over the responses both scored).",
-                   {"per criterion": [r for c in rows for r in c.rows()]},
+    return Section(_("The judge against the clinicians, per criterion"),
+                   _("CMB-Clin §5.3: on each criterion, the correlation between the judge's score of a response and "
+                     "the clinicians' (the mean over the clinicians who rated it), over the responses both scored; "
+                     "criterion names matched case-insensitively. Pearson (the paper's statistic; GPT-4 against the "
+                     "clinicians: above 0.71 on every perspective) with a Fisher-z 95% CI, Spearman with a Fisher-z "
+                     "CI using the Bonett-Wright variance. A criterion only the judge scores has no clinicians' "
+                     "ratings. The paper does not say whether its Pearson runs over responses or over models: both "
+                     "are given (the models' mean scores over the responses both scored)."),
+                   {N_("per criterion"): [r for c in rows for r in c.rows()]},
                    {"judge": judge, "criteria": {c.criterion: {"n": c.n, "status": c.status,
                                                                "pearson": c.pearson.value if c.pearson else None,
                                                                "spearman": c.spearman.value if c.spearman else None}

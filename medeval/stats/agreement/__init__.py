@@ -38,11 +38,11 @@ from medeval.stats.agreement.alpha import krippendorff_alpha
 from medeval.stats.agreement.correlations import correlation
 from medeval.stats.agreement.intraclass import ICC_DESCRIPTIONS, ICC_FORMS, icc
 from medeval.stats.agreement.kappa import cohen_kappa, fleiss_kappa, percent_agreement
-from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable, check_bootstrap
+from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable, check_bootstrap, reason_text
 from medeval.stats.agreement.summary import read_long, render_summary, summarise
 
 __all__ = [
-    "LEVELS", "Estimate", "RatingTable", "check_bootstrap",
+    "LEVELS", "Estimate", "RatingTable", "check_bootstrap", "reason_text",
     "ICC_FORMS", "ICC_DESCRIPTIONS", "icc",
     "krippendorff_alpha",
     "cohen_kappa", "fleiss_kappa", "percent_agreement",

@@ -7,7 +7,10 @@ from typing import Sequence
 import numpy as np
 
 from medeval.core.errors import MedevalError
-from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable, _rng, _undefined, check_bootstrap
+from medeval.core.i18n import N_
+from medeval.stats.agreement.ratings import (
+    LEVELS, TOO_MANY_VALUES, Estimate, RatingTable, _rng, _undefined, check_bootstrap,
+)
 
 
 def _pairable(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -85,9 +88,9 @@ def krippendorff_alpha(table: RatingTable, level: str = "nominal", categories: S
               f"Krippendorff's alpha, {level} metric; no CI requested")
     name = "krippendorff_alpha"
     if table.n_raters < 2:
-        return _undefined(name, table, n_pairable, missing, "fewer than 2 raters", method)
+        return _undefined(name, table, n_pairable, missing, N_("fewer than 2 raters"), method)
     if n_pairable == 0:
-        return _undefined(name, table, 0, missing, "no item has 2 or more ratings (nothing pairable)", method)
+        return _undefined(name, table, 0, missing, N_("no item has 2 or more ratings (nothing pairable)"), method)
 
     cat_vals = table.category_values() if table.labels is not None else None
     if level == "interval" and (table.labels is None or cat_vals is not None):
@@ -122,8 +125,7 @@ def krippendorff_alpha(table: RatingTable, level: str = "nominal", categories: S
         V = len(domain_codes)
         if V > 400:
             return _undefined(name, table, n_pairable, missing,
-                              f"{V} distinct values: too many for the {level} coincidence matrix; "
-                              f"use the interval level for continuous scores", method)
+                              TOO_MANY_VALUES.format(n=V, level=level), method)
         index = {float(v): i for i, v in enumerate(domain_codes)}
         counts = np.zeros((len(x), V))
         rows, cols = np.nonzero(~np.isnan(x))
@@ -142,7 +144,7 @@ def krippendorff_alpha(table: RatingTable, level: str = "nominal", categories: S
     value = compute()
     if value is None:
         return _undefined(name, table, n_pairable, missing,
-                          "all pairable values are identical: expected disagreement is 0", method)
+                          N_("all pairable values are identical: expected disagreement is 0"), method)
     ci = None
     if n_boot:
         g = _rng(rng)

@@ -9,6 +9,7 @@ import numpy as np
 from scipy import stats
 
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_
 from medeval.stats.agreement.ratings import Estimate
 
 _SE = {"pearson": lambda n: 1 / math.sqrt(n - 3), "spearman": lambda n: math.sqrt(1.06 / (n - 3)),
@@ -35,9 +36,9 @@ def correlation(x: Sequence[float], y: Sequence[float], method: str = "spearman"
     base = dict(n_items=len(x), n_raters=2, n_pairable=n, missing=missing, method=desc)
     x, y = x[ok], y[ok]
     if n < 3:
-        return Estimate(method, None, None, undefined_reason="fewer than 3 complete pairs", **base)
+        return Estimate(method, None, None, undefined_reason=N_("fewer than 3 complete pairs"), **base)
     if np.all(x == x[0]) or np.all(y == y[0]):
-        return Estimate(method, None, None, undefined_reason="one of the two variables is constant", **base)
+        return Estimate(method, None, None, undefined_reason=N_("one of the two variables is constant"), **base)
     fn = {"spearman": stats.spearmanr, "pearson": stats.pearsonr, "kendall": stats.kendalltau}[method]
     r = fn(x, y)
     rho, p = float(r.statistic), float(r.pvalue)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from medeval.core.i18n import N_
 from medeval.stats.agreement.ratings import Estimate, RatingTable, _undefined
 
 ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
@@ -37,11 +38,11 @@ def icc(table: RatingTable) -> dict[str, Estimate]:
     method = "ANOVA mean squares; 95% CI from the F distribution (Shrout & Fleiss 1979; McGraw & Wong 1996)"
     reason = None
     if k < 2:
-        reason = "fewer than 2 raters"
+        reason = N_("fewer than 2 raters")
     elif n < 2:
-        reason = "fewer than 2 items with a rating from every rater"
+        reason = N_("fewer than 2 items with a rating from every rater")
     if reason is None and np.all(x == x.flat[0]):
-        reason = "all ratings are identical (no variance)"
+        reason = N_("all ratings are identical (no variance)")
     if reason is None:
         x = x - x.mean()  # centred: sums of squares keep their digits whatever the offset
         ss_total = (x ** 2).sum()
@@ -55,7 +56,7 @@ def icc(table: RatingTable) -> dict[str, Estimate]:
         msw = (ss_cols + ss_err) / df_w
         msr, msc, mse, msw = (0.0 if v * max(df1, 1) <= tol else v for v in (msr, msc, mse, msw))
         if msr == 0:
-            reason = "all items have the same mean rating (no between-item variance)"
+            reason = N_("all items have the same mean rating (no between-item variance)")
     if reason is not None:
         return {f: _undefined(f, table, n, missing, reason, method) for f in ICC_FORMS}
 
@@ -95,8 +96,8 @@ def icc(table: RatingTable) -> dict[str, Estimate]:
     for form in ICC_FORMS:
         num, den = values[form]
         if den <= tol / max(n * k, 1):
-            out[form] = _undefined(form, table, n, missing, "the denominator of this form is 0 "
-                                   "(rater variance cancels the between-item variance)", method)
+            out[form] = _undefined(form, table, n, missing, N_("the denominator of this form is 0 "
+                                      "(rater variance cancels the between-item variance)"), method)
             continue
         value = num / den
         lo, hi = (float(c) for c in cis[form])

@@ -7,7 +7,8 @@ from typing import Sequence
 import numpy as np
 
 from medeval.core.errors import MedevalError
-from medeval.stats.agreement.ratings import Estimate, RatingTable, _rng, _undefined, check_bootstrap
+from medeval.core.i18n import N_
+from medeval.stats.agreement.ratings import NOT_TWO_RATERS, Estimate, RatingTable, _rng, _undefined, check_bootstrap
 
 
 def _categories(table: RatingTable, categories) -> np.ndarray:
@@ -57,7 +58,7 @@ def cohen_kappa(table: RatingTable, weights: str | None = None, categories: Sequ
         raise MedevalError(f"weights {weights!r} must be None, 'linear' or 'quadratic'")
     name = "cohen_kappa" + (f"_{weights}" if weights else "")
     if table.n_raters != 2:
-        return _undefined(name, table, 0, "", f"Cohen's kappa needs exactly 2 raters, not {table.n_raters}")
+        return _undefined(name, table, 0, "", NOT_TWO_RATERS.format(n=table.n_raters))
     both = ~np.isnan(table.values).any(axis=1)
     a, b = table.values[both, 0], table.values[both, 1]
     n = int(both.sum())
@@ -66,7 +67,7 @@ def cohen_kappa(table: RatingTable, weights: str | None = None, categories: Sequ
     method = (f"Cohen's kappa ({weights or 'unweighted'}) over {len(_categories(table, categories))} categories; "
               f"95% CI: percentile bootstrap over items ({n_boot} resamples)")
     if n == 0:
-        return _undefined(name, table, 0, missing, "no item rated by both raters", method)
+        return _undefined(name, table, 0, missing, N_("no item rated by both raters"), method)
     cats = _categories(table, categories)
     pos = {float(c): i for i, c in enumerate(cats)}
     ia = np.array([pos[float(v)] for v in a])
@@ -74,7 +75,7 @@ def cohen_kappa(table: RatingTable, weights: str | None = None, categories: Sequ
     K, w = len(cats), _kappa_weights(len(cats), weights)
     value = _kappa_from_codes(ia, ib, K, w)
     if value is None:
-        return _undefined(name, table, n, missing, "chance agreement is 1 (both raters used a single category)",
+        return _undefined(name, table, n, missing, N_("chance agreement is 1 (both raters used a single category)"),
                           method)
     ci = None
     if n_boot and n >= 2:
@@ -92,10 +93,10 @@ def fleiss_kappa(table: RatingTable, categories: Sequence | None = None) -> Esti
     method = "Fleiss (1971) kappa from the items x categories count table"
     x = table.values
     if np.isnan(x).any():
-        return _undefined(name, table, 0, "not handled", "Fleiss' kappa needs complete data (every item rated by "
-                                                         "every rater); use Krippendorff's alpha", method)
+        return _undefined(name, table, 0, "not handled", N_("Fleiss' kappa needs complete data (every item "
+                                                            "rated by every rater); use Krippendorff's alpha"), method)
     if table.n_raters < 2:
-        return _undefined(name, table, 0, "no missing ratings", "fewer than 2 raters", method)
+        return _undefined(name, table, 0, "no missing ratings", N_("fewer than 2 raters"), method)
     cats = _categories(table, categories)
     idx = {float(c): i for i, c in enumerate(cats)}
     counts = np.zeros((table.n_items, len(cats)))
@@ -108,7 +109,7 @@ def fleiss_kappa(table: RatingTable, categories: Sequence | None = None) -> Esti
     pe = (p_j ** 2).sum()
     if pe >= 1 - 1e-15:
         return _undefined(name, table, table.n_items, "no missing ratings",
-                          "every rating is in one category: chance agreement is 1", method)
+                          N_("every rating is in one category: chance agreement is 1"), method)
     return Estimate(name, float((p_bar - pe) / (1 - pe)), None, table.n_items, m, table.n_items,
                     "no missing ratings", None, {"p_bar": float(p_bar), "p_e": float(pe)}, method)
 
@@ -127,6 +128,6 @@ def percent_agreement(table: RatingTable) -> Estimate:
     missing = f"{n_missing} missing ratings; pairs formed from the ratings present" if n_missing else "no missing ratings"
     method = "mean over items of the share of agreeing rater pairs"
     if not shares:
-        return _undefined("percent_agreement", table, 0, missing, "no item has 2 or more ratings", method)
+        return _undefined("percent_agreement", table, 0, missing, N_("no item has 2 or more ratings"), method)
     return Estimate("percent_agreement", float(np.mean(shares)), None, table.n_items, table.n_raters, len(shares),
                     missing, None, {}, method)
