@@ -33,7 +33,7 @@ try:
 except MedevalError as e:
     lang.use(None)
     st.set_page_config(**PAGE, layout="centered")
-    st.title("medeval")
+    st.title("medeval")  # i18n: not text (the name)
     st.error(ui.md_escape(str(e)))
     st.stop()
 st.session_state["user"] = user
@@ -41,7 +41,7 @@ lang.use(user)  # before any text: every _() of this run (pages, callbacks, the 
 
 
 def signed_out() -> None:
-    st.title("medeval")
+    st.title("medeval")  # i18n: not text (the name)
     st.caption(_("Aligning automated evaluation of medical LLMs with clinicians' judgement."))
     st.info(_("You are not signed in, or your session has ended."))
     ui.signin_link()

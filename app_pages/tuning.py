@@ -17,17 +17,32 @@ from medeval.calibration import designs, tuning
 from medeval.core import settings
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
-from medeval.core.display import percent
+from medeval.core.display import aspect_type_name, percent, tier_name
+from medeval.core.i18n import N_, _, ngettext
 from medeval.engine.registry import METRICS, report_metrics
 from medeval.engine.registry import label as metric_label
 from webui import page as ui
 from webui import tables
 
 user = ui.require_page("tuning")
-st.title("Tune cut-offs")
+st.title(_("Tune cut-offs"))
 
 
-@st.cache_resource(show_spinner="Loading every score once…", max_entries=2)
+# words the page draws for identifiers (shown with _())
+CUT_NAMES = {"low": N_("low cut-off"), "high": N_("high cut-off")}
+TIER_SHORT = {0: N_("CW"), 1: N_("PC"), 2: N_("BC")}  # the confusion table's columns: Completely Wrong ...
+CRITERION_NAMES = {"kappa": N_("weighted kappa"), "accuracy": N_("accuracy"), "spearman": N_("Spearman")}
+DESIGN_TITLES = {"adaptive": N_("#{id}: {estimator} estimator, adaptive design, round {round}"),
+                 "active": N_("#{id}: {estimator} estimator, active design, round {round}"),
+                 "interval": N_("#{id}: {estimator} estimator, interval design, round {round}")}
+
+
+def stratum_text(metric_: str, atype_: str) -> str:
+    """A (metric, aspect type) as a reader names it: "cosine / enumerated"."""
+    return f"{metric_label(metric_)} / {aspect_type_name(atype_)}"
+
+
+@st.cache_resource(show_spinner=_("Loading every score once…"), max_entries=2)
 def score_index(path: str, version: int, signature: tuple) -> tuning.ScoreIndex:
     """Read-only sorted score arrays, shared by every session (rebuilt when the scores or the set change)."""
     with ui.db() as d:
@@ -42,15 +57,17 @@ index = score_index(settings.db_path(), act.version, tuple(signature))
 
 c1, c2, c3 = st.columns([2, 1, 1])
 by_id = {c["id"]: c for c in camps}
-cid = c1.selectbox("Clinicians' grades from", [None, *by_id], index=len(by_id),
-                   format_func=lambda i: "no campaign" if i is None else f"#{i} {by_id[i]['name']}", key="tune_campaign")
-consensus = c1.selectbox("Consensus of the clinicians", cal.CONSENSUS_METHODS, key="tune_consensus",
-                         help="An item's clinicians' tier: the lower median of its annotators' tiers (MedDisKEval), the "
-                              "most frequent tier (ties: lower median), or the adjudicated tier where an item was "
-                              "adjudicated (else median). Recorded with a publication.")
-metric = c2.selectbox("Metric", list(report_metrics()), key="tune_metric", format_func=metric_label)
-atype = c3.selectbox("Aspect type", [t for t in ("enumerated", "declarative") if t in METRICS[metric].aspect_types],
-                     key="tune_type")
+cid = c1.selectbox(_("Clinicians' grades from"), [None, *by_id], index=len(by_id),
+                   format_func=lambda i: _("no campaign") if i is None else f"#{i} {by_id[i]['name']}",
+                   key="tune_campaign")
+consensus = c1.selectbox(_("Consensus of the clinicians"), cal.CONSENSUS_METHODS, key="tune_consensus",
+                         format_func=cal.consensus_label,
+                         help=_("An item's clinicians' tier: the lower median of its annotators' tiers (MedDisKEval), "
+                                "the most frequent tier (ties: lower median), or the adjudicated tier where an item "
+                                "was adjudicated (else median). Recorded with a publication."))
+metric = c2.selectbox(_("Metric"), list(report_metrics()), key="tune_metric", format_func=metric_label)
+atype = c3.selectbox(_("Aspect type"), [t for t in ("enumerated", "declarative") if t in METRICS[metric].aspect_types],
+                     key="tune_type", format_func=aspect_type_name)
 key = (metric, atype)
 info = METRICS[metric]
 
@@ -67,7 +84,7 @@ criterion = by_id[cid]["config"].get("criterion", "kappa") if is_active else "ka
 smooth = is_active and designs.estimator_of(by_id[cid]["config"]) == "smooth"
 
 
-@st.cache_data(show_spinner="Fitting the cut-offs…", max_entries=64)
+@st.cache_data(show_spinner=_("Fitting the cut-offs…"), max_entries=64)
 def cut_off_intervals(metric_: str, atype_: str, scores_: np.ndarray, tiers_: np.ndarray, criterion_: str,
                       smooth_: bool, grades_=None) -> dict:
     """The suggested cut-offs and each one's 95% interval (the smooth fit's, or a bootstrap of the search); cached
@@ -90,9 +107,14 @@ if smooth and bands and bands["cut_offs"]:
 slider_key = f"cut_{metric}_{atype}"
 if key not in act.cutoffs:  # e.g. a plugin metric before its first calibration
     start = tuple(optimum.cut_offs) if optimum is not None and optimum.cut_offs else (float(info.low), float(info.high))
-    st.info(f"The active set v{act.version} has no cut-offs for {info.label} / {atype}: these scores stay ungraded "
-            f"until a set with them is published. The slider starts at "
-            + ("the suggested optimum." if optimum is not None and optimum.cut_offs else "the metric's whole range."))
+    if optimum is not None and optimum.cut_offs:
+        st.info(_("The active set v{version} has no cut-offs for {stratum}: these scores stay ungraded until a set "
+                  "with them is published. The slider starts at the suggested optimum.").format(
+            version=act.version, stratum=stratum_text(metric, atype)))
+    else:
+        st.info(_("The active set v{version} has no cut-offs for {stratum}: these scores stay ungraded until a set "
+                  "with them is published. The slider starts at the metric's whole range.").format(
+            version=act.version, stratum=stratum_text(metric, atype)))
 else:
     start = act.cutoffs[key]
 
@@ -123,7 +145,7 @@ def _discard() -> None:
 def publish_section(mine: dict) -> None:
     """What publishing would change, from the draft of the moment (``mine``: the stored draft with the slider's
     value), and the buttons. Drawn inside the slider's fragment, so it is never one move behind."""
-    st.subheader("Publish", anchor=False)
+    st.subheader(_("Publish"), anchor=False)
     if st.session_state.pop("publish_rerun", False):
         st.rerun()  # the whole page: the active set, its scores and every comparison changed
     if msg := st.session_state.pop("publish_msg", None):
@@ -131,52 +153,67 @@ def publish_section(mine: dict) -> None:
     changes = {k: v for k, v in mine.items()  # equal to 9 decimals (the comparison rule) is no change
                if act.cutoffs.get(k) is None or tuple(map(th.canonical, act.cutoffs[k])) != tuple(map(th.canonical, v))}
     if not changes:
-        st.caption(f"Your draft equals the active set v{act.version}: move a slider to change it.")
+        st.caption(_("Your draft equals the active set v{version}: move a slider to change it.").format(
+            version=act.version))
         return
     def cut(x: float) -> str:  # up to 4 decimals, none hidden: a calibrated 0.0002 is not "0.000"
         return f"{x:.4f}".rstrip("0").rstrip(".") if x else "0"
 
     with st.container(key="tune_changes"):  # a few lines of words: what Publish would change
         st.markdown("\n".join(
-            f"- {metric_label(m)} / {t}: active v{act.version} "
-            + ("none" if act.cutoffs.get((m, t)) is None else " – ".join(map(cut, act.cutoffs[(m, t)])))
-            + f" → your draft **{cut(v[0])} – {cut(v[1])}**" for (m, t), v in sorted(changes.items())))
-    name = st.text_input("Name of the new threshold set", key="publish_name",
-                         placeholder="e.g. Calibrated on round 1")
+            "- " + _("{stratum}: active v{version} {active} → your draft **{low} – {high}**").format(
+                stratum=ui.md_escape(stratum_text(m, t)), version=act.version,
+                active=_("none") if act.cutoffs.get((m, t)) is None else " – ".join(map(cut, act.cutoffs[(m, t)])),
+                low=cut(v[0]), high=cut(v[1])) for (m, t), v in sorted(changes.items())))
+    name = st.text_input(_("Name of the new threshold set"), key="publish_name",
+                         placeholder=_("e.g. Calibrated on round 1"))
     if err := st.session_state.pop("publish_err", None):
         st.error(ui.md_escape(err))
     p1, p2 = st.columns(2)
     ask = "publish_ask"
     # Never disabled by the name field: a click that ends the typing in it must count; the name is checked here.
-    if p1.button("Publish and activate…", type="primary", key="publish"):
+    if p1.button(_("Publish and activate…"), type="primary", key="publish"):
         if name.strip():
             ui.ask_first(ask)
         else:
-            st.error("Give the new threshold set a name, then press Publish again.")
+            st.error(_("Give the new threshold set a name, then press Publish again."))
     if st.session_state.get(ask):
-        ui.confirm(ask, question=f"Publish “{ui.md_escape(name.strip())}” and make it the active set?",
-                   details=_agreement_before_publishing(mine) + " Every score is then regraded under it.",
-                   yes="Publish and regrade every score", on_yes=_publish, args=(changes, name.strip()))
-    p2.button("Discard my draft…", on_click=ui.ask_first, args=("discard_ask",), key="discard_draft")
-    ui.confirm("discard_ask", question="Discard your draft?",
-               details=f"Every cut-off you moved goes back to the active set v{act.version}'s.",
-               yes="Discard the draft", on_yes=_discard)
+        ui.confirm(ask, question=_("Publish “{name}” and make it the active set?").format(
+                       name=ui.md_escape(name.strip())),
+                   details=_("{comparison} Every score is then regraded under it.").format(
+                       comparison=_agreement_before_publishing(mine)),
+                   yes=_("Publish and regrade every score"), on_yes=_publish, args=(changes, name.strip()))
+    p2.button(_("Discard my draft…"), on_click=ui.ask_first, args=("discard_ask",), key="discard_draft")
+    ui.confirm("discard_ask", question=_("Discard your draft?"),  # i18n: not text
+               details=_("Every cut-off you moved goes back to the active set v{version}'s.").format(
+                   version=act.version),
+               yes=_("Discard the draft"), on_yes=_discard)
 
 
 def _agreement_before_publishing(mine: dict) -> str:
     """How the draft's cut-offs agree with the clinicians, against the active set's, on the stratum on screen (the
     only one whose graded examples this page has read)."""
     if not len(scores) or key not in mine or act.cutoffs.get(key) is None:
-        return "No clinicians' grades on this page to compare the draft with the active set."
+        return _("No clinicians' grades on this page to compare the draft with the active set.")
     new, old = tuning.against_experts(scores, tiers, *mine[key]), tuning.against_experts(scores, tiers, *act.cutoffs[key])
     if new.kappa is None or old.kappa is None:
-        return "The agreement with the clinicians is undefined here (too few or identical grades)."
-    verdict = ("**less** than" if new.kappa < old.kappa - 1e-9 else "more than" if new.kappa > old.kappa + 1e-9
-               else "as much as")
+        return _("The agreement with the clinicians is undefined here (too few or identical grades).")
+    fields = dict(stratum=stratum_text(metric, atype), n=new.n, version=act.version, new=f"{new.kappa:.3f}",
+                  old=f"{old.kappa:.3f}")
+    if new.kappa < old.kappa - 1e-9:
+        text = _("On {stratum} ({n} graded examples) your draft agrees **less** than the active set v{version} with "
+                 "the clinicians: weighted kappa {new} against {old}.").format(**fields)
+    elif new.kappa > old.kappa + 1e-9:
+        text = _("On {stratum} ({n} graded examples) your draft agrees more than the active set v{version} with the "
+                 "clinicians: weighted kappa {new} against {old}.").format(**fields)
+    else:
+        text = _("On {stratum} ({n} graded examples) your draft agrees as much as the active set v{version} with the "
+                 "clinicians: weighted kappa {new} against {old}.").format(**fields)
     others = len([k for k in mine if k != key and mine[k] != act.cutoffs.get(k)])
-    return (f"On {info.label} / {atype} ({new.n} graded examples) your draft agrees {verdict} the active set "
-            f"v{act.version} with the clinicians: weighted kappa {new.kappa:.3f} against {old.kappa:.3f}."
-            + (f" ({others} other strata change too; open them to compare.)" if others else ""))
+    if others:
+        text += " " + ngettext("({n} other stratum changes too; open it to compare.)",
+                               "({n} other strata change too; open them to compare.)", others).format(n=others)
+    return text
 
 
 def _publish(changes: dict, name: str) -> None:
@@ -196,7 +233,8 @@ def _publish(changes: dict, name: str) -> None:
     except MedevalError as e:
         st.session_state["publish_err"] = str(e)
         return
-    st.session_state["publish_msg"] = f"Published v{v} and made it active; every score was regraded under it."
+    st.session_state["publish_msg"] = _("Published v{version} and made it active; every score was regraded under "
+                                        "it.").format(version=v)
     st.session_state["publish_rerun"] = True
     for k in [k for k in st.session_state if str(k).startswith("cut_")]:
         del st.session_state[k]
@@ -210,7 +248,7 @@ def tuner() -> None:
         mine = tuning.draft(d, user)  # read now: a move, "Use the suggested optimum" or a discard just changed it
     if slider_key not in st.session_state:
         st.session_state[slider_key] = tuple(float(x) for x in mine.get(key, start))
-    lo, hi = st.slider("Cut-offs: Completely Wrong below the first, Basically Correct from the second",
+    lo, hi = st.slider(_("Cut-offs: Completely Wrong below the first, Basically Correct from the second"),
                        float(info.low), float(info.high), step=tuning.SLIDER_STEP, key=slider_key, on_change=_save,
                        format="%.3f")
     draft = {**mine, key: (lo, hi)}
@@ -219,70 +257,85 @@ def tuner() -> None:
     m1, m2, m3, m4 = st.columns(4)
     if len(scores):
         ag = tuning.against_experts(scores, tiers, lo, hi)
-        m1.metric("Weighted kappa vs clinicians", "—" if ag.kappa is None else f"{ag.kappa:.3f}",
-                  help="Quadratic-weighted Cohen's kappa between these cut-offs' tiers and the clinicians' "
-                       "consensus tiers on the graded examples.")
-        m2.metric("Accuracy", percent(ag.accuracy))
-        m3.metric("Spearman", "—" if ag.spearman is None else f"{ag.spearman:.3f}")
-        m4.metric("Graded examples", ag.n)
+        m1.metric(_("Weighted kappa vs clinicians"), "—" if ag.kappa is None else f"{ag.kappa:.3f}",
+                  help=_("Quadratic-weighted Cohen's kappa between these cut-offs' tiers and the clinicians' "
+                         "consensus tiers on the graded examples."))
+        m2.metric(_("Accuracy"), percent(ag.accuracy))
+        m3.metric(_("Spearman"), "—" if ag.spearman is None else f"{ag.spearman:.3f}")
+        m4.metric(_("Graded examples"), ag.n)
     else:
-        m1.caption("No clinicians' grades for this metric and type: choose a campaign that has them.")
+        m1.caption(_("No clinicians' grades for this metric and type: choose a campaign that has them."))
     share = (counts / total) if total else np.zeros(3)
     s1, s2, s3 = st.columns(3)
-    for col, name, n, p in zip((s1, s2, s3), th.TIERS.values(), counts, share):
-        col.metric(f"All scored: {name}", percent(p), help=f"{int(n):,} of {total:,} scored responses "
-                   f"({info.label}, {atype})")
+    for col, t, n, p in zip((s1, s2, s3), th.TIERS, counts, share):
+        col.metric(_("All scored: {name}").format(name=tier_name(t)), percent(p),
+                   help=_("{n} of {total} scored responses ({metric}, {aspect_type})").format(
+                       n=f"{int(n):,}", total=f"{total:,}", metric=metric_label(metric),
+                       aspect_type=aspect_type_name(atype)))
 
     fig = go.Figure()
     if len(scores):
         jitter = np.random.default_rng(0).uniform(-0.12, 0.12, len(scores))
         fig.add_trace(go.Scatter(x=scores, y=tiers + jitter, mode="markers", marker=dict(size=7, opacity=0.6),
-                                 name="graded examples", hovertemplate="score %{x:.3f}<extra></extra>"))
+                                 name=_("graded examples"), hovertemplate=_("score %{x:.3f}") + "<extra></extra>"))
     if bands and bands["low"] and bands["high"]:
         for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
             fig.add_vrect(x0=bands[which][0], x1=bands[which][1], fillcolor=colour, opacity=0.12, line_width=0,
                           layer="below")
-    for x, label in ((lo, "low"), (hi, "high")):
-        fig.add_vline(x=x, line_color="#d33a2c", annotation_text=f"{label} {x:.3f}")
+    for x, which in ((lo, "low"), (hi, "high")):
+        fig.add_vline(x=x, line_color="#d33a2c", annotation_text=f"{_(CUT_NAMES[which])} {x:.3f}")
     fig.update_layout(height=300, template="plotly_white", margin=dict(l=40, r=20, t=30, b=40),
-                      xaxis=dict(range=[info.low, info.high], title=f"{info.label} score"),
-                      yaxis=dict(tickvals=[0, 1, 2], ticktext=list(th.TIERS.values()), range=[-0.5, 2.5]))
+                      xaxis=dict(range=[info.low, info.high],
+                                 title=_("{name} score").format(name=metric_label(metric))),
+                      yaxis=dict(tickvals=[0, 1, 2], ticktext=[tier_name(t) for t in th.TIERS], range=[-0.5, 2.5]))
     st.plotly_chart(fig, key="tune_scatter", config={"displayModeBar": False})
     if bands and bands["low"] and bands["high"]:
         (a, b), (c, d) = bands["low"], bands["high"]
-        how = ("smooth fit, profile likelihood" if smooth else
-               f"bootstrap over the graded items, criterion {criterion}")
-        st.caption(f"Shaded: each cut-off's 95% interval ({how}, {'fitted' if smooth else 'optimum'} "
-                   f"{bands['cut_offs'][0]:.3f} / {bands['cut_offs'][1]:.3f}) -- low {a:.3f} to {b:.3f} "
-                   f"(width {b - a:.3f}), high {c:.3f} to {d:.3f} (width {d - c:.3f}).")
+        fields = dict(low_cut=f"{bands['cut_offs'][0]:.3f}", high_cut=f"{bands['cut_offs'][1]:.3f}", a=f"{a:.3f}",
+                      b=f"{b:.3f}", low_width=f"{b - a:.3f}", c=f"{c:.3f}", d=f"{d:.3f}", high_width=f"{d - c:.3f}")
+        if smooth:
+            st.caption(_("Shaded: each cut-off's 95% interval (smooth fit, profile likelihood, fitted {low_cut} / "
+                         "{high_cut}) -- low {a} to {b} (width {low_width}), high {c} to {d} (width "
+                         "{high_width}).").format(**fields))
+        else:
+            st.caption(_("Shaded: each cut-off's 95% interval (bootstrap over the graded items, criterion {criterion}, "
+                         "optimum {low_cut} / {high_cut}) -- low {a} to {b} (width {low_width}), high {c} to {d} "
+                         "(width {high_width}).").format(criterion=_(CRITERION_NAMES.get(criterion, criterion)),
+                                                         **fields))
 
     left, right = st.columns(2)
     with left:
         if len(scores):
-            st.caption("Confusion: rows = clinicians, columns = these cut-offs (CW, PC, BC: Completely Wrong, "
-                       "Partially Correct, Basically Correct)")
-            short = {name: "".join(w[0] for w in name.split()) for name in th.TIERS.values()}  # fits half a laptop
-            tables.dataframe([{"clinicians": tier, **{short[name]: ag.confusion[e][a]
-                                                      for a, name in enumerate(th.TIERS.values())}}
-                              for e, tier in enumerate(th.TIERS.values())], width="content", key="tune_confusion",
-                             column_config={abbr: st.column_config.NumberColumn(help=name)
-                                            for name, abbr in short.items()})
-        options = [("Table 12", th.TABLE12.cutoffs.get(key)), (f"active v{act.version}", act.cutoffs.get(key)),
-                   ("suggested optimum", optimum.cut_offs if optimum else None), ("your draft", (lo, hi))]
-        st.caption("Side by side")
+            st.caption(_("Confusion: rows = clinicians, columns = these cut-offs (CW, PC, BC: Completely Wrong, "
+                         "Partially Correct, Basically Correct)"))
+            # the columns by the tiers' initials, which fit half a laptop (CW, PC, BC), headed in the reader's words
+            short = {t: "".join(w[0] for w in name.split()) for t, name in th.TIERS.items()}
+            tables.dataframe([{"clinicians": tier_name(e), **{short[a]: ag.confusion[e][a] for a in th.TIERS}}
+                              for e in th.TIERS], width="content", key="tune_confusion",
+                             labels={"clinicians": N_("clinicians"), **{short[t]: TIER_SHORT[t] for t in th.TIERS}},
+                             column_config={short[t]: st.column_config.NumberColumn(help=tier_name(t))
+                                            for t in th.TIERS})
+        options = [(_("Table 12"), th.TABLE12.cutoffs.get(key)),
+                   (_("active v{version}").format(version=act.version), act.cutoffs.get(key)),
+                   (_("suggested optimum"), optimum.cut_offs if optimum else None), (_("your draft"), (lo, hi))]
+        st.caption(_("Side by side"))
         tables.dataframe([{"cut-offs": name, "low": c[0] if c else None, "high": c[1] if c else None,
                            "kappa vs clinicians": (tuning.against_experts(scores, tiers, *c).kappa
                                                    if c and len(scores) else None)} for name, c in options],
-                         width="content", key="tune_compare")
+                         width="content", key="tune_compare",
+                         labels={"cut-offs": N_("cut-offs"), "low": N_("low cut-off"), "high": N_("high cut-off"),
+                                 "kappa vs clinicians": N_("kappa vs clinicians")})
         if optimum and optimum.cut_offs:
-            st.button("Use the suggested optimum", on_click=_use, args=(optimum.cut_offs,), key="use_optimum")
+            st.button(_("Use the suggested optimum"), on_click=_use, args=(optimum.cut_offs,), key="use_optimum")
     with right:
-        st.caption("Leaderboard under your draft (rank change vs the active set)")
+        st.caption(_("Leaderboard under your draft (rank change vs the active set)"))
         now = tuning.leaderboard(index, draft)
         before = {r["model"]: r["rank"] for r in tuning.leaderboard(index, act.cutoffs)}
         tables.dataframe([{"rank": r["rank"], "model": r["model"], "total": r["averaged"]["total_score"],
                            "level": r["averaged"]["level"], "move": before.get(r["model"], r["rank"]) - r["rank"]}
                           for r in now], width="content", key="tune_board",
+                         labels={"rank": N_("rank"), "model": N_("model"), "total": N_("total"), "level": N_("level"),
+                                 "move": N_("move")},
                          column_config={"total": st.column_config.NumberColumn(format="%.2f")})
     publish_section(draft)
 
@@ -290,7 +343,7 @@ def tuner() -> None:
 tuner()
 
 
-@st.cache_data(show_spinner="Bootstrapping every stratum…", max_entries=16)
+@st.cache_data(show_spinner=_("Bootstrapping every stratum…"), max_entries=16)
 def active_status(campaign_id: int, grades_signature: tuple) -> tuple[dict, list[dict]]:
     """The active campaign's rounds (cached per campaign and grades: recomputed after a grade or a round)."""
     from medeval.calibration import rounds
@@ -306,7 +359,9 @@ def _draw_round(campaign_id: int) -> None:
     try:
         with ui.db() as d:
             out = rounds.next_round(d, campaign_id, actor=user)
-        st.session_state["round_msg"] = ("ok", f"Round {out['round']} drawn: {out['items']} items added.")
+        st.session_state["round_msg"] = ("ok", ngettext("Round {round} drawn: {n} item added.",
+                                                        "Round {round} drawn: {n} items added.", out["items"]).format(
+            round=out["round"], n=out["items"]))
     except MedevalError as e:
         st.session_state["round_msg"] = ("error", str(e))
     active_status.clear()
@@ -317,7 +372,7 @@ def _grades_sig(d, campaign_id: int) -> tuple:
     return cp.grades_signature(d, campaign_id)
 
 
-@st.cache_data(show_spinner="Fitting the curves…", max_entries=64)
+@st.cache_data(show_spinner=_("Fitting the curves…"), max_entries=64)
 def round_fit(campaign_id: int, metric_: str, atype_: str, round_: int, grades_signature: tuple) -> dict:
     """A stratum's graded items, fitted curves and cut-off intervals after a round (cached per grades)."""
     from medeval.calibration import rounds
@@ -327,7 +382,8 @@ def round_fit(campaign_id: int, metric_: str, atype_: str, round_: int, grades_s
 
 
 TIER_COLOURS = ("#d33a2c", "#e0a100", "#2a9d55")
-CURVES = (("P(tier ≥ Partially Correct)", "#d33a2c"), ("P(tier ≥ Basically Correct)", "#2c6fd3"))
+# the boundaries as the fitted curves name them (designs.curves), drawn in _() of the name
+CURVES = ((N_("P(tier ≥ Partially Correct)"), "#d33a2c"), (N_("P(tier ≥ Basically Correct)"), "#2c6fd3"))
 
 
 def curves_figure(f: dict, title: str) -> go.Figure:
@@ -336,26 +392,28 @@ def curves_figure(f: dict, title: str) -> go.Figure:
     m_info = METRICS[f["metric"]]
     fig = go.Figure()
     jitter = np.random.default_rng(0).uniform(-0.04, 0.04, f["n_graded"])
-    for t, (name, colour) in enumerate(zip(th.TIERS.values(), TIER_COLOURS)):
+    for t, colour in zip(th.TIERS, TIER_COLOURS):
         sel = f["tiers"] == t
         fig.add_trace(go.Scatter(x=f["scores"][sel].tolist(), y=(t / 2 + jitter[sel]).tolist(), mode="markers",
-                                 name=f"graded: {name}", marker=dict(size=6, opacity=0.5, color=colour),
-                                 hovertemplate="score %{x:.3f}<extra></extra>"))
+                                 name=_("graded: {name}").format(name=tier_name(t)),
+                                 marker=dict(size=6, opacity=0.5, color=colour),
+                                 hovertemplate=_("score %{x:.3f}") + "<extra></extra>"))
     for boundary, colour in CURVES:
         pts = [r for r in f["curves"] if r["boundary"] == boundary]
-        fig.add_trace(go.Scatter(x=[r["score"] for r in pts], y=[r["p"] for r in pts], mode="lines", name=boundary,
+        fig.add_trace(go.Scatter(x=[r["score"] for r in pts], y=[r["p"] for r in pts], mode="lines", name=_(boundary),
                                  line=dict(color=colour, width=2.5, dash="dot" if f["curves_fitted_for_display"]
                                            else "solid"), hovertemplate="%{x:.3f}: %{y:.2f}<extra></extra>"))
-    for which, (_, colour) in zip(("low", "high"), CURVES):
+    for which, (_boundary, colour) in zip(("low", "high"), CURVES):
         ci = f[f"{which}_ci95"]
         if ci:
             fig.add_vrect(x0=ci[0], x1=ci[1], fillcolor=colour, opacity=0.15, line_width=0, layer="below")
-    for x, (_, colour) in zip(f["cut_offs"] or (), CURVES):
+    for x, (_boundary, colour) in zip(f["cut_offs"] or (), CURVES):
         fig.add_vline(x=x, line_color=colour, line_dash="dash")
     fig.update_layout(height=250, template="plotly_white", showlegend=False, margin=dict(l=40, r=10, t=32, b=36),
                       title=dict(text=title, font=dict(size=13), x=0, xanchor="left"),
-                      xaxis=dict(range=[m_info.low, m_info.high], title=f"{m_info.label} score"),
-                      yaxis=dict(range=[-0.08, 1.08], title="P(tier ≥ k)", tickvals=[0, 0.5, 1]))
+                      xaxis=dict(range=[m_info.low, m_info.high],
+                                 title=_("{name} score").format(name=metric_label(f["metric"]))),
+                      yaxis=dict(range=[-0.08, 1.08], title=_("P(tier ≥ k)"), tickvals=[0, 0.5, 1]))
     return fig
 
 
@@ -363,9 +421,9 @@ def _fit_text(f: dict) -> str:
     cut = f["cut_offs"]
     ci = [f["low_ci95"], f["high_ci95"]]
     if not cut:
-        return f"{f['n_graded']} graded, no cut-offs yet"
-    return f"{f['n_graded']} graded: " + ", ".join(
-        f"{x:.3f}" + (f" ({c[0]:.3f}–{c[1]:.3f})" if c else "") for x, c in zip(cut, ci))
+        return _("{n} graded, no cut-offs yet").format(n=f["n_graded"])
+    return _("{n} graded: {cut_offs}").format(n=f["n_graded"], cut_offs=", ".join(
+        f"{x:.3f}" + (f" ({c[0]:.3f}–{c[1]:.3f})" if c else "") for x, c in zip(cut, ci)))
 
 
 def curves_section(status: dict) -> None:
@@ -375,9 +433,9 @@ def curves_section(status: dict) -> None:
 
     strata = [(s["metric"], s["aspect_type"]) for s in status["strata"]]
     if key not in strata:  # the metric and type chosen at the top of the page
-        st.caption(ui.md_escape(f"This campaign does not calibrate {info.label} / {atype}: choose "
-                                + " or ".join(f"{metric_label(m)} / {t}" for m, t in strata)
-                                + " above to see its curves."))
+        st.caption(ui.md_escape(_("This campaign does not calibrate {stratum}: choose {choices} above to see its "
+                                  "curves.").format(stratum=stratum_text(metric, atype),
+                                                    choices=_(" or ").join(stratum_text(m, t) for m, t in strata))))
         return
     others = [c for c in camps if c["kind"] == "active_calibration" and c["id"] != cid]
     own = by_id[cid]["config"]
@@ -386,10 +444,10 @@ def curves_section(status: dict) -> None:
     k2, k3 = st.columns([1, 2])
     stratum = key
     last = int(status["round"])
-    r = k2.select_slider("After round", list(range(1, last + 1)), value=last, key="curves_round") if last > 1 else 1
-    pair = k3.selectbox("Side by side with", [0, *[c["id"] for c in others]],  # 0: nothing (ids start at 1)
+    r = k2.select_slider(_("After round"), list(range(1, last + 1)), value=last, key="curves_round") if last > 1 else 1
+    pair = k3.selectbox(_("Side by side with"), [0, *[c["id"] for c in others]],  # 0: nothing (ids start at 1)
                         index=1 + [c["id"] for c in others].index(differs[0]) if differs else 0, key="curves_compare",
-                        format_func=lambda i: "nothing" if not i else f"#{i} {by_id[i]['name']}")
+                        format_func=lambda i: _("nothing") if not i else f"#{i} {by_id[i]['name']}")
     shown = [cid] + ([pair] if pair and stratum in
                      [(m, t) for m in by_id[pair]["config"]["metrics"] for t in by_id[pair]["config"]["aspect_types"]]
                      else [])
@@ -400,19 +458,23 @@ def curves_section(status: dict) -> None:
             sig = _grades_sig(d, c)
         f = round_fit(c, *stratum, r_c, sig)
         cfg_c = by_id[c]["config"]
-        title = f"#{c}: {f['estimator']} estimator, {designs.design_of(cfg_c)} design, round {r_c}"
+        design = designs.design_of(cfg_c)
+        title = (_(DESIGN_TITLES[design]) if design in DESIGN_TITLES else
+                 _("#{id}: {estimator} estimator, {design} design, round {round}")).format(
+            id=c, estimator=designs.method_label(cfg_c), design=design, round=r_c)
         col.plotly_chart(curves_figure(f, title), key=f"tune_curves_{len(shown)}_{c}",
                          config={"displayModeBar": False})
         col.caption(ui.md_escape(f"{by_id[c]['name']} — {_fit_text(f)}"
-                                 + (" (curves: a smooth fit drawn for comparison; the cut-offs are the search's)"
+                                 + (" " + _("(curves: a smooth fit drawn for comparison; the cut-offs are the "
+                                            "search's)")
                                     if f["curves_fitted_for_display"] else "")))
-    st.caption("Dots: graded items at 0 (Completely Wrong), ½ (Partially Correct) and 1 (Basically Correct); red: "
-               "P(tier ≥ Partially Correct), blue: P(tier ≥ Basically Correct); dashed lines: the cut-offs, shaded: "
-               "their 95% intervals, on the items graded up to the round chosen.")
+    st.caption(_("Dots: graded items at 0 (Completely Wrong), ½ (Partially Correct) and 1 (Basically Correct); "
+                 "red: P(tier ≥ Partially Correct), blue: P(tier ≥ Basically Correct); dashed lines: the cut-offs, "
+                 "shaded: their 95% intervals, on the items graded up to the round chosen."))
 
 
 if is_active:
-    st.subheader("Active rounds", anchor=False)
+    st.subheader(_("Active rounds"), anchor=False)
     with ui.db() as d:
         grades_sig = _grades_sig(d, cid)
     status, series = active_status(cid, grades_sig)
@@ -424,33 +486,42 @@ if is_active:
             for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
                 pts = [r for r in series if (r["metric"], r["aspect_type"], r["cut_off"]) == (m_, t_, which)]
                 wfig.add_trace(go.Scatter(x=[r["after_round"] for r in pts], y=[r["width"] for r in pts],
-                                          mode="lines+markers", name=f"{metric_label(m_)} / {t_}: {which} cut-off",
+                                          mode="lines+markers",
+                                          name=f"{stratum_text(m_, t_)}: {_(CUT_NAMES[which])}",
                                           line=dict(color=colour, dash=("solid", "dot", "dash", "dashdot")[n % 4])))
-        wfig.add_hline(y=target, line_dash="dash", annotation_text=f"target {target:g}")
+        wfig.add_hline(y=target, line_dash="dash", annotation_text=_("target {width}").format(width=f"{target:g}"))
         wfig.update_layout(height=220, template="plotly_white", margin=dict(l=40, r=20, t=20, b=40),
-                           xaxis=dict(title="rounds graded", dtick=1), yaxis=dict(title="95% interval width",
-                                                                                   rangemode="tozero"))
+                           xaxis=dict(title=_("rounds graded"), dtick=1), yaxis=dict(title=_("95% interval width"),
+                                                                                     rangemode="tozero"))
         st.plotly_chart(wfig, key="tune_widths", config={"displayModeBar": False})
     from medeval.calibration.rounds import STOP_TEXT
 
-    tables.dataframe([{"stratum": f"{metric_label(s['metric'])} / {s['aspect_type']}", "items": s["items"],
+    tables.dataframe([{"stratum": stratum_text(s["metric"], s["aspect_type"]), "items": s["items"],
                        "graded": s["n_graded"], "low width": s["widths"][0] if s["widths"] else None,
                        "high width": s["widths"][1] if s["widths"] else None,
-                       "status": STOP_TEXT[s["stop"]] if s["stop"] else "narrowing"} for s in status["strata"]],
+                       "status": _(STOP_TEXT[s["stop"]]) if s["stop"] else _("narrowing")} for s in status["strata"]],
                      key="tune_rounds",
+                     labels={"stratum": N_("stratum"), "items": N_("items"), "graded": N_("graded"),
+                             "low width": N_("low width"), "high width": N_("high width"), "status": N_("status")},
                      column_config={"low width": st.column_config.NumberColumn(format="%.3f"),
                                     "high width": st.column_config.NumberColumn(format="%.3f")})
-    state = "fully answered" if status["last_round_complete"] else f"{status['missing']} answers still missing"
     if consensus != "median":  # said, not silently replaced: the rounds' rule is the campaign's
-        st.caption(f"The rounds estimate and draw on each item's lower-median tier (the campaign's rule); the "
-                   f"{consensus} consensus chosen above applies to the chart and the slider.")
-    st.caption(f"Round {status['round']} ({state}). A stratum stops when both 95% intervals are at most "
-               f"{target:g} wide or it holds {status['budget']} items; each round adds up to "
-               f"{status['round_size']} items per stratum where the cut-offs are uncertain.")
-    st.button("Draw the next round", on_click=_draw_round, args=(cid,), key="next_round")
+        st.caption(_("The rounds estimate and draw on each item's lower-median tier (the campaign's rule); the "
+                     "consensus chosen above ({consensus}) applies to the chart and the slider.").format(
+            consensus=cal.consensus_label(consensus)))
+    fields = dict(round=status["round"], width=f"{target:g}", budget=status["budget"], size=status["round_size"])
+    if status["last_round_complete"]:
+        st.caption(_("Round {round} (fully answered). A stratum stops when both 95% intervals are at most {width} "
+                     "wide or it holds {budget} items; each round adds up to {size} items per stratum where the "
+                     "cut-offs are uncertain.").format(**fields))
+    else:
+        st.caption(_("Round {round} ({missing} answers still missing). A stratum stops when both 95% intervals are "
+                     "at most {width} wide or it holds {budget} items; each round adds up to {size} items per "
+                     "stratum where the cut-offs are uncertain.").format(missing=status["missing"], **fields))
+    st.button(_("Draw the next round"), on_click=_draw_round, args=(cid,), key="next_round")
     msg = st.session_state.pop("round_msg", None)
     if msg:
         (st.success if msg[0] == "ok" else st.error)(ui.md_escape(msg[1]))
-    st.subheader("Fitted curves, round by round", anchor=False)
+    st.subheader(_("Fitted curves, round by round"), anchor=False)
     curves_section(status)
 

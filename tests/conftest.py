@@ -18,6 +18,18 @@ os.environ.setdefault("MEDEVAL_PASSWORD_HASH_PROFILE", "test-only")
 os.environ.setdefault("MEDEVAL_LANGUAGE", "en")
 
 
+@pytest.fixture(autouse=True)
+def _no_language_left_behind():
+    """An AppTest run leaves its session's language for Streamlit's reading of select box labels after the run
+    (``webui.i18n._last_used``; never used in a server): forget it after each test, so a later test's library
+    calls in this process speak English as the command line does."""
+    yield
+    import sys
+
+    if "webui.i18n" in sys.modules:
+        sys.modules["webui.i18n"]._last_used = None
+
+
 def english_accounts(path) -> None:
     """Every account of the database at ``path`` set to English (the demo gives its clinicians Chinese): for the
     tests that read the English words of the pages. The Chinese tests leave the demo as built."""

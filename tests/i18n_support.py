@@ -13,12 +13,17 @@ KEPT = {
     "PDF", "HTML", "ZIP", "SQLite", "English", "AccR", "kappa", "alpha", "pingouin", "Markdown", "URL", "ID", "IDs",
     "https", "http", "www", "NER", "Exam", "cosine", "bleu", "rouge", "exact", "match", "Excel", "UTF",
     "GPT", "Wald", "Wilson", "bootstrap", "OpenCC", "Likert", "Table", "Fig", "NFKC", "CI", "SD", "IQR", "DEMO",
+    "Chromium", "Fisher", "Landis", "Koch", "Welch", "CMB-Exam", "CMB-Clin",
+    "Enter", "Esc", "Ctrl", "Shift", "Tab",  # key names, as printed on the keys
+    "Average",  # CMB's Table 6 column, quoted by name
+    "import-cases", "import-judgements", "import-claims",  # commands
 }
 _SKIP_FIELDS = {"id", "form_id", "key", "icon", "type", "arrow_data", "data", "spec", "css", "default", "value",
                 "element_hash", "page_script_hash", "script_hash", "url_path", "page_name", "kind", "format",
                 "width_config", "height_config", "shortcut", "column_order", "selections", "set_value",
                 "file_id", "url", "src", "body_html", "html", "theme", "autocomplete", "column_config",
-                "deploy_params", "query_string", "placeholder_image"}
+                "deploy_params", "query_string", "placeholder_image", "js_content", "css_content",
+                "html_content", "js_source_path", "css_source_path", "json", "json_args"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 
 
@@ -52,12 +57,18 @@ def page_texts(at) -> list[str]:
 
 
 def _strip_markup(text: str) -> str:
+    text = re.sub(r"\\(?=[^\w\s])", "", text)  # Markdown's escapes: "DemoGPT\-L" is the name DemoGPT-L
     text = re.sub(r"<style>.*?</style>|<script>.*?</script>", " ", text, flags=re.S)
+    text = re.sub(r"```.*?```|~~~.*?~~~", " ", text, flags=re.S)  # code blocks: commands, not interface text
+    text = re.sub(r"`[^`\n]*`", " ", text)  # inline code: keys, settings, file names
     text = re.sub(r"<[^>]+>", " ", text)  # tags and their attributes
     text = re.sub(r":material/[a-z_]+:", " ", text)  # icons
     text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
     text = re.sub(r"https?://\S+|/[a-z][a-z0-9_/?=&.-]*", " ", text)  # addresses and paths
     text = re.sub(r"\b[a-z]+_[a-z0-9_]+\b", " ", text)  # identifiers (file names, keys) shown as data
+    text = re.sub(r"\b[a-z]+\d*:[0-9a-f]{8,}\b", " ", text)  # digests ("sha256:d91d…")
+    text = re.sub(r"#[0-9a-fA-F]{3,8}\b", " ", text)  # colours
+    text = re.sub(r"[0-9a-f-]*\d[0-9a-f-]*", lambda m: " " if len(m.group()) >= 8 else m.group(), text)  # ids
     return text
 
 
@@ -74,17 +85,44 @@ def english_words(texts: list[str], data: set[str] = frozenset()) -> set[str]:
 
 
 def data_words(path) -> set[str]:
-    """Every word of the database's own text (names, models, campaigns, imported files, answers): data, not UI."""
+    """Every word of the database's own text (names, models, campaigns, imported files, answers) and of the demo's
+    data files (the Exam page reads its files from there): data, not UI."""
     import sqlite3
+    from pathlib import Path
 
     words: set[str] = set()
+    demo_data = Path(__file__).resolve().parents[1] / "medeval" / "demo" / "data"
+    for f in demo_data.rglob("*"):
+        # (the demo's guidelines are a researcher's words, Chinese and English: guideline_texts() takes them out
+        # of a page as a whole, so their English words are not allowed everywhere)
+        if f.is_file() and f.suffix in (".csv", ".jsonl", ".json", ".tsv", ".txt") and f.stem != "guidelines":
+            words.update(_WORD.findall(f.read_text(encoding="utf-8", errors="replace")))
     with sqlite3.connect(str(path)) as conn:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         for t in tables:
-            if t in ("audit_log", "sessions"):
+            if t in ("audit_log", "sessions", "campaign_guidelines"):
                 continue
             for row in conn.execute(f'SELECT * FROM "{t}"'):
                 for v in row:
                     if isinstance(v, str):
                         words.update(_WORD.findall(v))
     return words
+
+
+def guideline_texts(path) -> set[str]:
+    """Every campaign's current guidelines as a page shows them (the researcher's Markdown and the cells of its
+    definitions and examples): someone's own text, in whatever language they wrote it."""
+    from medeval.annotation import guidelines as gl
+    from medeval.store.db import connect
+    from webui.page import md_escape
+
+    out: set[str] = set()
+    with connect(path) as db:
+        for (cid,) in db.conn.execute("SELECT DISTINCT campaign_id FROM campaign_guidelines"):
+            g = gl.current(db, cid)
+            if g is None:
+                continue
+            out.add(g.markdown)
+            for row in (*g.definitions, *g.examples):
+                out.update(md_escape(v) for v in row.values() if isinstance(v, str))
+    return out

@@ -29,6 +29,7 @@ import time
 
 import streamlit as st
 
+from medeval.core.i18n import N_
 from webui import reading, screen
 from webui.screen import SETTLE_MS  # noqa: F401 (the pages' and tests' name for it)
 
@@ -36,7 +37,8 @@ from webui.screen import SETTLE_MS  # noqa: F401 (the pages' and tests' name for
 # the grade keys (not S) wait while a long text has not been read to its end (webui/reading.py).
 HELD, CUE = "gradeHeld", "gradeCue"
 GUARD = dict(answer="grade_", skip="skip_", keys=["1", "2", "3", "S"], ready="gradeReady",
-             note={"box": "gradeflag", "save": "Save flag", "cancel": "Cancel"}, hold=HELD, cue=CUE, free=["s"])
+             note={"box": "gradeflag", "save": N_("Save flag"), "cancel": N_("Cancel")}, hold=HELD, cue=CUE,
+             free=["s"])  # (the note's button labels in English: the guard finds them in the reader's language)
 
 # The reading area: reference and answer side by side, each as tall as the screen allows (webui/reading.py).
 BOXES = ["item_reference", "item_response"]

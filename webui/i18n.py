@@ -11,6 +11,7 @@ page's choice (its cookie), else ``MEDEVAL_LANGUAGE`` (``auto``: the browser's `
 from __future__ import annotations
 
 import streamlit as st
+from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from medeval.accounts import auth
@@ -24,9 +25,14 @@ LANGUAGE_KEY = "_medeval_language"  # this session's language (what the provider
 SWITCH_KEY = "ui_language"
 
 
+_last_used: str | None = None  # (AppTest only: see _session_language)
+
+
 def _session_language() -> str | None:
     if get_script_run_ctx(suppress_warning=True) is None:  # a server thread, not a page: no session to ask
-        return None
+        # Streamlit's AppTest reads a select box's labels (format_func) in the test's own thread, after the run:
+        # without a runtime (never the case in the server, where sessions are many) that run's language applies
+        return None if runtime.exists() else _last_used
     try:
         return st.session_state.get(LANGUAGE_KEY)
     except Exception:  # (a session state being torn down) the source language, never a failed page
@@ -55,9 +61,34 @@ def resolve(user: User | None) -> str:
 
 def use(user: User | None) -> str:
     """Make ``user``'s language this session's for the run (``app.py`` calls it first thing)."""
+    global _last_used
     lang = resolve(user)
     st.session_state[LANGUAGE_KEY] = lang
+    _last_used = lang
     return lang
+
+
+# The widgets whose shown label is the text of their chosen option: after a switch, the browser still holds the
+# old language's label (Streamlit resends a choice only when it changed), so their choice is set again once
+_RELABELLED = ("SelectboxSerde", "RadioSerde", "MultiSelectSerde", "SelectSliderSerde")
+
+
+def _relabel_choices() -> None:
+    """Have every keyed choice widget resend its (unchanged) choice, now labelled in the new language. Reads
+    Streamlit's widget registry (not a public API): if that changes, the labels only refresh at the next pick."""
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        state = get_session_state()._state  # SessionState, behind its lock-holding wrapper
+        mapper, metadata = state._key_id_mapper, state._new_widget_state.widget_metadata
+        keys = [k for k in list(st.session_state.keys())
+                if (wid := mapper.get_id_from_key(k, None)) in metadata
+                and type(getattr(metadata[wid].serializer, "__self__", None)).__name__ in _RELABELLED]
+    except Exception:  # noqa: BLE001 (internals moved: a cosmetic refresh is skipped, nothing else)
+        return
+    for k in keys:
+        if k != SWITCH_KEY:
+            st.session_state[k] = st.session_state[k]
 
 
 def switcher(user: User, db) -> None:
@@ -71,6 +102,7 @@ def switcher(user: User, db) -> None:
         with db() as d:
             auth.set_language(d, user.username, lang, actor=user)
         st.session_state[LANGUAGE_KEY] = lang
+        _relabel_choices()
 
     st.session_state[SWITCH_KEY] = st.session_state[LANGUAGE_KEY]
     st.selectbox(_("Language"), i18n.LANGUAGES, key=SWITCH_KEY, format_func=i18n.NAMES.get, on_change=_changed)

@@ -173,9 +173,10 @@ def sticky_choice(label: str, ids: list[int], *, key: str, param: str, default: 
 def campaign_choice(camps: list[dict], *, key: str, param: str = "campaign") -> dict:
     """A campaign picked from ``camps`` (the newest by default), kept in the URL as ``?campaign=<id>``."""
     by_id = {c["id"]: c for c in camps}
+    # the labels made in the run, in its language (a select box may read them again outside the run)
+    labels = {i: f"#{i} {c['name']} ({_(STATUS_NAMES.get(c['status'], c['status']))})" for i, c in by_id.items()}
     cid = sticky_choice(_("Campaign"), list(by_id), key=key, param=param, default=camps[-1]["id"], show_single=True,
-                        format_func=lambda i: f"#{i} {by_id[i]['name']} "
-                                              f"({_(STATUS_NAMES.get(by_id[i]['status'], by_id[i]['status']))})")
+                        format_func=labels.__getitem__)
     return by_id[cid]
 
 
@@ -326,8 +327,8 @@ def start_here(hint: str, *, title: str, body: str, next_step: str, help_section
             hints.dismiss(d, u, hint)
 
     with st.container(border=True, key=f"start_here_{hint}"):
-        st.markdown(f"**{_(title)}** · {_(body)}  \n{_(next_step)} "
-                    f"[{_('Read more')}]({HELP_PATH}?section={help_section})")
+        link = f"{HELP_PATH}?section={help_section}"
+        st.markdown(f"**{_(title)}** · {_(body)}  \n{_(next_step)} [{_('Read more')}]({link})")
         st.button(_("Got it, hide this"), key=f"start_here_{hint}_hide", on_click=_dismiss, type="tertiary",
                   icon=":material/check:")
 
@@ -406,13 +407,17 @@ def guidelines_body(g, *, answer: str = N_("tier"), about: str = N_("aspect type
     if g.definitions:
         st.markdown(f"**{_('Definitions')}**")
         with st.container(key=f"{key_prefix}guidelines_definitions"):
-            st.table([{_("key"): md_escape(x["key"]), _(answer): md_escape(x["name"]),
-                       _("meaning"): md_escape(x["meaning"])} for x in g.definitions], hide_index=True)
+            # (the default definitions are stored in English: _() finds them in the catalogue, and leaves a
+            # researcher's own words as written)
+            st.table([{_("key"): md_escape(x["key"]), _(answer): md_escape(_(x["name"]) if x["name"] else ""),
+                       _("meaning"): md_escape(_(x["meaning"]) if x["meaning"] else "")} for x in g.definitions],
+                     hide_index=True)
     if g.examples:
         st.markdown(f"**{_('Worked examples')}**")
         with st.container(key=f"{key_prefix}guidelines_examples"):
             st.table([{_(about): md_escape(x["aspect_type"]), _("answer"): md_escape(x["answer"]),
-                       _(rating): md_escape(x["tier"]), _("why"): md_escape(x["why"])} for x in g.examples],
+                       _(rating): md_escape(_(x["tier"]) if x["tier"] else ""), _("why"): md_escape(x["why"])}
+                      for x in g.examples],
                      hide_index=True)
 
 

@@ -25,10 +25,14 @@ import json
 
 import streamlit as st
 
+from medeval.core.i18n import N_, _
+
 # A box may not shrink below this, however little room is left (a very small window): it then scrolls.
 MIN_BOX_PX = 120
 
-MORE_TEXT = "▼ more below: scroll to read on"
+# The cue texts are English marked N_(): :func:`cue_css` shows them in the reader's language (the pages' modules make
+# them at import time, before anyone is signed in).
+MORE_TEXT = N_("▼ more below: scroll to read on")
 
 # The rules both reading screens share: the whole width, the page's top padding shrunk to Streamlit's header (3.75
 # rem), tighter gaps and compact message lines (a "Saved" line never pushes the texts down).
@@ -43,16 +47,27 @@ PAGE_CSS = """
 """
 
 
+_HOLD = {"grade": N_("▼ Read each text to its end (scroll its box): the grade keys wait until you have."),
+         "answer": N_("▼ Read each text to its end (scroll its box): the answer keys wait until you have.")}
+_CUES = {
+    "item": {"soon": N_("Key ignored: a new item had just appeared. Read it, then press again."),
+             "twice": N_("Second key ignored: this item already has your answer.")},
+    "question": {"soon": N_("Key ignored: a new question had just appeared. Read it, then press again."),
+                 "twice": N_("Second key ignored: this question already has your answer.")},
+}
+_HELD = N_("Key ignored: read each text to its end first (scroll the box marked ▼).")
+
+
 def hold_text(keys: str) -> str:
-    """The line above the answer buttons while a long text is unread (``keys``: "grade", "answer")."""
-    return f"▼ Read each text to its end (scroll its box): the {keys} keys wait until you have."
+    """The line above the answer buttons while a long text is unread (``keys``: "grade", "answer"), in English
+    (:func:`cue_css` translates it)."""
+    return _HOLD[keys]
 
 
 def cue_texts(thing: str) -> dict[str, str]:
-    """Why a key did nothing, by the key guard's reason (``thing``: "item", "question")."""
-    return {"soon": f"Key ignored: a new {thing} had just appeared. Read it, then press again.",
-            "twice": f"Second key ignored: this {thing} already has your answer.",
-            "held": "Key ignored: read each text to its end first (scroll the box marked ▼)."}
+    """Why a key did nothing, by the key guard's reason (``thing``: "item", "question"), in English (:func:`cue_css`
+    translates them)."""
+    return {**_CUES[thing], "held": _HELD}
 
 _JS = """
 export default function ({ data, setStateValue }) {
@@ -189,7 +204,10 @@ def cue_css(*, held: str, slot: str, hold_text: str, more_text: str, boxes: list
     """The styles of the reading area: boxes sized by ``--medeval-read-max``; their "more below" line; the slot
     ``slot`` (a keyed container drawn above the answer buttons) shows ``hold_text`` while the keys are held
     (``body[data-<held>]`` set) and, for a moment after the key guard dropped a key, ``cue_texts[reason]``
-    (``body[data-<cue>=reason]``)."""
+    (``body[data-<cue>=reason]``). The texts (English marked ``N_()``, or translated already) are shown in the
+    reader's language."""
+    hold_text, more_text = (_(hold_text) if hold_text else ""), _(more_text)
+    cue_texts = {reason: _(text) for reason, text in cue_texts.items()}
     held_attr = "data-" + "".join("-" + c.lower() if c.isupper() else c for c in held)
     cue_attr = "data-" + "".join("-" + c.lower() if c.isupper() else c for c in cue)
     sel = ", ".join(f".st-key-{b}" for b in boxes)

@@ -13,6 +13,7 @@ import json
 
 import streamlit as st
 
+from medeval.core.i18n import N_, _, current
 from webui.page import md_escape
 
 
@@ -178,8 +179,12 @@ _GUARD_JS = """
   const cfg = %(cfg)s;
   window.__medevalKeyGuards = window.__medevalKeyGuards || {};
   const installed = window.__medevalKeyGuards[cfg.name];
-  if (installed) { installed.keys = new Set(cfg.keys); return; }  // the keys of the question now on screen
-  const G = window.__medevalKeyGuards[cfg.name] = {keys: new Set(cfg.keys)};
+  if (installed) {  // the keys of the question now on screen; the note's buttons in the language now on screen
+    installed.keys = new Set(cfg.keys);
+    if (cfg.note && installed.cfg && installed.cfg.note) Object.assign(installed.cfg.note, cfg.note);
+    return;
+  }
+  const G = window.__medevalKeyGuards[cfg.name] = {keys: new Set(cfg.keys), cfg};
   const ANSWER = new RegExp('^st-key-' + cfg.answer + '(.+)_[^_]+$');
   const seen = new Map(), pressed = new Map();
   let note = null;
@@ -259,17 +264,27 @@ def all_answered(done: int, total: int, skipped: int, *, finished: str, every: s
                  on_revisit, guidelines_button, columns: int) -> None:
     """The screen after the last item, the same on Grade and Rate & compare (each in its own words): the full
     progress bar; the count of skipped items and a button back to them (``on_revisit(True)``), or the thanks
-    ("All N items are ``finished``"); and the guidelines button in the first of ``columns`` (G works here too).
+    ("All N items are ``finished``": "graded" or "done", :data:`_FINISHED`); and the guidelines button in the first
+    of ``columns`` (G works here too). ``every`` and ``revisit`` are English marked ``N_()`` (shown with ``_()``).
     ``done``: the items passed, answered or skipped; ``skipped``: those skipped -- real and hidden gold items alike
     in both, as the library counts them."""
     # one count per thing: the answered, and the skipped apart (a skip is not an answer)
-    st.progress(1.0, text=f"{done - skipped} of {total} answered" + (f" · {skipped} skipped" if skipped else ""))
+    st.progress(1.0, text=(_("{answered} of {total} answered · {skipped} skipped") if skipped else
+                           _("{answered} of {total} answered")).format(answered=done - skipped, total=total,
+                                                                       skipped=skipped))
     if skipped:
-        st.info(f"{every} {skipped} skipped: they wait for you.")
-        st.button(revisit, key=revisit_key, type="primary", on_click=on_revisit, args=(True,))
+        st.info(("" if current() == "zh-CN" else " ").join(
+            (_(every), _("{skipped} skipped: they wait for you.").format(skipped=skipped))))
+        st.button(_(revisit), key=revisit_key, type="primary", on_click=on_revisit, args=(True,))
     else:
-        st.success(f"All {total} items are {finished}. Thank you!")
+        thanks = _FINISHED.get(finished) or _FINISHED["done"]
+        st.success(_(thanks).format(total=total))
     guidelines_button(st.columns(columns)[0])
+
+
+# the thanks after the last item, by what the items were (``all_answered``'s ``finished``), each sentence whole
+_FINISHED = {"graded": N_("All {total} items are graded. Thank you!"),
+             "done": N_("All {total} items are done. Thank you!")}
 
 
 CUE_MS = 1600  # how long the cue line says why a key did nothing
@@ -281,11 +296,14 @@ def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str,
     """Install the key guard once per tab for a page whose answer buttons' keys start with ``answer`` (``skip``: the
     skip button's); ``keys``: the shortcuts (as ``st.button(shortcut=...)`` takes them) it watches; ``ready``: the
     ``document.body.dataset`` name of the marker; ``note``: ``{"box": <container key>, "save": <label>,
-    "cancel": <label>}`` of a note form to make keyboard-first; ``hold``: the ``document.body.dataset`` name that
+    "cancel": <label>}`` of a note form to make keyboard-first (the labels in English marked ``N_()``: the guard
+    looks for them in the reader's language); ``hold``: the ``document.body.dataset`` name that
     holds the answer keys while it names the screen on display (:mod:`webui.reading`: a long text not yet read to
     its end); ``free``: keys that answer nothing and are never held (skip); ``cue``: the ``document.body.dataset``
     name set for a moment to why a key was dropped ("soon": a new screen, "twice": a second press, "held"), which
     the page's styles turn into a line on screen. Our own static settings, never data."""
+    if note:
+        note = {**note, **{b: _(note[b]) for b in ("save", "cancel") if b in note}}
     names = sorted({k2 for k in keys for k2 in ((_KEY_NAMES[k.lower()],) if k.lower() in _KEY_NAMES
                                                else (k.lower(), k.upper()))})
     cfg = {"name": name, "answer": answer, "skip": skip, "keys": names, "ready": ready, "settle": SETTLE_MS,
@@ -294,7 +312,11 @@ def key_guard(name: str, *, answer: str, skip: str, keys: list[str], ready: str,
 
 
 ANSWERS_PAGE = 20  # answers listed at a time in "Your answers in this campaign"
-_FILTERS = {"all": "All", "answered": "Answered", "skipped": "Skipped", "flagged": "Flagged"}
+_FILTERS = {"all": N_("All"), "answered": N_("Answered"), "skipped": N_("Skipped"), "flagged": N_("Flagged")}
+# "No item of yours in this campaign is <filter>.", by filter, each sentence whole
+_NONE = {"answered": N_("No item of yours in this campaign is answered."),
+         "skipped": N_("No item of yours in this campaign is skipped."),
+         "flagged": N_("No item of yours in this campaign is flagged.")}
 
 
 def my_answers_list(prefix: str, *, read, line, on_reopen, reopened: str | None, editable: bool) -> None:
@@ -310,17 +332,16 @@ def my_answers_list(prefix: str, *, read, line, on_reopen, reopened: str | None,
     def toggle() -> None:
         st.session_state[f"{prefix}_open"] = not shown
 
-    st.button("Your answers in this campaign — reopen one to change it", key=f"{prefix}_toggle", type="tertiary",
+    st.button(_("Your answers in this campaign — reopen one to change it"), key=f"{prefix}_toggle", type="tertiary",
               icon=":material/expand_less:" if shown else ":material/expand_more:", on_click=toggle)
     if not shown:
         return
     with st.container(border=True, key=f"{prefix}_list"):
-        which = st.radio("Show", list(_FILTERS), horizontal=True, key=f"{prefix}_filter",
-                         label_visibility="collapsed", format_func=_FILTERS.get)
+        which = st.radio(_("Show"), list(_FILTERS), horizontal=True, key=f"{prefix}_filter",
+                         label_visibility="collapsed", format_func={f: _(t) for f, t in _FILTERS.items()}.get)
         mine = read(None if which == "all" else which)
         if not mine:
-            st.caption("You have no answers in this campaign yet." if which == "all"
-                       else f"No item of yours in this campaign is {which}.")
+            st.caption(_("You have no answers in this campaign yet.") if which == "all" else _(_NONE[which]))
         limit = st.session_state.get(f"{prefix}_limit", ANSWERS_PAGE)
         for g in mine[:limit]:
             text, said = line(g)
@@ -328,11 +349,12 @@ def my_answers_list(prefix: str, *, read, line, on_reopen, reopened: str | None,
             c1.text(text)  # imported text: plain
             c1.caption(md_escape(said))  # a rubric's own words may be in it: shown literally
             if editable:
-                c2.button("Reopen", key=f"reopen_{g.key}", width="stretch", on_click=on_reopen, args=(g.ref,),
+                c2.button(_("Reopen"), key=f"reopen_{g.key}", width="stretch", on_click=on_reopen, args=(g.ref,),
                           disabled=reopened == g.ref,
-                          help="Show this item again, whole, and answer it anew (your earlier answer is kept "
-                               "in the history)")
+                          help=_("Show this item again, whole, and answer it anew (your earlier answer is kept "
+                                 "in the history)"))
         if len(mine) > limit:
-            st.button(f"Show {min(ANSWERS_PAGE, len(mine) - limit)} more of {len(mine)}", key=f"{prefix}_more",
+            st.button(_("Show {n} more of {total}").format(n=min(ANSWERS_PAGE, len(mine) - limit), total=len(mine)),
+                      key=f"{prefix}_more",
                       type="tertiary", on_click=lambda: st.session_state.__setitem__(f"{prefix}_limit",
                                                                                       limit + ANSWERS_PAGE))

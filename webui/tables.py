@@ -11,7 +11,7 @@ here): the rows keep their keys, so ``percent``, ``progress``, ``column_config``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import streamlit as st
 
@@ -63,3 +63,19 @@ def dataframe(rows, *, percent: Iterable[str] = (), progress: Iterable[str] = ()
         given = {} if isinstance(given, str) else dict(given)
         config[col] = {**given, "label": _(label)}
     return st.dataframe(frame, column_config=config or None, placeholder=display.MISSING, **kwargs)
+
+
+def with_csv(make_rows: Callable[[], list[dict]], *, key: str, file_name: str, label: str,
+             labels: Mapping[str, str] | None = None, **dataframe_args) -> None:
+    """``webui.page.safe_table`` for a table whose cells hold words in the reader's language (a status, a kind):
+    the table shows ``make_rows()``, the CSV below it (neutralised, :mod:`medeval.core.csvsafe`) the rows made
+    again in English, as every data file is. ``labels``: the headers on screen (:func:`dataframe`)."""
+    from medeval.core.csvsafe import csv_text
+    from medeval.core.i18n import language
+
+    rows = make_rows()
+    with language("en"):
+        csv_rows = make_rows()
+    dataframe(rows, key=key, labels=labels, **dataframe_args)
+    st.download_button(label, csv_text(csv_rows), file_name=file_name, mime="text/csv", key=f"{key}_csv",
+                       disabled=not rows)

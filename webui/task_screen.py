@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import streamlit as st
 
+from medeval.core.i18n import N_, _
 from webui import reading
 from webui.page import md_escape
 
 HELD, CUE = "taskHeld", "taskCue"
 SLOT = "task_hold"  # the line above the options: the keys' legend, or why the keys wait
 BOXES = [f"read_{n}" for n in range(4)]  # the columns (a context and at most three blocks rated side by side)
-LEGEND = "Keys: the key on each button · S skip · F flag · G guidelines"
-HOLD_TEXT = reading.hold_text("answer")
-MORE_TEXT = reading.MORE_TEXT
-CUE_TEXTS = reading.cue_texts("question")
+# the keys' legend above the options (English marked N_(): shown with _() by legend())
+LEGEND = N_("Keys: the key on each button · S skip · F flag · G guidelines")
+LEGEND_EARLIER = N_("Keys: the key on each button · S skip · F flag · G guidelines · E earlier questions")
+
+
+def legend(*, earlier: bool = False) -> str:
+    """The keys' legend (with E where the case has earlier questions), in the reader's language."""
+    return _(LEGEND_EARLIER if earlier else LEGEND)
+
 
 SCREEN_CSS = "<style>" + reading.PAGE_CSS + """
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { margin-bottom: 0; }
@@ -45,10 +51,11 @@ SCREEN_CSS = "<style>" + reading.PAGE_CSS + """
 
 
 def install() -> None:
-    """The screen's styles (our own static markup: never data)."""
+    """The screen's styles (our own static markup: never data); the cue lines' texts in the reader's language, made
+    on each run (never at import: the language is the signed-in person's)."""
     st.html(SCREEN_CSS)
-    st.html(reading.cue_css(held=HELD, slot=SLOT, hold_text=HOLD_TEXT, more_text=MORE_TEXT, boxes=BOXES, cue=CUE,
-                            cue_texts=CUE_TEXTS))
+    st.html(reading.cue_css(held=HELD, slot=SLOT, hold_text=reading.hold_text("answer"), more_text=_(reading.MORE_TEXT),
+                            boxes=BOXES, cue=CUE, cue_texts=reading.cue_texts("question")))
 
 
 def column(box: str, blocks) -> None:
@@ -57,4 +64,4 @@ def column(box: str, blocks) -> None:
     with st.container(border=True, key=box):
         for b in blocks:
             st.markdown(md_escape(b.label))  # a label may carry an imported name (a case title): plain text
-            st.text(b.text if b.text else "(empty)")
+            st.text(b.text if b.text else _("(empty)"))

@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-import json
 import re
 import secrets
 import time
@@ -31,6 +30,7 @@ import sqlite_utils
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from medeval.accounts import policy, throttle
+from medeval.accounts.audit_log import TIER_WORDS, audit  # noqa: F401 (re-exported: auth.audit, auth.TIER_WORDS)
 from medeval.accounts.cookies import secret_key, sign_token, unsign_token  # noqa: F401 (re-exported)
 from medeval.accounts.passwords import ProfileHasher, hasher, use_production_hashing  # noqa: F401 (re-exported)
 from medeval.accounts.policy import User  # noqa: F401 (re-exported: a user, or the command line's local actor)
@@ -101,31 +101,6 @@ def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-# The tier codes in words (README "Tier codes"; equal to medeval.engine.thresholds.TIERS, tested): an audited tier
-# keeps its numeric code and gets its name beside it ("tier": 1, "tier_name": "Partially Correct").
-TIER_WORDS = {0: "Completely Wrong", 1: "Partially Correct", 2: "Basically Correct"}
-_TIER_FIELDS = {"annotation.change": ("from", "to"), "adjudication.record": ("tier", "from"), "gold.mark": ("tier",)}
-
-
-def _with_tier_names(action: str, detail: dict | None) -> dict:
-    detail = dict(detail or {})
-    for key in _TIER_FIELDS.get(action, ()):
-        value = detail.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value in TIER_WORDS:
-            detail[f"{key}_name"] = TIER_WORDS[value]
-    return detail
-
-
-def audit(db: sqlite_utils.Database, actor: str, action: str, target: str | None = None,
-          detail: dict | None = None, *, now: float | None = None) -> None:
-    """Append one audit record (inside the caller's transaction when there is one); a tier in the detail of a grade,
-    an adjudication or a gold item gets its name beside its code."""
-    detail = _with_tier_names(action, detail)
-    at = _now_iso() if now is None else throttle.iso(now)
-    db.conn.execute("INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
-                    (at, actor, action, target, json.dumps(detail or {}, ensure_ascii=False)))
-
-
 def _actor_name(actor: User | None) -> str:
     return actor.username if actor else "cli"
 
@@ -194,8 +169,10 @@ def add_user(db: sqlite_utils.Database, username: str, password: str, role: str,
     with transaction(db):
         if db.conn.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
             raise MedevalError(f"user {username!r} already exists")
-        db.conn.execute("INSERT INTO users (username, password_hash, role, active, created_at, language) "
-                        "VALUES (?, ?, ?, 1, ?, ?)", (username, _hash(password), role, _now_iso(), language))
+        db.conn.execute("INSERT INTO users (username, password_hash, role, active, created_at) VALUES (?, ?, ?, 1, ?)",
+                        (username, _hash(password), role, _now_iso()))
+        if language is not None:  # (chosen: written; else NULL, MEDEVAL_LANGUAGE's until the person chooses)
+            db.conn.execute("UPDATE users SET language = ? WHERE username = ?", (language, username))
         audit(db, _actor_name(actor), "user.add", username,
               {"role": role, **({"language": language} if language else {})})
     return get_user(db, username)

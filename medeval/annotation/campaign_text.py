@@ -39,6 +39,22 @@ SETTING_LABELS = {
 }
 
 
+ASPECT_TYPE_NAMES = {"enumerated": N_("enumerated"), "declarative": N_("declarative"), "numeric": N_("numeric")}
+"""The aspect types in words (the stored values stay the ids)."""
+SAMPLING_NAMES = {"interval": N_("by score interval (the paper)"), "active": N_("active rounds (narrow the cut-offs)")}
+"""How a new tier-grading campaign samples (New campaign's choice)."""
+ESTIMATOR_NAMES = {"smooth": N_("smooth curves (recommended)"), "accuracy": N_("accuracy search (the paper)")}
+"""An active campaign's cut-off estimators as New campaign offers them."""
+DESIGN_NAMES = {"adaptive": N_("adaptive (where a grade narrows the cut-offs most)"),
+                "active": N_("where the cut-offs' bootstrap has mass"),
+                "interval": N_("every score interval alike (the paper)")}
+"""Where an active campaign's later rounds are drawn, as New campaign offers them and its configuration says."""
+VALUE_NAMES = {"aspect_types": ASPECT_TYPE_NAMES, "design": DESIGN_NAMES,
+               "estimator": {"smooth": N_("smooth curves"), "accuracy": N_("accuracy search (the paper)")},
+               "criterion": {"accuracy": N_("accuracy")}}
+"""Settings whose values are code names, in words (a value not named stays as stored)."""
+
+
 def kind_label(kind: str, *, short: bool = False) -> str:
     """A campaign's kind in words: "Score-interval buckets (calibration)" ("calibration buckets" ``short``), a task
     type's title."""
@@ -54,6 +70,9 @@ def _value(key: str, value) -> str:
         return f"v{value}"
     if key == "calibration_campaigns" and isinstance(value, list):
         return value_text([f"#{c}" for c in value])
+    if key in VALUE_NAMES:
+        names = VALUE_NAMES[key]
+        return value_text(value, label=lambda v: _(names[v]) if v in names else v)
     label = registry.label if key == "metrics" else kind_label if key == "task" else None
     return value_text(value, label=label)
 

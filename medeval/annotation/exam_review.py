@@ -26,6 +26,7 @@ import sqlite_utils
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
 from medeval.core.errors import InputError, MedevalError
+from medeval.core.i18n import _
 from medeval.core.limits import check_note
 from medeval.stats.exam import (DEFAULT_LETTERS, ExamResult, Question, key_fingerprint, read_answers, read_key,
                                 response_sha, score_answers)
@@ -145,21 +146,25 @@ def check_letters(letters, q: Question) -> str:
     if isinstance(letters, (list, tuple, set)):
         letters = "".join(str(x) for x in letters)
     if not isinstance(letters, str):
-        raise InputError(f"letters must be text, not {type(letters).__name__}", fix='give letters such as "B" or "BD"')
+        raise InputError(_("letters must be text, not {type}").format(type=type(letters).__name__),
+                         fix=_('give letters such as "B" or "BD"'))
     raw = unicodedata.normalize("NFKC", letters).strip()
     if raw.lower() in NO_ANSWER:
         return ""
     compact = re.sub(r"[\s,，、;；/]+", "", raw).upper()
     valid = _valid(q)
     if not compact:
-        raise InputError("no letters given", fix=f"give option letters among {', '.join(valid)}, or 'none' when the "
-                                                 "response gives no answer")
+        raise InputError(_("no letters given"), fix=_("give option letters among {letters}, or 'none' when the "
+                                                      "response gives no answer").format(letters=", ".join(valid)))
     bad = [c for c in compact if c not in valid]
     if bad:
-        raise InputError(f"{', '.join(dict.fromkeys(bad))} is not an option of question {q.id!r}",
-                         fix=f"the options are {', '.join(valid)}; write 'none' when the response gives no answer")
+        raise InputError(_("{letters} is not an option of question {question}").format(
+            letters=", ".join(dict.fromkeys(bad)), question=repr(q.id)),
+            fix=_("the options are {letters}; write 'none' when the response gives no answer").format(
+                letters=", ".join(valid)))
     if len(set(compact)) != len(compact):
-        raise InputError(f"letters {letters!r} repeat a letter", fix="give each letter once")
+        raise InputError(_("letters {letters} repeat a letter").format(letters=repr(letters)),
+                         fix=_("give each letter once"))
     return "".join(sorted(compact))
 
 
@@ -170,18 +175,21 @@ def settle(db: sqlite_utils.Database, exam: Exam, model: str, question: str, let
     model = "" if model is None else str(model).strip()
     question = str(question).strip()
     if model not in exam.answers:
-        known = ", ".join(repr(m) for m in exam.answers if m) or "none (the file has no model column: give '')"
-        raise MedevalError(f"model {model!r} is not in the answers file; its models: {known}")
+        known = ", ".join(repr(m) for m in exam.answers if m) or _("none (the file has no model column: give '')")
+        raise MedevalError(_("model {model} is not in the answers file; its models: {known}").format(
+            model=repr(model), known=known))
     if question not in exam.key:
-        raise MedevalError(f"question {question!r} is not in the answer key")
+        raise MedevalError(_("question {question} is not in the answer key").format(question=repr(question)))
     if question not in exam.answers[model]:
-        raise MedevalError(f"model {model!r} has no response to question {question!r}: nothing to settle")
+        raise MedevalError(_("model {model} has no response to question {question}: nothing to settle").format(
+            model=repr(model), question=repr(question)))
     q = exam.key[question]
     text = exam.answers[model][question][1]
     (a,) = [x for x in score_answers({question: q}, {question: (0, text)}, model).answers]
     if not a.ambiguous:
-        raise MedevalError(f"question {question!r} of model {model!r} is not ambiguous (read as "
-                           f"{a.extraction.letters or 'no answer'}); only ambiguous readings are settled by hand")
+        raise MedevalError(_("question {question} of model {model} is not ambiguous (read as {letters}); only "
+                             "ambiguous readings are settled by hand").format(
+            question=repr(question), model=repr(model), letters=a.extraction.letters or _("no answer")))
     value = check_letters(letters, q)
     note = check_note(note, what="the note")
     sha = response_sha(text)

@@ -99,7 +99,7 @@ def _grading(kind: str) -> bool:
 
 def default_definitions(db: sqlite_utils.Database, campaign_id: int) -> list[dict]:
     """The tier definitions (tier grading: :data:`TIER_GUIDE`) or the task type's answers and what they mean."""
-    kind, _ = _campaign(db, campaign_id)
+    kind, _status = _campaign(db, campaign_id)
     if _grading(kind):
         return [{"key": k, "name": name, "meaning": meaning} for k, _t, name, meaning in TIER_GUIDE]
     from medeval.annotation.tasks.registry import get
@@ -247,7 +247,7 @@ def set_guidelines(db: sqlite_utils.Database, campaign_id: int, text: str, *, ex
     ``file``: where ``examples`` came from, for the messages. Bad input stores nothing.
     """
     authorize(actor, "campaign.manage", db=db)
-    kind, _ = _campaign(db, campaign_id)
+    kind, _status = _campaign(db, campaign_id)
     text = check_text(text, what="the guidelines text", max_chars=TEXT_MAX_CHARS)
     defs = _check_definitions(definitions if definitions is not None else default_definitions(db, campaign_id))
     exs = _check_examples(examples, defs, _grading(kind), file)

@@ -35,6 +35,7 @@ import numpy as np
 
 from medeval.annotation import adjudication as adj
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.engine import thresholds as th
 from medeval.engine.registry import METRICS, get_metric
 
@@ -77,6 +78,14 @@ def _one_tier(tiers: list[int]) -> int:
 # how the annotators' tiers of one item become its expert tier (``consensus=``; see medeval.annotation.adjudication)
 CONSENSUS = {"median": consensus, "majority": adj.majority}
 CONSENSUS_METHODS = adj.METHODS  # median, majority, adjudicated (the last from a campaign's adjudications)
+CONSENSUS_LABELS = {"median": N_("median (MedDisKEval)"), "majority": N_("majority (ties: lower median)"),
+                    "adjudicated": N_("adjudicated where available (else median)")}
+"""Each consensus method as a page offers it (``format_func=consensus_label``)."""
+
+
+def consensus_label(method: str) -> str:
+    """A consensus method in the reader's language (one not listed, as it is)."""
+    return _(CONSENSUS_LABELS[method]) if method in CONSENSUS_LABELS else str(method)
 
 
 def _split_cut(below: np.ndarray, above: np.ndarray) -> np.ndarray:
@@ -351,14 +360,15 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
 
     authorize(actor, "thresholds.publish", db=db)
     if not changes:
-        raise MedevalError("nothing to publish: no cut-offs given")
+        raise MedevalError(_("nothing to publish: no cut-offs given"))
     if not (name or "").strip():
-        raise MedevalError("give the new threshold set a name")
+        raise MedevalError(_("give the new threshold set a name"))
     for (m, t), (lo, hi) in changes.items():
         info = METRICS[get_metric(m).name]
         if not (info.low <= lo <= hi <= info.high):
-            raise MedevalError(f"cut-offs for {m} / {t} must satisfy {info.low} <= low <= high <= {info.high}; "
-                               f"got {lo}, {hi}")
+            raise MedevalError(_("cut-offs for {metric} / {aspect_type} must satisfy {low} <= low <= high <= {high}; "
+                                 "got {lo}, {hi}").format(metric=m, aspect_type=t, low=info.low, high=info.high,
+                                                          lo=lo, hi=hi))
     who = actor.username if actor else "cli"
     with th.one_job(db):
         with transaction(db):  # stored building: readers see nothing of it until the flip

@@ -28,6 +28,7 @@ import numpy as np
 from medeval.annotation.campaigns.sampling import LEGACY_DESIGN, LEGACY_ESTIMATOR
 from medeval.calibration import active
 from medeval.calibration.estimator_text import DESIGN_TEXT, ESTIMATOR_TEXT  # noqa: F401 (re-exported)
+from medeval.core.i18n import N_, _
 from medeval.engine.registry import METRICS, get_metric
 
 def estimator_of(cfg: dict) -> str:
@@ -45,6 +46,20 @@ def method_name(cfg: dict) -> str:
     est = estimator_of(cfg)
     crit = cfg.get("criterion", "accuracy")
     return est if est == "smooth" or crit == "accuracy" else f"{est} search (criterion {crit})"
+
+
+ESTIMATOR_LABELS = {"smooth": N_("smooth"), "accuracy": N_("accuracy")}
+"""The estimators in a word, as a page names them (e.g. a chart's title: "smooth estimator")."""
+
+
+def method_label(cfg: dict) -> str:
+    """:func:`method_name` in the reader's language."""
+    est = estimator_of(cfg)
+    crit = cfg.get("criterion", "accuracy")
+    word = _(ESTIMATOR_LABELS[est]) if est in ESTIMATOR_LABELS else est
+    if est == "smooth" or crit == "accuracy":
+        return word
+    return _("{estimator} search (criterion {criterion})").format(estimator=word, criterion=crit)
 
 
 def _unit(metric: str) -> tuple[float, float]:

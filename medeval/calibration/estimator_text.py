@@ -4,21 +4,25 @@ the modules above it use it)."""
 
 from __future__ import annotations
 
+from medeval.core.i18n import N_
+
+# English, as provenances and reports record them (marked: a page shows _() of them)
 ESTIMATOR_TEXT = {
-    "smooth": "smooth cut-off estimator: a psychometric curve of P(tier ≥ k | score) per boundary with a lapse rate, "
-              "fitted to every clinician's grade with an offset per clinician when items have grades from several "
-              "(else to the consensus tiers), each cut-off where the average clinician's curve crosses 0.5, 95% "
-              "interval from the fit (medeval.calibration.smooth)",
-    "accuracy": "the paper's exhaustive cut-off search (medeval.calibration.cutoffs), the pair that maximises "
-                "agreement with the clinicians' tiers, 95% intervals by bootstrap over items",
+    "smooth": N_("smooth cut-off estimator: a psychometric curve of P(tier ≥ k | score) per boundary with a lapse "
+                 "rate, fitted to every clinician's grade with an offset per clinician when items have grades from "
+                 "several (else to the consensus tiers), each cut-off where the average clinician's curve crosses "
+                 "0.5, 95% interval from the fit (medeval.calibration.smooth)"),
+    "accuracy": N_("the paper's exhaustive cut-off search (medeval.calibration.cutoffs), the pair that maximises "
+                   "agreement with the clinicians' tiers, 95% intervals by bootstrap over items"),
 }
 DESIGN_TEXT = {
-    "adaptive": "adaptive design: each round where a grade most narrows the two cut-offs, a share drawn at random "
-                "over the whole range (medeval.calibration.adaptive)",
-    "active": "active rounds: each round where the bootstrap distribution of either cut-off has mass, a share "
-              "spread over the score intervals (medeval.calibration.active)",
-    "interval": "the paper's design: the same number of items from every score interval, round by round",
+    "adaptive": N_("adaptive design: each round where a grade most narrows the two cut-offs, a share drawn at random "
+                   "over the whole range (medeval.calibration.adaptive)"),
+    "active": N_("active rounds: each round where the bootstrap distribution of either cut-off has mass, a share "
+                 "spread over the score intervals (medeval.calibration.active)"),
+    "interval": N_("the paper's design: the same number of items from every score interval, round by round"),
 }
+SEARCH_TEXT = N_("exhaustive cut-off search maximising {criterion} (medeval.calibration.cutoffs)")
 
 
 def estimator_provenance(criteria: list[str]) -> dict:
@@ -26,7 +30,7 @@ def estimator_provenance(criteria: list[str]) -> dict:
     search`` / ``kappa search`` ...) and ``method`` in words, from the calibrations' criteria."""
     est = sorted({"smooth" if c == "smooth" else f"{c} search" for c in criteria})
     out = {"method": "; ".join(ESTIMATOR_TEXT["smooth"] if e == "smooth" else
-                               f"exhaustive cut-off search maximising {e[:-7]} (medeval.calibration.cutoffs)"
+                               SEARCH_TEXT.format(criterion=e[:-7])
                                for e in est), "estimator": ", ".join(est)}
     if "smooth" in est:  # the smooth fit's stable id: which model and priors gave the cut-offs
         from medeval.calibration.smooth import METHOD

@@ -27,21 +27,23 @@ from medeval.annotation.campaigns.sampling import stratum_pool
 from medeval.calibration import active, designs
 from medeval.calibration.cutoffs import campaign_rows, consensus
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.engine import thresholds as th
 
 ROUND_COLUMNS = ("round", "metric", "aspect_type", "n_graded", "low", "high", "low_ci_lo", "low_ci_hi",
                  "high_ci_lo", "high_ci_hi", "items_added", "stop", "created_by", "created_at")
-STOP_TEXT = {"target": "both 95% intervals are within the target width", "budget": "its budget of items is spent",
-             "pool": "no ungraded responses are left"}
+STOP_TEXT = {"target": N_("both 95% intervals are within the target width"),
+             "budget": N_("its budget of items is spent"), "pool": N_("no ungraded responses are left")}
+"""Why a stratum stopped, in English (the CLI); a page shows ``_()`` of it."""
 
 
 def _config(db: sqlite_utils.Database, campaign_id: int) -> dict:
     row = db.conn.execute("SELECT kind, config FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
-        raise MedevalError(f"no campaign {campaign_id}")
+        raise MedevalError(_("no campaign {id}").format(id=campaign_id))
     if row[0] != ACTIVE_KIND:
-        raise MedevalError(f"campaign {campaign_id} is a {row[0]} campaign, not active calibration: rounds apply "
-                           f"to campaigns created with sampling 'active'")
+        raise MedevalError(_("campaign {id} is a {kind} campaign, not active calibration: rounds apply to campaigns "
+                             "created with sampling 'active'").format(id=campaign_id, kind=row[0]))
     return json.loads(row[1])
 
 
@@ -188,14 +190,14 @@ def next_round(db: sqlite_utils.Database, campaign_id: int, *, actor: User | Non
     st = round_status(db, campaign_id, actor=None, n_boot=n_boot)
     cfg = _config(db, campaign_id)
     if not st["last_round_complete"]:
-        raise MedevalError(f"round {st['round']} of campaign {campaign_id} is not fully answered yet "
-                           f"({st['missing']} of {st['answers']} answers missing): draw the next round when the "
-                           f"annotators have finished it")
+        raise MedevalError(_("round {round} of campaign {id} is not fully answered yet ({missing} of {answers} "
+                             "answers missing): draw the next round when the annotators have finished it").format(
+            round=st["round"], id=campaign_id, missing=st["missing"], answers=st["answers"]))
     live = [s for s in st["strata"] if s["stop"] is None]
     if not live:
-        why = "; ".join(f"{s['metric']}/{s['aspect_type']}: {STOP_TEXT[s['stop']]}" for s in st["strata"])
-        raise MedevalError(f"every stratum of campaign {campaign_id} has stopped ({why}): calibrate it on the "
-                           f"Tune cut-offs page or with `medeval calibrate --campaign {campaign_id}`")
+        why = "; ".join(f"{s['metric']}/{s['aspect_type']}: {_(STOP_TEXT[s['stop']])}" for s in st["strata"])
+        raise MedevalError(_("every stratum of campaign {id} has stopped ({why}): calibrate it on the Tune cut-offs "
+                             "page or with `medeval calibrate --campaign {id}`").format(id=campaign_id, why=why))
     new_round = st["round"] + 1
     ts = th.active(db)
     in_campaign = _taken(db, campaign_id)
@@ -223,14 +225,16 @@ def next_round(db: sqlite_utils.Database, campaign_id: int, *, actor: User | Non
                                                         "interval": [lo, round(lo + width, 10)], "round": new_round})
         added[(s["metric"], s["aspect_type"])] = len(picked)
     if not chosen:
-        raise MedevalError(f"no ungraded responses are left in the pools of campaign {campaign_id}'s strata")
+        raise MedevalError(_("no ungraded responses are left in the pools of campaign {id}'s strata").format(
+            id=campaign_id))
     who = actor.username if actor else "cli"
     at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
     def record(db_) -> None:
         if db_.conn.execute("SELECT 1 FROM calibration_rounds WHERE campaign_id = ? AND round = ?",
                             (campaign_id, new_round)).fetchone():
-            raise MedevalError(f"round {new_round} of campaign {campaign_id} was drawn meanwhile by someone else")
+            raise MedevalError(_("round {round} of campaign {id} was drawn meanwhile by someone else").format(
+                round=new_round, id=campaign_id))
         for s in st["strata"]:
             lo_ci, hi_ci = s["low_ci95"] or [None, None], s["high_ci95"] or [None, None]
             cut = s["cut_offs"] or [None, None]
@@ -296,10 +300,11 @@ def fit_after_round(db: sqlite_utils.Database, campaign_id: int, metric: str, as
     cfg = _config(db, campaign_id)
     strata = [(m, t) for m in cfg["metrics"] for t in cfg["aspect_types"]]
     if (metric, aspect_type) not in strata:
-        raise MedevalError(f"campaign {campaign_id} does not calibrate {metric} / {aspect_type}")
+        raise MedevalError(_("campaign {id} does not calibrate {metric} / {aspect_type}").format(
+            id=campaign_id, metric=metric, aspect_type=aspect_type))
     empty = (np.array([], dtype=int), np.array([]), np.array([], dtype=int))
     by_item, by_grade = _graded(db, campaign_id, round_)
-    _, scores, tiers = by_item.get((metric, aspect_type), empty)
+    _ids, scores, tiers = by_item.get((metric, aspect_type), empty)
     grades = by_grade.get((metric, aspect_type))
     est = _estimate(metric, scores, tiers, cfg, strata.index((metric, aspect_type)), n_boot, grades)
     shown = est if est.fit is not None else designs.estimate(metric, scores, tiers, {"estimator": "smooth"}, rng=0,

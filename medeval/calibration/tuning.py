@@ -26,6 +26,7 @@ from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
 from medeval.calibration.cutoffs import CRITERIA, _criteria_grid
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import _
 from medeval.engine import thresholds as th
 from medeval.engine.registry import get_metric, report_metrics
 from medeval.engine.totals import summarise as _summarise
@@ -222,9 +223,9 @@ def save_draft(db: sqlite_utils.Database, user: User, metric: str, aspect_type: 
     """Keep one stratum of the researcher's draft (survives a reload; invisible to everyone else)."""
     authorize(user, "thresholds.tune", db=db)
     if (metric, aspect_type) not in th.TABLE12.cutoffs and (metric, aspect_type) not in strata():
-        raise MedevalError(f"no cut-offs for {metric} / {aspect_type}")
+        raise MedevalError(_("no cut-offs for {metric} / {aspect_type}").format(metric=metric, aspect_type=aspect_type))
     if not low <= high:
-        raise MedevalError(f"the low cut-off {low} must not exceed the high one {high}")
+        raise MedevalError(_("the low cut-off {low} must not exceed the high one {high}").format(low=low, high=high))
     with transaction(db):
         db.conn.execute("INSERT OR REPLACE INTO threshold_drafts (user_id, metric, aspect_type, low, high, updated_at) "
                         "VALUES (?, ?, ?, ?, ?, ?)", (user.id, metric, aspect_type, float(low), float(high), time.time()))

@@ -32,6 +32,8 @@ from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
 from medeval.annotation import adjudication as adj
 from medeval.annotation.campaigns.sampling import validation_overlap
+from medeval.core.display import aspect_type_name
+from medeval.core.i18n import N_, _
 from medeval.engine import thresholds as th
 from medeval.engine.registry import label, report_metrics
 from medeval.stats.agreement import correlation
@@ -58,30 +60,40 @@ AVERAGE_METRICS = ("bleu1", "rouge1", "cosine")
 """The average row's metrics: MedDisKEval Table 2's average of the three built-in metrics, whatever plugins add (a
 plugin metric has rows of its own)."""
 ROW_DEFINITIONS = {
-    ("metric", POOLED): "enumerated and declarative items together (numeric items are not scored by this metric)",
-    ("exact_match", "numeric"): "numeric items (Severity Level), graded by exact match: the score is 0 or 1, "
-                                "the tier 0 or 2",
-    ("average", "enumerated"): "mean of the BLEU-1, ROUGE-1 and cosine tiers (MedDisKEval Table 2, average row)",
-    ("average", "declarative"): "mean of the BLEU-1, ROUGE-1 and cosine tiers (MedDisKEval Table 2, average row)",
-    ("average", POOLED): "mean of the BLEU-1, ROUGE-1 and cosine tiers, enumerated and declarative items",
-    ("average", ALL): "every item: the mean of the three metric tiers for enumerated and declarative items, the "
-                      "exact-match tier for numeric items (the report's total-score convention)",
+    ("metric", POOLED): N_("enumerated and declarative items together (numeric items are not scored by this metric)"),
+    ("exact_match", "numeric"): N_("numeric items (Severity Level), graded by exact match: the score is 0 or 1, "
+                                   "the tier 0 or 2"),
+    ("average", "enumerated"): N_("mean of the BLEU-1, ROUGE-1 and cosine tiers (MedDisKEval Table 2, average row)"),
+    ("average", "declarative"): N_("mean of the BLEU-1, ROUGE-1 and cosine tiers (MedDisKEval Table 2, average row)"),
+    ("average", POOLED): N_("mean of the BLEU-1, ROUGE-1 and cosine tiers, enumerated and declarative items"),
+    ("average", ALL): N_("every item: the mean of the three metric tiers for enumerated and declarative items, the "
+                         "exact-match tier for numeric items (the report's total-score convention)"),
 }
+TYPE_ITEMS = N_("{type} items")
 
 
 def row_definition(metric: str, aspect_type: str) -> str:
-    """What a row of :func:`machine_agreement` is computed on, in words."""
-    if metric in report_metrics():
-        if aspect_type == POOLED:
-            return ROW_DEFINITIONS[("metric", POOLED)]
-        return f"{aspect_type} items"
-    return ROW_DEFINITIONS.get((metric, aspect_type), f"{aspect_type} items")
+    """What a row of :func:`machine_agreement` is computed on, in words (in the language of the moment)."""
+    if metric in report_metrics() and aspect_type == POOLED:
+        return _(ROW_DEFINITIONS[("metric", POOLED)])
+    if metric not in report_metrics() and (metric, aspect_type) in ROW_DEFINITIONS:
+        return _(ROW_DEFINITIONS[(metric, aspect_type)])
+    return _(TYPE_ITEMS).format(type=aspect_type_name(aspect_type))
+
+
+AGAINST = {"score": N_("raw score"), "tier": N_("automated tier")}
+"""What a row correlates the clinicians' consensus with, as a page names it."""
+DISPLAY_COLUMNS = {"metric": N_("metric"), "aspect type": N_("aspect type"), "against": N_("against"),
+                   "items": N_("items"), "undefined": N_("undefined")}
+"""The columns of :func:`display_rows` as a page heads them (``webui.tables.dataframe``'s ``labels``)."""
 
 
 def display_rows(rows: list[dict]) -> list[dict]:
-    """The rows of :func:`machine_agreement` as a page shows them: each metric by its label, the 95% CI as one
-    text, what the row is computed on, and why it is undefined (if it is)."""
-    return [{"metric": label(r["metric"]), "aspect type": r["aspect_type"], "against": r["against"], "n": r["n"],
+    """The rows of :func:`machine_agreement` as a page shows them, in the reader's language: each metric by its
+    label, the 95% CI as one text, what the row is computed on, and why it is undefined (if it is). The columns
+    keep their English keys (:data:`DISPLAY_COLUMNS` heads them on screen)."""
+    return [{"metric": label(r["metric"]), "aspect type": aspect_type_name(r["aspect_type"]),
+             "against": _(AGAINST[r["against"]]) if r["against"] in AGAINST else r["against"], "n": r["n"],
              "Spearman": r["spearman"], "95% CI": f"{r['ci95'][0]:.2f} – {r['ci95'][1]:.2f}" if r["ci95"] else None,
              "p": r["p"], "items": r.get("definition", ""), "undefined": r.get("undefined_reason")} for r in rows]
 
@@ -161,7 +173,8 @@ def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: i
             e = correlation(x, y, "spearman")
             rows.append({"metric": metric, "aspect_type": group, "against": against, "n": e.n_pairable,
                          "spearman": e.value, "ci95": list(e.ci95) if e.ci95 else None, "p": e.extra.get("p"),
-                         "undefined_reason": e.undefined_reason, "definition": row_definition(metric, group)})
+                         "undefined_reason": e.undefined_reason,
+                         "definition": row_definition(metric, group)})
     return rows
 
 
@@ -175,10 +188,13 @@ def overlap(db: sqlite_utils.Database, campaign_id: int, *, version: int | None 
 
 
 def methods_sentence(rows: list[dict], mv: dict | None, ov: dict | None) -> str:
-    """How the rows of "Clinicians vs the machine" are defined, with their n, and the overlap with calibration."""
-    out = (f" (automated tiers under threshold set v{mv['version']}, {mv['name']})" if mv else "") + ". "
+    """How the rows of "Clinicians vs the machine" are defined, with their n, and the overlap with calibration (in
+    the language of the moment)."""
+    out = (_(" (automated tiers under threshold set v{version}, {name})").format(version=mv["version"], name=mv["name"])
+           if mv else "") + _(". ")
+    overlap_text = _("Overlap with calibration: {text}. ").format(text=ov["text"]) if ov else ""
     if not rows:
-        return out + (f"Overlap with calibration: {ov['text']}. " if ov else "")
+        return out + overlap_text
 
     def n_of(metric: str, group: str):
         ns = [r["n"] for r in rows if r["metric"] == metric and r["aspect_type"] == group]
@@ -189,20 +205,22 @@ def methods_sentence(rows: list[dict], mv: dict | None, ov: dict | None) -> str:
     parts = []
     if metrics and pooled:
         n_text = max(n_of(m, pooled) or 0 for m in report_metrics())
-        parts.append(f"{', '.join(metrics[:-1]) + ' and ' if len(metrics) > 1 else ''}{metrics[-1]} "
-                     f"{'were' if len(metrics) > 1 else 'was'} correlated on the enumerated and declarative items "
-                     f"only ({pooled}: n = {n_text})")
+        if len(metrics) > 1:
+            parts.append(_("{metrics} and {last} were correlated on the enumerated and declarative items only "
+                           "({group}: n = {n})").format(metrics=_(", ").join(metrics[:-1]), last=metrics[-1],
+                                                       group=aspect_type_name(pooled), n=n_text))
+        else:
+            parts.append(_("{metric} was correlated on the enumerated and declarative items only ({group}: n = {n})")
+                         .format(metric=metrics[-1], group=aspect_type_name(pooled), n=n_text))
     if n_of("exact_match", "numeric") is not None:
-        parts.append("the numeric items (Severity Level), graded by exact match, in a row of their own "
-                     f"({label('exact_match')}: n = {n_of('exact_match', 'numeric')})")
+        parts.append(_("the numeric items (Severity Level), graded by exact match, in a row of their own "
+                       "({name}: n = {n})").format(name=label("exact_match"), n=n_of("exact_match", "numeric")))
     if pooled and n_of("average", pooled) is not None:
-        parts.append("the average row is the mean of the three metric tiers per item "
-                     f"(n = {n_of('average', pooled)}, items with all three tiers)")
+        parts.append(_("the average row is the mean of the three metric tiers per item (n = {n}, items with all three "
+                       "tiers)").format(n=n_of("average", pooled)))
     if n_of("average", ALL) is not None:
-        parts.append("the average over all items adds the numeric items with their exact-match tier "
-                     f"(n = {n_of('average', ALL)})")
+        parts.append(_("the average over all items adds the numeric items with their exact-match tier "
+                       "(n = {n})").format(n=n_of("average", ALL)))
     if parts:
-        out += "; ".join(parts) + ". "
-    if ov:
-        out += f"Overlap with calibration: {ov['text']}. "
-    return out
+        out += _("; ").join(parts) + _(". ")
+    return out + overlap_text

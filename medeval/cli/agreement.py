@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from medeval.accounts.policy import local_actor
-from medeval.cli.base import db_option, friendly
+from medeval.cli.base import db_option, friendly, language_option
 from medeval.core.limits import BOOT_MAX, check_number, check_seed
 from medeval.store.db import connect
 
@@ -47,17 +47,21 @@ def agreement_cmd(ratings, level, categories, fmt, n_boot, seed):
 @click.option("--consensus", type=click.Choice(["median", "majority", "adjudicated"]), default="median",
               show_default=True, help="the clinicians' tier per item for 'clinicians vs the machine' (agreement "
                                       "statistics always use the raw grades)")
+@language_option
 @friendly
-def report_agreement_cmd(db_path, campaign_id, out_dir, pdf, n_boot, seed, consensus):
+def report_agreement_cmd(db_path, campaign_id, out_dir, pdf, n_boot, seed, consensus, language):
     """Agreement report of a campaign: report.html (offline), report.pdf, summary.json and CSVs."""
+    from medeval.core import i18n
     from medeval.reports.agreement_report import write_report
     from medeval.reports.dashboard import campaign_agreement
 
     actor = local_actor()
     n_boot, seed = _bootstrap(n_boot, seed)
-    with connect(db_path) as db:
-        s = campaign_agreement(db, campaign_id, actor=actor, n_boot=n_boot, seed=seed, consensus=consensus)
-    for name, path in write_report(s, out_dir, pdf=pdf).items():
+    with i18n.language(language):  # the statistics' names and the methods paragraph are words of the report too
+        with connect(db_path) as db:
+            s = campaign_agreement(db, campaign_id, actor=actor, n_boot=n_boot, seed=seed, consensus=consensus)
+        paths = write_report(s, out_dir, pdf=pdf)
+    for name, path in paths.items():
         click.echo(f"{name}\t{path}")
 
 

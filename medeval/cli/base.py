@@ -37,6 +37,24 @@ def db_option(f):
     return setting_option("MEDEVAL_DB", "db_path")(f)
 
 
+REPORT_LANGUAGES = ("en", "zh-CN")  # medeval.core.i18n.LANGUAGES (spelled out: --help needs no Babel import)
+
+
+def _report_language(ctx, param, value):
+    for choice in REPORT_LANGUAGES:
+        if value.lower() == choice.lower():
+            return choice
+    raise click.BadParameter(f"{value!r} is not one of {', '.join(REPORT_LANGUAGES)}")
+
+
+def language_option(f):
+    """``--language en|zh-CN``: the language of a report's words (headings, notes, methods, CSV headers); English
+    by default, as papers are written."""
+    return click.option("--language", "language", default="en", show_default=True, metavar="[en|zh-CN]",
+                        callback=_report_language,
+                        help="the report's language: headings, notes, the methods paragraph, CSV headers")(f)
+
+
 def emit(text: str, out: str | None) -> None:
     """Write ``text`` to the file ``out``, or to standard output."""
     if out:

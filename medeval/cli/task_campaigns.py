@@ -10,7 +10,7 @@ import click
 
 from medeval.accounts.policy import local_actor
 from medeval.annotation import tasks
-from medeval.cli.base import db_option, friendly
+from medeval.cli.base import db_option, friendly, language_option
 from medeval.core.errors import InputError, MedevalError
 from medeval.core.limits import check_json_text, load_json_limited
 from medeval.store.db import connect
@@ -141,15 +141,19 @@ def results_cmd(db_path, campaign_id, fmt):
 @click.option("--campaign", "campaign_id", type=int, required=True, help="task campaign id (see `task list`)")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="folder to write into")
 @click.option("--pdf/--no-pdf", default=True, show_default=True, help="also print report.pdf with headless Chromium")
+@language_option
 @friendly
-def report_cmd(db_path, campaign_id, out_dir, pdf):
+def report_cmd(db_path, campaign_id, out_dir, pdf, language):
     """A task campaign's report: report.html (offline, with a methods paragraph), report.pdf, results.json, CSVs."""
+    from medeval.core import i18n
     from medeval.reports.task_report import build, write_report
 
     actor = local_actor()
-    with connect(db_path) as db:
-        r = build(db, campaign_id, actor=actor)  # the results with their gold part
-    for name, path in write_report(r, out_dir, pdf=pdf).items():
+    with i18n.language(language):  # the sections' titles and texts are words of the report too
+        with connect(db_path) as db:
+            r = build(db, campaign_id, actor=actor)  # the results with their gold part
+        paths = write_report(r, out_dir, pdf=pdf)
+    for name, path in paths.items():
         click.echo(f"{name}\t{path}")
 
 

@@ -100,7 +100,7 @@ TIER_NAMES = {0: N_("Completely Wrong"), 1: N_("Partially Correct"), 2: N_("Basi
 """The tiers as a page names them (``medeval.engine.thresholds.TIERS``, marked for the catalogue)."""
 
 ASPECT_TYPE_NAMES = {"enumerated": N_("enumerated"), "declarative": N_("declarative"), "numeric": N_("numeric"),
-                     "enumerated+declarative": N_("enumerated + declarative"), "all": N_("all items")}
+                     "enumerated+declarative": N_("enumerated+declarative"), "all": N_("all")}
 """The aspect types (and the pooled groups of "Clinicians vs the machine") as a page names them; the values stored
 and exported stay the identifiers."""
 
@@ -118,7 +118,7 @@ def aspect_type_name(aspect_type: str) -> str:
     """An aspect type (``enumerated``) in the reader's language; one not listed, as it is.
 
     >>> aspect_type_name("declarative"), aspect_type_name("enumerated+declarative"), aspect_type_name("other")
-    ('declarative', 'enumerated + declarative', 'other')
+    ('declarative', 'enumerated+declarative', 'other')
     """
     return _(ASPECT_TYPE_NAMES[aspect_type]) if aspect_type in ASPECT_TYPE_NAMES else str(aspect_type)
 

@@ -51,11 +51,19 @@ def add_demo_accounts_and_campaign(db) -> int:
     return cp.create_bucket_campaign(db, DEMO_CAMPAIGN, cfg, doctors, actor=actor)
 
 
+def bilingual(zh: str, en: str) -> str:
+    """One guideline text for doctors who read Chinese and for those who read English: the Chinese first, then the
+    English after a rule (a campaign's guidelines are one text, whatever each reader's interface language)."""
+    return f"{zh.strip()}\n\n---\n\n{en.strip()}"
+
+
 def add_demo_guidelines(db) -> dict:
     """The demo's guidelines (``demo/data/guidelines.json``) on every demo campaign; returns {campaign id: version}.
 
-    Tier-grading campaigns get MedDisKEval's tier definitions with two worked examples per aspect type,
-    each task campaign a short text of its own. Idempotent: the same text again adds no version.
+    Tier-grading campaigns get MedDisKEval's tier definitions with two worked examples per aspect type (each
+    example's reason in Chinese, then in English), each task campaign a short text of its own. Every text is the
+    Chinese (the file's ``zh``) first, then the English (:func:`bilingual`): the demo's clinicians read Chinese.
+    Idempotent: the same text again adds no version.
     """
     import json
     from importlib import resources
@@ -66,9 +74,11 @@ def add_demo_guidelines(db) -> dict:
 
     actor = demo_actor()
     data = json.loads(resources.files("medeval.demo").joinpath("data", "guidelines.json").read_text("utf-8"))
-    wanted = [(name, data["grading"]["text"], data["grading"]["examples"])
+    zh = data["zh"]
+    grading = bilingual(zh["grading"], data["grading"]["text"])
+    wanted = [(name, grading, data["grading"]["examples"])
               for name in (DEMO_CAMPAIGN, VALIDATION_CAMPAIGN, CALIBRATION_CAMPAIGN)]
-    wanted += [(name, data["tasks"][kind], []) for name, kind, *_ in CAMPAIGNS]
+    wanted += [(name, bilingual(zh["tasks"][kind], data["tasks"][kind]), []) for name, kind, *_ in CAMPAIGNS]
     out = {}
     for name, text, examples in wanted:
         row = db.conn.execute("SELECT id FROM campaigns WHERE name = ?", (name,)).fetchone()

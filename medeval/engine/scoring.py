@@ -22,6 +22,7 @@ import numpy as np
 import sqlite_utils
 
 from medeval.core import settings
+from medeval.core.i18n import _, ngettext
 from medeval.core.chinese import to_simplified
 from medeval.engine import tokenize as tok
 from medeval.engine.aspects import NUMERIC
@@ -210,8 +211,10 @@ def severity_ranges_text(db: sqlite_utils.Database) -> str:
     none did, so a reader knows they were looked for)."""
     counts = {m: n for m, n in severity_ranges(db).items() if n}
     if not counts:
-        return " No Severity Level answer named a range of levels (e.g. 三至四级)."
+        return " " + _("No Severity Level answer named a range of levels (e.g. 三至四级).")
     total = sum(counts.values())
     per = ", ".join(f"{m} {n}" for m, n in counts.items())
-    return (f" {total} Severity Level answer{'s' if total != 1 else ''} named a range of levels (e.g. 三至四级) rather "
-            f"than one level and scored 0 on exact match ({per}).")
+    return " " + ngettext("{n} Severity Level answer named a range of levels (e.g. 三至四级) rather than one level "
+                          "and scored 0 on exact match ({per}).",
+                          "{n} Severity Level answers named a range of levels (e.g. 三至四级) rather than one level "
+                          "and scored 0 on exact match ({per}).", total).format(n=total, per=per)

@@ -15,9 +15,8 @@ reaches a cut-off when ``round(score, 9) >= round(cut, 9)``, so a score exactly 
 0.7499999999999999 for P = 3/5, R = 1 -- is graded in the upper tier, as the paper's [0.75, 1] says.
 Stored scores are never rounded; the SQL compares them with :func:`reach_bound`.
 
-Sets are versioned and stored with provenance (who, when, from what) and the
-scorers they were calibrated for -- the tokenizer and the embedding model.
-Cosine cut-offs only apply to cosine scores from that embedding model.
+Sets are versioned and stored with provenance (who, when, from what) and the scorers they were calibrated for --
+the tokenizer and the embedding model. Cosine cut-offs only apply to cosine scores from that embedding model.
 Table 12 is version 1 of every database (migration ``store/migrations/m002_table12.py``).
 """
 
@@ -41,8 +40,7 @@ from medeval.engine.registry import BUILTINS, METRICS, get_metric
 from medeval.engine.tokenize import DEFAULT_SCORER_ID as TOKENIZER_ID  # a set records the lexical scorer id
 from medeval.store.db import BUSY_TIMEOUT_MS, job_lock, transaction
 
-# the English names are the stored and exported ones (N_: the interface shows them with _(); TIERS_ZH: the papers'
-# Chinese names, for the reports)
+# stored and exported in English (N_: shown with _()); TIERS_ZH: the papers' own Chinese names
 TIERS = {0: N_("Completely Wrong"), 1: N_("Partially Correct"), 2: N_("Basically Correct")}
 TIERS_ZH = {0: "完全错误", 1: "部分正确", 2: "基本正确"}
 PAPER_EMBEDDING_MODEL = "moka-ai/m3e-base"

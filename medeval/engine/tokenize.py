@@ -36,6 +36,7 @@ import unicodedata
 from typing import Callable
 
 from medeval.core import settings
+from medeval.core.i18n import N_, _
 from medeval.core.chinese import to_simplified, traditional_gate
 
 TOKENIZER_BASE = "cjk-med-v2"
@@ -133,30 +134,33 @@ def scorer_id(t2s: bool | str | None = None) -> str:
     return TOKENIZER_BASE + T2S_SUFFIX if traditional_to_simplified(t2s) else TOKENIZER_BASE
 
 
+# Each scorer's tokens in a sentence (English marked for the catalogue: a report in Chinese says it in Chinese),
+# without and with the traditional-to-simplified step
 _DESCRIPTIONS = {
-    "cjk-char-v1": "tokens: one per CJK character and one per Latin word or number (decimals kept whole); "
-                   "punctuation and symbols dropped, numbers not split from units; no traditional-to-simplified "
-                   "conversion",
-    TOKENIZER_BASE: "tokens: one per CJK character, Latin words, numbers split from units (decimals kept whole), "
-                  "Greek letters and ≥ ≤ < > ± % ° kept as tokens; traditional Chinese not converted",
+    "cjk-char-v1": (N_("tokens: one per CJK character and one per Latin word or number (decimals kept whole); "
+                       "punctuation and symbols dropped, numbers not split from units; no traditional-to-simplified "
+                       "conversion"),) * 2,
+    TOKENIZER_BASE: (N_("tokens: one per CJK character, Latin words, numbers split from units (decimals kept whole), "
+                        "Greek letters and ≥ ≤ < > ± % ° kept as tokens; traditional Chinese not converted"),
+                     N_("tokens: one per CJK character, Latin words, numbers split from units (decimals kept whole), "
+                        "Greek letters and ≥ ≤ < > ± % ° kept as tokens; traditional Chinese converted to simplified "
+                        "with OpenCC (t2s)")),
 }
 
 
 def describe(tokenizer_id: str) -> str:
-    """One sentence on a lexical scorer id, for a report's methods paragraph.
+    """One sentence on a lexical scorer id, for a report's methods paragraph (in the current language).
 
     >>> describe("cjk-med-v2+t2s")  # doctest: +ELLIPSIS
     'tokens: one per CJK character, ..., Greek letters and ≥ ≤ < > ± % ° kept as tokens; traditional Chinese converted to simplified with OpenCC (t2s).'
     """
     tid = str(tokenizer_id or "").strip()
     base, t2s = (tid[: -len(T2S_SUFFIX)], True) if tid.endswith(T2S_SUFFIX) else (tid, False)
-    text = _DESCRIPTIONS.get(base)
-    if text is None:
-        return f"tokens: tokenizer {tid or '(unknown)'} (not one of medeval's; its rules are not known here)."
-    if t2s:
-        text = text.replace("traditional Chinese not converted",
-                            "traditional Chinese converted to simplified with OpenCC (t2s)")
-    return text + "."
+    texts = _DESCRIPTIONS.get(base)
+    if texts is None:
+        return _("tokens: tokenizer {id} (not one of medeval's; its rules are not known here).").format(
+            id=tid or _("(unknown)"))
+    return _("{sentence}.").format(sentence=_(texts[t2s]))
 
 
 class Tokenizer:

@@ -75,7 +75,7 @@ def levels_text(bands: tuple[float, ...] | None = None) -> str:
     """``≥ 3.5 → 1, ≥ 3.0 → 2, ≥ 2.0 → 3, else 4``."""
     bands = level_bands() if bands is None else bands
     return _("{bands}, else {level}").format(
-        bands=", ".join(f"≥ {_num(b)} → {i}" for i, b in enumerate(bands, start=1)), level=len(bands) + 1)
+        bands=_(", ").join(f"≥ {_num(b)} → {i}" for i, b in enumerate(bands, start=1)), level=len(bands) + 1)
 
 
 def table4_gaps() -> list[tuple[float, float]]:

@@ -17,13 +17,16 @@ import plotly.graph_objects as go
 
 from medeval.annotation.campaign_text import kind_label
 from medeval.annotation.gold.results import qualification_words
+from medeval.calibration.validation import DISPLAY_COLUMNS
 from medeval.calibration.validation import display_rows as machine_rows
 from medeval.core.display import percent
+from medeval.core import i18n
+from medeval.core.i18n import N_, _
 from medeval.engine.registry import label as metric_label
 from medeval.reports import html_kit as kit
 from medeval.reports.html_kit import chromium_path, print_pdf  # noqa: F401  (imported from here by pages, tests)
 
-TIER_NAMES = ("Completely Wrong", "Partially Correct", "Basically Correct")
+TIER_NAMES = (N_("Completely Wrong"), N_("Partially Correct"), N_("Basically Correct"))  # shown with _()
 _LAYOUT = kit.PLOT_LAYOUT
 _plain = kit.plain  # a name as Plotly shows it literally
 _fmt = kit.fmt
@@ -48,7 +51,7 @@ def panel_figure(s: dict) -> go.Figure:
                            marker_color="#4c78a8"))
     for x, label in ((0.667, "0.667"), (0.8, "0.800")):
         fig.add_vline(x=x, line_dash="dot", line_color="#999", annotation_text=label)
-    fig.update_layout(title="Agreement of the panel (95% CI where available)", xaxis_range=[min([-0.1, *[
+    fig.update_layout(title=_("Agreement of the panel (95% CI where available)"), xaxis_range=[min([-0.1, *[
         (c[0] if c else 0) for c in cis]]), 1], **_LAYOUT)  # (a list: no statistic yet is no error)
     fig.update_yaxes(autorange="reversed")
     return fig
@@ -61,7 +64,7 @@ def annotator_figure(s: dict) -> go.Figure:
     fig = go.Figure(go.Bar(x=[_plain(r["annotator"]) for r in rows], y=[v if v is not None else 0 for v in values],
                            error_y=_err(values, [r["spearman_ci95"] for r in rows]), text=[_fmt(v, 2) for v in values],
                            marker_color="#72b7b2"))
-    fig.update_layout(title="Each annotator vs the rest of the panel (Spearman, 95% CI)", yaxis_range=[-1, 1],
+    fig.update_layout(title=_("Each annotator vs the rest of the panel (Spearman, 95% CI)"), yaxis_range=[-1, 1],
                       **_LAYOUT)
     return fig
 
@@ -74,9 +77,10 @@ def drift_figure(s: dict) -> go.Figure:
             fig.add_trace(go.Scatter(x=[b["block"] for b in r["drift"]], y=[b["exact_agreement"] for b in r["drift"]],
                                      mode="lines+markers", name=_plain(r["annotator"]),
                                      customdata=[_plain(b["answers"]) for b in r["drift"]],
-                                     hovertemplate="answers %{customdata}: %{y:.1%}<extra>%{fullData.name}</extra>"))
-    fig.update_layout(title="Drift: same tier as the rest of the panel, per block of answers", yaxis_range=[0, 1],
-                      yaxis_tickformat=".0%", xaxis_title="block (in the order given)", xaxis_dtick=1,
+                                     hovertemplate=_("answers") + " %{customdata}: %{y:.1%}"
+                                                   "<extra>%{fullData.name}</extra>"))
+    fig.update_layout(title=_("Drift: same tier as the rest of the panel, per block of answers"), yaxis_range=[0, 1],
+                      yaxis_tickformat=".0%", xaxis_title=_("block (in the order given)"), xaxis_dtick=1,
                       **_LAYOUT)
     return fig
 
@@ -88,14 +92,14 @@ def tier_figure(s: dict) -> go.Figure:
     for t, color in zip(range(3), ("#e45756", "#f2cf5b", "#54a24b")):
         fig.add_trace(go.Bar(x=[_plain(n) for n in names], y=[next(d["count"] for d in s["tier_distribution"]
                                              if d["annotator"] == n and d["tier"] == t) for n in names],
-                             name=TIER_NAMES[t], marker_color=color))
-    fig.update_layout(barmode="stack", title="Tiers given, per annotator", **_LAYOUT)
+                             name=_(TIER_NAMES[t]), marker_color=color))
+    fig.update_layout(barmode="stack", title=_("Tiers given, per annotator"), **_LAYOUT)
     return fig
 
 
 def disagreement_rows(s: dict) -> list[dict]:
     """The widest disagreements with each annotator's tier by name ("sim_clin_a: Basically Correct"), not by code."""
-    return [{**r, "tiers": "; ".join(f"{who}: {TIER_NAMES[t]}" for who, t in r["tiers"].items())}
+    return [{**r, "tiers": "; ".join(f"{who}: {_(TIER_NAMES[t])}" for who, t in r["tiers"].items())}
             for r in s["disagreements"]]
 
 
@@ -123,10 +127,10 @@ def machine_figure(s: dict) -> go.Figure | None:
                              y=[v if v is not None else 0 for v in values],
                              customdata=[r["n"] for r in part],
                              hovertemplate="%{x}: %{y:.3f}, n = %{customdata}<extra></extra>",
-                             error_y=_err(values, [r["ci95"] for r in part]), name=f"vs raw {against}"
-                             if against == "score" else "vs automated tier", marker_color=color,
+                             error_y=_err(values, [r["ci95"] for r in part]), name=_("vs raw score")
+                             if against == "score" else _("vs automated tier"), marker_color=color,
                              text=[f"{_fmt(v, 2)} (n={r['n']})" for v, r in zip(values, part)]))
-    fig.update_layout(barmode="group", title="Clinicians vs the machine (Spearman, 95% CI)", yaxis_range=[-1, 1],
+    fig.update_layout(barmode="group", title=_("Clinicians vs the machine (Spearman, 95% CI)"), yaxis_range=[-1, 1],
                       **_LAYOUT)
     return fig
 
@@ -159,48 +163,66 @@ def _as_percent(rows: list[dict], *keys: str) -> list[dict]:
 
 
 def render_html(s: dict) -> str:
-    """One self-contained HTML page: plotly.js inlined in the first figure only."""
+    """One self-contained HTML page: plotly.js inlined in the first figure only; its words in the current language
+    (:func:`medeval.core.i18n.language`)."""
     c = s["campaign"]
     embed = kit.Figures()
     figs = {name: embed(fig, name) for name, fig in figures(s)}  # "panel" first: it comes first on the page
     esc = kit.esc
-    stats = "".join(f"<li><b>{esc(p['title'])}</b>: "
-                    + (f"undefined ({esc(p['estimate']['undefined_reason'])})"
-                       if p["estimate"]["value"] is None else _fmt(p["estimate"]["value"]))
-                    + (f" (95% CI {_fmt(p['estimate']['ci95'][0])} to {_fmt(p['estimate']['ci95'][1])})"
-                       if p["estimate"]["ci95"] else "")
-                    + f"<br><span class='why'>{esc(p['why'])} {esc(p['guide'])}</span></li>"
-                    for p in s["panel"])
+
+    def _statistic(p: dict) -> str:
+        e = p["estimate"]
+        value = (_("undefined ({reason})").format(reason=esc(e["undefined_reason"])) if e["value"] is None
+                 else _fmt(e["value"]))
+        ci = (" " + _("(95% CI {low} to {high})").format(low=_fmt(e["ci95"][0]), high=_fmt(e["ci95"][1]))
+              if e["ci95"] else "")
+        return (f"<li><b>{esc(p['title'])}</b>: {value}{ci}"
+                f"<br><span class='why'>{esc(p['why'])} {esc(p['guide'])}</span></li>")
+
+    stats = "".join(_statistic(p) for p in s["panel"])
     machine = ""
     if s.get("machine"):
-        machine = ("<h2>Clinicians vs the machine</h2>"
-                   f"<p>Consensus of the clinicians: {esc(s.get('consensus', 'median'))} "
-                   f"({esc(CONSENSUS_NOTE.get(s.get('consensus', 'median'), ''))}).</p>"
-                   + machine_notes_html(s) + figs.get("machine", "")
-                   + _table(machine_rows(s["machine"])))
-    body = f"""<h1>Agreement report: {esc(c['name'])}</h1>
-<p>Campaign #{c['id']} ({esc(kind_label(c['kind']))}, {esc(c['status'])}), k = {c['k']} annotators per item,
-seed {c['seed']}{esc(tiers_under(s))}. {s['n_items']} items, {s['n_items_graded']} graded;
-{s['n_grades']} grades and {s['n_skips']} skips from {s['n_annotators']} annotators.
-Computed {esc(s['computed_at'])}.</p>
-<h2>Methods</h2><p class="methods">{esc(s['methods'])}</p>
-<h2>The panel</h2><ul>{stats}</ul>{figs['panel']}
-{_table(panel_rows(s), [("statistic", "statistic"), ("value", "value"), ("ci95_low", "CI low"),
-                        ("ci95_high", "CI high"), ("n_items", "items"), ("n_pairable", "pairable"),
-                        ("missing", "missing data"), ("method", "method")])}
-<h2>Each annotator</h2>{figs['annotators']}{figs['drift']}{figs['tiers']}
+        consensus = s.get("consensus", "median")
+        machine = (f"<h2>{esc(_('Clinicians vs the machine'))}</h2><p>"
+                   + esc(_("Consensus of the clinicians: {method} ({note}).").format(
+                       method=_(CONSENSUS_NAMES.get(consensus, consensus)),
+                       note=_(CONSENSUS_NOTE[consensus]) if consensus in CONSENSUS_NOTE else ""))
+                   + "</p>" + machine_notes_html(s) + figs.get("machine", "")
+                   + _table(rows := machine_rows(s["machine"]),
+                            [(k, _(DISPLAY_COLUMNS[k]) if k in DISPLAY_COLUMNS else k) for k, _l in
+                             kit.columns_of(rows)]))
+    header = esc(_("Campaign #{id} ({kind}, {status}), k = {k} annotators per item, seed {seed}{under}. {items} "
+                   "items, {graded} graded; {grades} grades and {skips} skips from {annotators} annotators. "
+                   "Computed {at}.").format(
+        id=c["id"], kind=kind_label(c["kind"]), status=_(STATUS_NAMES.get(c["status"], c["status"])), k=c["k"],
+        seed=c["seed"], under=tiers_under(s), items=s["n_items"], graded=s["n_items_graded"], grades=s["n_grades"],
+        skips=s["n_skips"], annotators=s["n_annotators"], at=s["computed_at"]))
+    title = _("Agreement report: {name}").format(name=c["name"])
+    body = f"""<h1>{esc(title)}</h1>
+<p>{header}</p>
+<h2>{esc(_("Methods"))}</h2><p class="methods">{esc(s['methods'])}</p>
+<h2>{esc(_("The panel"))}</h2><ul>{stats}</ul>{figs['panel']}
+{_table(panel_rows(s), [("statistic", _("statistic")), ("value", _("value")), ("ci95_low", _("CI low")),
+                        ("ci95_high", _("CI high")), ("n_items", _("items")), ("n_pairable", _("pairable")),
+                        ("missing", _("missing data")), ("method", _("method"))])}
+<h2>{esc(_("Each annotator"))}</h2>{figs['annotators']}{figs['drift']}{figs['tiers']}
 {_table(_as_percent(annotator_rows(s), "exact_agreement_vs_panel"),
-        [("annotator", "annotator"), ("assigned", "assigned"), ("graded", "graded"), ("skipped", "skipped"),
-         ("flagged", "flagged"), ("spearman_vs_panel", "Spearman vs panel"), ("spearman_ci95", "95% CI"),
-         ("exact_agreement_vs_panel", "same tier as panel"),
-         ("mean_difference_vs_panel", "mean difference (+ = more lenient)"),
-         ("median_seconds_per_item", "median s / item")])}
-<h2>Widest disagreements</h2>
-{_table(disagreement_rows(s), [("item", "item"), ("range", "tier range"), ("sd", "sd"), ("tiers", "tiers")])}
+        [("annotator", _("annotator")), ("assigned", _("assigned")), ("graded", _("graded")),
+         ("skipped", _("skipped")), ("flagged", _("flagged")), ("spearman_vs_panel", _("Spearman vs panel")),
+         ("spearman_ci95", _("95% CI")), ("exact_agreement_vs_panel", _("same tier as panel")),
+         ("mean_difference_vs_panel", _("mean difference (+ = more lenient)")),
+         ("median_seconds_per_item", _("median s / item"))])}
+<h2>{esc(_("Widest disagreements"))}</h2>
+{_table(disagreement_rows(s), [("item", _("item")), ("range", _("tier range")), ("sd", _("sd")),
+                               ("tiers", _("tiers"))])}
 {adjudication_html(s)}
 {gold_html(s)}
 {machine}"""
-    return kit.page(f"Agreement report: {c['name']}", body)
+    return kit.page(title, body)
+
+
+STATUS_NAMES = {"open": N_("open"), "closed": N_("closed")}
+CONSENSUS_NAMES = {"median": N_("median"), "majority": N_("majority"), "adjudicated": N_("adjudicated")}
 
 
 def tiers_under(s: dict) -> str:
@@ -208,7 +230,8 @@ def tiers_under(s: dict) -> str:
     machine"), for the header: the same set in both. (The campaign's own ``threshold_version``, the set active when
     it was created, is in the JSON; naming it here would put two sets in front of the reader as one.)"""
     mv = s.get("machine_version")
-    return f"; automated tiers under threshold set v{mv['version']} ({mv['name']})" if mv else ""
+    return _("; automated tiers under threshold set v{version} ({name})").format(
+        version=mv["version"], name=mv["name"]) if mv else ""
 
 
 def machine_notes_html(s: dict) -> str:
@@ -217,34 +240,38 @@ def machine_notes_html(s: dict) -> str:
     mv, ov = s.get("machine_version"), s.get("machine_overlap")
     out = "<p>"
     if mv:
-        out += f"Automated tiers under threshold set v{esc(mv['version'])} ({esc(mv['name'])}). "
-    out += ("BLEU-1, ROUGE-1 and cosine rows cover the enumerated and declarative items only; the numeric items "
-            "(Severity Level) are graded by exact match and have their own exact match row; the average row is "
-            "the mean of the three metric tiers (MedDisKEval Table 2), and average/all adds the numeric items "
-            "with their exact-match tier. Every row shows its n.</p>")
+        out += esc(_("Automated tiers under threshold set v{version} ({name}).").format(
+            version=mv["version"], name=mv["name"])) + " "
+    out += esc(_("BLEU-1, ROUGE-1 and cosine rows cover the enumerated and declarative items only; the numeric "
+                 "items (Severity Level) are graded by exact match and have their own exact match row; the average "
+                 "row is the mean of the three metric tiers (MedDisKEval Table 2), and average/all adds the numeric "
+                 "items with their exact-match tier. Every row shows its n.")) + "</p>"
     if ov:
         cls = "warn" if ov.get("shared_items") or ov.get("own_grades_calibrated") else "why"
-        out += f"<p class='{cls}'><b>Overlap with calibration.</b> {esc(ov['text'])}.</p>"
+        out += f"<p class='{cls}'><b>{esc(_('Overlap with calibration.'))}</b> {esc(ov['text'])}.</p>"
     return out
 
 
-CONSENSUS_NOTE = {"median": "the lower median of the annotators' tiers",
-                  "majority": "the most frequent tier; ties resolved to the lower median",
-                  "adjudicated": "the adjudicator's final tier where an item was adjudicated, otherwise the median"}
+CONSENSUS_NOTE = {"median": N_("the lower median of the annotators' tiers"),
+                  "majority": N_("the most frequent tier; ties resolved to the lower median"),
+                  "adjudicated": N_("the adjudicator's final tier where an item was adjudicated, otherwise the "
+                                    "median")}  # shown with _()
 
 
 def adjudication_html(s: dict) -> str:
     """How many items were adjudicated and how often the adjudicator chose the annotators' majority tier."""
     a = s.get("adjudication") or {}
     n = a.get("n_adjudicated", 0)
+    head = f"<h2>{kit.esc(_('Adjudication'))}</h2>"
     if not n:
-        return "<h2>Adjudication</h2><p>No item was adjudicated.</p>"
+        return head + f"<p>{kit.esc(_('No item was adjudicated.'))}</p>"
     share = a.get("share_sided_with_majority")
-    return (f"<h2>Adjudication</h2><p>{n} items adjudicated ({a.get('n_adjudications', n)} adjudications in all, "
-            f"later ones superseding earlier ones). The adjudicated tier equalled the annotators' majority tier in "
-            f"{a['sided_with_majority']} of {a['n_with_majority']} adjudicated items with a majority"
-            + (f" ({percent(share)})" if share is not None else "") + ". The statistics above use the raw "
-            "annotations; adjudication does not change them.</p>")
+    return head + "<p>" + kit.esc(_(
+        "{n} items adjudicated ({all} adjudications in all, later ones superseding earlier ones). The adjudicated "
+        "tier equalled the annotators' majority tier in {sided} of {with_majority} adjudicated items with a "
+        "majority{share}. The statistics above use the raw annotations; adjudication does not change them.").format(
+        n=n, all=a.get("n_adjudications", n), sided=a["sided_with_majority"], with_majority=a["n_with_majority"],
+        share=f" ({percent(share)})" if share is not None else "")) + "</p>"
 
 
 def gold_rows(s: dict) -> list[dict]:
@@ -260,18 +287,27 @@ def gold_html(s: dict) -> str:
     g = s.get("gold")
     if not g:
         return ""
-    return (f"<h2>Gold items</h2><p>{g['gold_items']} gold items; accuracy over time in blocks of {g['block']} "
-            f"hidden gold answers; flagged when the latest block is below {percent(g['threshold'])}. Gold answers "
-            "are kept apart from the grades and count in none of the statistics above.</p>"
+    return (f"<h2>{kit.esc(_('Gold items'))}</h2><p>" + kit.esc(_(
+        "{n} gold items; accuracy over time in blocks of {block} hidden gold answers; flagged when the latest block "
+        "is below {threshold}. Gold answers are kept apart from the grades and count in none of the statistics "
+        "above.").format(n=g["gold_items"], block=g["block"], threshold=percent(g["threshold"]))) + "</p>"
             + _table([{**r, "qualification": qualification_words(r["qualification"])}  # (the CSV: as stored)
                       for r in _as_percent(gold_rows(s), "accuracy")],
-                     [("annotator", "annotator"), ("qualification", "qualification"),
-                      ("hidden_answered", "hidden gold answered"), ("hidden_correct", "correct"),
-                      ("accuracy", "accuracy"), ("accuracy_by_block", "accuracy per block"), ("flagged", "flagged")]))
+                     [("annotator", _("annotator")), ("qualification", _("qualification")),
+                      ("hidden_answered", _("hidden gold answered")), ("hidden_correct", _("correct")),
+                      ("accuracy", _("accuracy")), ("accuracy_by_block", _("accuracy per block")),
+                      ("flagged", _("flagged"))]))
 
 
-def write_report(s: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str, Path]:
-    """Write report.html, report.pdf, summary.json and one CSV per table into ``out_dir``."""
+def write_report(s: dict, out_dir: str | Path, *, pdf: bool = True, language: str | None = None) -> dict[str, Path]:
+    """Write report.html, report.pdf, summary.json and one CSV per table into ``out_dir``, in ``language``
+    (zh-CN or en; None: the current language). ``s`` should be computed in the same language (its statistics'
+    names, notes and methods paragraph are words too): :func:`medeval.core.i18n.language` around both."""
+    with i18n.language(language):
+        return _write_report(s, out_dir, pdf=pdf)
+
+
+def _write_report(s: dict, out_dir: str | Path, *, pdf: bool) -> dict[str, Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"html": out / "report.html", "json": out / "summary.json", "panel_csv": out / "panel.csv",

@@ -32,6 +32,7 @@ from medeval.annotation.gold import gold_accuracy, methods_sentence
 from medeval.annotation.campaigns import require_grading
 from medeval.core.display import percent
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.stats.agreement import (
     Estimate,
     RatingTable,
@@ -48,28 +49,30 @@ TIER_CATEGORIES = (0, 1, 2)
 BREAK_S = 10 * 60  # a gap longer than this between two answers is a break, not time spent on an item
 DRIFT_BLOCK = 20  # answers per block in the drift series
 
+# (title, what it measures, how to read it), marked: the summary holds them in the language of the moment
 EXPLAIN = {
-    "alpha": ("Krippendorff's alpha, ordinal", "How much the annotators agree beyond chance, counting a 1-vs-3 "
-              "disagreement as worse than 1-vs-2; works with any number of annotators and missing answers.",
-              "Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only; < 0.667 unreliable."),
-    "kappa": ("Cohen's kappa, linear weights (mean over annotator pairs)", "Chance-corrected agreement of two "
-              "annotators at a time on the items both graded, with partial credit for adjacent tiers.",
-              "Landis & Koch: 0.41-0.60 moderate, 0.61-0.80 substantial, > 0.80 almost perfect."),
-    "fleiss": ("Fleiss' kappa", "Chance-corrected agreement of the panel treating tiers as unordered; only "
-               "items graded by every annotator count.", "Read with alpha: it ignores how far apart tiers are."),
-    "icc2": ("ICC(2,1)", "Absolute agreement of a single rater's score, the raters being a random sample of "
-             "clinicians (two-way random effects); only items rated by every rater count.",
-             "Koo & Li: < 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, > 0.9 excellent (read the CI)."),
-    "icc2k": ("ICC(2,k)", "The same for the mean of the k raters: use it when the panel's mean is the score "
-              "that is reported.", "Koo & Li, as for ICC(2,1)."),
-    "alpha_interval": ("Krippendorff's alpha, interval", "Agreement on a numeric scale counting the size of "
-                       "differences, with missing ratings allowed.",
-                       "Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only."),
-    "alpha_nominal": ("Krippendorff's alpha, nominal", "Agreement on unordered choices (A, B or tie) beyond "
-                      "chance, any number of annotators, missing answers allowed.",
-                      "Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only."),
-    "percent": ("Percent agreement", "Per item, the share of annotator pairs giving the same tier, averaged "
-                "over items; not corrected for chance.", "Orientation only: high values can come from chance alone."),
+    "alpha": (N_("Krippendorff's alpha, ordinal"), N_("How much the annotators agree beyond chance, counting a "
+              "1-vs-3 disagreement as worse than 1-vs-2; works with any number of annotators and missing answers."),
+              N_("Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only; < 0.667 unreliable.")),
+    "kappa": (N_("Cohen's kappa, linear weights (mean over annotator pairs)"), N_("Chance-corrected agreement of "
+              "two annotators at a time on the items both graded, with partial credit for adjacent tiers."),
+              N_("Landis & Koch: 0.41-0.60 moderate, 0.61-0.80 substantial, > 0.80 almost perfect.")),
+    "fleiss": (N_("Fleiss' kappa"), N_("Chance-corrected agreement of the panel treating tiers as unordered; only "
+               "items graded by every annotator count."), N_("Read with alpha: it ignores how far apart tiers are.")),
+    "icc2": ("ICC(2,1)", N_("Absolute agreement of a single rater's score, the raters being a random sample of "
+             "clinicians (two-way random effects); only items rated by every rater count."),
+             N_("Koo & Li: < 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, > 0.9 excellent (read the CI).")),
+    "icc2k": ("ICC(2,k)", N_("The same for the mean of the k raters: use it when the panel's mean is the score "
+              "that is reported."), N_("Koo & Li, as for ICC(2,1).")),
+    "alpha_interval": (N_("Krippendorff's alpha, interval"), N_("Agreement on a numeric scale counting the size of "
+                       "differences, with missing ratings allowed."),
+                       N_("Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only.")),
+    "alpha_nominal": (N_("Krippendorff's alpha, nominal"), N_("Agreement on unordered choices (A, B or tie) beyond "
+                      "chance, any number of annotators, missing answers allowed."),
+                      N_("Krippendorff: ≥ 0.800 reliable; 0.667-0.800 tentative conclusions only.")),
+    "percent": (N_("Percent agreement"), N_("Per item, the share of annotator pairs giving the same tier, averaged "
+                "over items; not corrected for chance."),
+                N_("Orientation only: high values can come from chance alone.")),
 }
 
 
@@ -85,7 +88,7 @@ class Answer:
 def answers(db: sqlite_utils.Database, campaign_id: int) -> list[Answer]:
     """The latest answer of every (item, annotator) of a campaign, in the order they were given."""
     if not db.conn.execute("SELECT 1 FROM campaigns WHERE id = ?", (campaign_id,)).fetchone():
-        raise MedevalError(f"no campaign {campaign_id}")
+        raise MedevalError(_("no campaign {id}").format(id=campaign_id))
     rows = db.conn.execute(
         "SELECT g.item_id, u.username, g.tier, g.skipped, g.created_at FROM latest_grade_annotations g "
         "JOIN campaign_items ci ON ci.id = g.item_id JOIN users u ON u.id = g.user_id WHERE ci.campaign_id = ? "
@@ -136,13 +139,14 @@ def _mean_pairwise_kappa(t: RatingTable) -> Estimate:
     raters = t.raters
     n_items = t.n_items
     if not values:
-        reason = ("no two annotators graded the same two items" if not pairs
-                  else "undefined for every pair: " + "; ".join(p["undefined_reason"] or "" for p in pairs))
+        reason = (_("no two annotators graded the same two items") if not pairs
+                  else _("undefined for every pair: {reasons}").format(
+                      reasons=_("; ").join(p["undefined_reason"] or "" for p in pairs)))
         return Estimate("cohen_kappa_linear_mean", None, None, n_items, len(raters), n_pairable,
-                        "pairwise: items graded by both", reason, {"pairs": pairs}, "mean of pairwise kappas")
+                        _("pairwise: items graded by both"), reason, {"pairs": pairs}, _("mean of pairwise kappas"))
     return Estimate("cohen_kappa_linear_mean", float(np.mean(values)), None, n_items, len(raters), n_pairable,
-                    "pairwise: items graded by both", None, {"pairs": pairs, "min": min(values), "max": max(values)},
-                    "mean of pairwise linear-weighted Cohen's kappas (range in extra; no CI for the mean)")
+                    _("pairwise: items graded by both"), None, {"pairs": pairs, "min": min(values), "max": max(values)},
+                    _("mean of pairwise linear-weighted Cohen's kappas (range in extra; no CI for the mean)"))
 
 
 # which statistics fit which scale (the first is the headline): tiers are ordinal, Likert ratings are treated
@@ -181,7 +185,7 @@ def panel_statistics(graded: list[Answer], *, scale: str = "tiers", categories=N
     }
     estimates = {key: compute[key]() for key in SCALES[scale]}
     for key, e in estimates.items():
-        title, why, guide = EXPLAIN[key]
+        title, why, guide = (_(x) for x in EXPLAIN[key])
         out.append({"key": key, "title": title, "why": why, "guide": guide, "estimate": e.to_dict()})
     return out
 
@@ -236,7 +240,7 @@ def annotator_panel(db: sqlite_utils.Database, campaign_id: int, all_answers: li
             "skip_rate": (sum(a.skipped for a in answered) / len(answered)) if answered else None,
             "flagged": flagged.get(name, 0), "n_shared": len(shared),
             "spearman_vs_panel": e.value if e else None, "spearman_ci95": list(e.ci95) if e and e.ci95 else None,
-            "undefined_reason": (e.undefined_reason if e else "no item shared with another annotator"),
+            "undefined_reason": (e.undefined_reason if e else _("no item shared with another annotator")),
             "exact_agreement_vs_panel": exact, "mean_difference_vs_panel": bias,
             "median_seconds_per_item": float(np.median(gaps)) if gaps else None,
             "drift": blocks,
@@ -275,7 +279,7 @@ def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: Us
     authorize(actor, "reports.read", db=db)
     row = db.conn.execute("SELECT name, kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
-        raise MedevalError(f"no campaign {campaign_id}")
+        raise MedevalError(_("no campaign {id}").format(id=campaign_id))
     require_grading(row[1], campaign_id)
     all_answers = answers(db, campaign_id)
     graded = [a for a in all_answers if not a.skipped]
@@ -324,53 +328,65 @@ def gold_summary(db: sqlite_utils.Database, campaign_id: int) -> dict | None:
 
 
 def _fmt(v, digits=3) -> str:
-    return "undefined" if v is None else f"{v:.{digits}f}"
+    return _("undefined") if v is None else f"{v:.{digits}f}"
 
 
 def methods_paragraph(s: dict) -> str:
-    """A methods paragraph a paper could cite, filled with this campaign's numbers."""
+    """A methods paragraph a paper could cite, filled with this campaign's numbers (in the language of the moment)."""
     if s.get("scale", "tiers") != "tiers":  # (campaigns of other scales arrive with their task types)
         head = s["panel"][0] if s["panel"] else None
-        return (f"{s['n_grades']} ratings of {s['n_items_graded']} items by {s['n_annotators']} annotators were "
-                f"analysed; inter-rater reliability: " + (f"{head['title']} = {_fmt(head['estimate']['value'])} "
-                f"({head['estimate']['method']})." if head else "undefined (no ratings)."))
+        counts = dict(n_grades=s["n_grades"], n_items=s["n_items_graded"], n_annotators=s["n_annotators"])
+        if head is None:
+            return _("{n_grades} ratings of {n_items} items by {n_annotators} annotators were analysed; inter-rater "
+                     "reliability: undefined (no ratings).").format(**counts)
+        return _("{n_grades} ratings of {n_items} items by {n_annotators} annotators were analysed; inter-rater "
+                 "reliability: {statistic} = {value} ({method}).").format(
+            **counts, statistic=_(head["title"]), value=_fmt(head["estimate"]["value"]),
+            method=head["estimate"]["method"])
     alpha = next((p["estimate"] for p in s["panel"] if p["key"] == "alpha"), None)
     kappa = next((p["estimate"] for p in s["panel"] if p["key"] == "kappa"), None)
     c = s["campaign"]
-    sampling = ("sampled per score interval (width and count per interval as configured, all models' scores pooled "
-                "per metric and aspect type, MedDisKEval §3.2.2)" if c["kind"] == "bucket_grading"
-                else "drawn as a simple random sample of scored responses")
-    text = (f"{s['n_items']} model answers were {sampling} with seed {c['seed']} and each was assigned to "
-            f"{c['k']} of {s['n_annotators']} clinicians, who graded them blind (without the score, the model's "
-            f"name or other grades) into three ordered tiers (Completely Wrong, Partially Correct, Basically "
-            f"Correct). {s['n_grades']} grades on {s['n_items_graded']} items were analysed; {s['n_skips']} "
-            f"skipped answers were treated as missing, and for a changed grade only the latest was used. "
-            f"Inter-rater reliability was estimated with Krippendorff's alpha at the ordinal level, which uses every "
-            f"pairable grade without discarding items with missing grades")
+    sampling = (_("sampled per score interval (width and count per interval as configured, all models' scores "
+                  "pooled per metric and aspect type, MedDisKEval §3.2.2)") if c["kind"] == "bucket_grading"
+                else _("drawn as a simple random sample of scored responses"))
+    text = _("{n_items} model answers were {sampling} with seed {seed} and each was assigned to {k} of {n_annotators} "
+             "clinicians, who graded them blind (without the score, the model's name or other grades) into three "
+             "ordered tiers (Completely Wrong, Partially Correct, Basically Correct). {n_grades} grades on {n_graded} "
+             "items were analysed; {n_skips} skipped answers were treated as missing, and for a changed grade only "
+             "the latest was used. Inter-rater reliability was estimated with Krippendorff's alpha at the ordinal "
+             "level, which uses every pairable grade without discarding items with missing grades").format(
+        n_items=s["n_items"], sampling=sampling, seed=c["seed"], k=c["k"], n_annotators=s["n_annotators"],
+        n_grades=s["n_grades"], n_graded=s["n_items_graded"], n_skips=s["n_skips"])
     if alpha and alpha["value"] is not None:
         ci = alpha["ci95"]
-        text += (f" (alpha = {_fmt(alpha['value'])}" + (f", 95% CI {_fmt(ci[0])} to {_fmt(ci[1])} by percentile "
-                 f"bootstrap over items, {s['bootstrap']['n_boot']} resamples, seed {s['bootstrap']['seed']}"
-                 if ci else "") + f", n = {alpha['n_pairable']} pairable items)")
+        if ci:
+            text += _(" (alpha = {alpha}, 95% CI {low} to {high} by percentile bootstrap over items, {n_boot} "
+                      "resamples, seed {seed}, n = {n} pairable items)").format(
+                alpha=_fmt(alpha["value"]), low=_fmt(ci[0]), high=_fmt(ci[1]), n_boot=s["bootstrap"]["n_boot"],
+                seed=s["bootstrap"]["seed"], n=alpha["n_pairable"])
+        else:
+            text += _(" (alpha = {alpha}, n = {n} pairable items)").format(alpha=_fmt(alpha["value"]),
+                                                                          n=alpha["n_pairable"])
     elif alpha:
-        text += f" (undefined: {alpha['undefined_reason']})"
-    text += (", and with Cohen's kappa with linear weights averaged over pairs of annotators on the items both "
-             "graded")
+        text += _(" (undefined: {reason})").format(reason=alpha["undefined_reason"])
+    text += _(", and with Cohen's kappa with linear weights averaged over pairs of annotators on the items both "
+              "graded")
     if kappa and kappa["value"] is not None:
-        text += f" (mean kappa = {_fmt(kappa['value'])})"
-    text += (f". Agreement with the automated evaluation was measured as Spearman's rho between the "
-             f"{CONSENSUS_WORDS[s.get('consensus', 'median')]} and each metric's raw score and automated tier, with "
-             "Fisher-z 95% confidence intervals" + methods_sentence_machine(s)
-             + "ICC is not reported because tiers are ordinal, not interval, data.")
+        text += _(" (mean kappa = {kappa})").format(kappa=_fmt(kappa["value"]))
+    text += (_(". Agreement with the automated evaluation was measured as Spearman's rho between the {consensus} and "
+               "each metric's raw score and automated tier, with Fisher-z 95% confidence intervals").format(
+                 consensus=_(CONSENSUS_WORDS[s.get("consensus", "median")]))
+             + methods_sentence_machine(s) + _("ICC is not reported because tiers are ordinal, not interval, data."))
     return text + adjudication_sentence(s.get("adjudication"))
 
 
 CONSENSUS_WORDS = {
-    "median": "median clinician tier",
-    "majority": "majority clinician tier (the most frequent tier; ties resolved to the lower median)",
-    "adjudicated": "adjudicated tier (a senior clinician's final tier where an item was adjudicated, otherwise the "
-                   "lower median clinician tier)",
+    "median": N_("median clinician tier"),
+    "majority": N_("majority clinician tier (the most frequent tier; ties resolved to the lower median)"),
+    "adjudicated": N_("adjudicated tier (a senior clinician's final tier where an item was adjudicated, otherwise the "
+                      "lower median clinician tier)"),
 }
+"""How "Clinicians vs the machine" names each consensus (English, marked: show ``_()`` of it)."""
 
 
 def methods_sentence_machine(s: dict) -> str:
@@ -383,10 +399,15 @@ def methods_sentence_machine(s: dict) -> str:
 def adjudication_sentence(a: dict | None) -> str:
     """What the methods say about adjudication: how many items, how often the adjudicator chose the majority."""
     if not a or not a["n_adjudicated"]:
-        return " No item was adjudicated."
+        return _(" No item was adjudicated.")
     share = a["share_sided_with_majority"]
-    return (f" {a['n_adjudicated']} items were adjudicated by a senior clinician, who recorded a final tier with a "
-            f"reason; the adjudicated tier equalled the annotators' majority tier in {a['sided_with_majority']} of "
-            f"{a['n_with_majority']} adjudicated items that had a majority"
-            + (f" ({percent(share)})" if share is not None else "") + ". The agreement statistics above use the raw "
-            "annotations only; adjudication does not change them.")
+    counts = dict(n=a["n_adjudicated"], sided=a["sided_with_majority"], with_majority=a["n_with_majority"])
+    if share is None:
+        return _(" {n} items were adjudicated by a senior clinician, who recorded a final tier with a reason; the "
+                 "adjudicated tier equalled the annotators' majority tier in {sided} of {with_majority} adjudicated "
+                 "items that had a majority. The agreement statistics above use the raw annotations only; "
+                 "adjudication does not change them.").format(**counts)
+    return _(" {n} items were adjudicated by a senior clinician, who recorded a final tier with a reason; the "
+             "adjudicated tier equalled the annotators' majority tier in {sided} of {with_majority} adjudicated items "
+             "that had a majority ({share}). The agreement statistics above use the raw annotations only; "
+             "adjudication does not change them.").format(**counts, share=percent(share))

@@ -19,7 +19,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from medeval.core import csvsafe, display
+from medeval.core import csvsafe, display, i18n
+from medeval.core.i18n import N_, _
 from medeval.core.errors import MedevalError
 
 FONTS = ('"Noto Sans","Noto Sans CJK SC","Source Han Sans SC","WenQuanYi Micro Hei","PingFang SC",'
@@ -135,9 +136,10 @@ class Figures:
 
 
 def page(title: str, body: str, *, css: str = "") -> str:
-    """The whole page: ``title`` is escaped here; ``body`` is HTML built with :func:`esc` and :func:`table`."""
+    """The whole page: ``title`` is escaped here; ``body`` is HTML built with :func:`esc` and :func:`table`. Its
+    ``lang`` is the current language's, so Chromium draws Chinese with the Simplified Chinese CJK font."""
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{i18n.current()}"><head><meta charset="utf-8">
 <title>{esc(title)}</title>
 <style>{CSS}{css}</style></head><body>
 {body}
@@ -145,8 +147,60 @@ def page(title: str, body: str, *, css: str = "") -> str:
 """
 
 
+# The reports' CSV columns as a reader of another language heads them (English keeps the identifiers, which
+# researchers' scripts read); a column not listed keeps its name (a model's name, say).
+CSV_HEADERS = {
+    "statistic": N_("statistic"), "value": N_("value"), "ci95_low": N_("CI low"), "ci95_high": N_("CI high"),
+    "n_items": N_("items"), "n_raters": N_("raters"), "n_pairable": N_("pairable"), "missing": N_("missing data"),
+    "undefined_reason": N_("why undefined"), "method": N_("method"), "how_to_read": N_("how to read"),
+    "annotator": N_("annotator"), "assigned": N_("assigned"), "answered": N_("answered"), "graded": N_("graded"),
+    "skipped": N_("skipped"), "skip_rate": N_("skip rate"), "flagged": N_("flagged"), "n_shared": N_("shared items"),
+    "spearman_vs_panel": N_("Spearman vs panel"), "spearman_ci95": N_("95% CI"),
+    "exact_agreement_vs_panel": N_("same tier as panel"),
+    "mean_difference_vs_panel": N_("mean difference (+ = more lenient)"),
+    "median_seconds_per_item": N_("median s / item"), "block": N_("block"), "answers": N_("answers"),
+    "exact_agreement": N_("same tier"), "item": N_("item"), "range": N_("tier range"), "sd": N_("sd"),
+    "tiers": N_("tiers"), "qualification": N_("qualification"), "hidden_answered": N_("hidden gold answered"),
+    "hidden_correct": N_("correct"), "accuracy": N_("accuracy"), "accuracy_by_block": N_("accuracy per block"),
+    "metric": N_("metric"), "aspect_type": N_("aspect type"), "against": N_("against"), "spearman": N_("Spearman"),
+    "ci95": N_("95% CI"), "n": N_("n"), "rank": N_("rank"), "model": N_("model"), "backbone": N_("backbone"),
+    "kind": N_("kind"), "level": N_("level"), "total_score": N_("total score"), "aspect": N_("aspect"),
+    "section": N_("section"), "completely_wrong": N_("Completely Wrong"), "partially_correct": N_("Partially Correct"),
+    "basically_correct": N_("Basically Correct"), "mean medical": N_("mean medical"),
+    "mean backbone": N_("mean backbone"), "n medical": N_("n medical"), "n backbone": N_("n backbone"),
+    "t": N_("t"), "df": N_("df"), "p": N_("p"), "p < 0.05": N_("p < 0.05"), "significant": N_("significant"),
+    "medical": N_("medical"), "rank_before": N_("rank before"), "rank_change": N_("rank change"),
+    "total_before": N_("total before"), "total_change": N_("total change"), "level_before": N_("level before"),
+    # the task report's tables
+    "rated": N_("rated"), "reading": N_("reading"), "mean": N_("mean"), "ratings": N_("ratings"),
+    "criterion": N_("criterion"), "versus": N_("versus"), "judge win": N_("judge win"), "judge tie": N_("judge tie"),
+    "clinicians win": N_("clinicians win"), "clinicians tie": N_("clinicians tie"), "cases": N_("cases"),
+    "judge mean": N_("judge mean"), "judge rank": N_("judge rank"), "clinicians mean": N_("clinicians mean"),
+    "clinicians rank": N_("clinicians rank"), "source": N_("source"), "share": N_("share"),
+    "comparisons": N_("comparisons"), "lowest annotator": N_("lowest annotator"),
+    "highest annotator": N_("highest annotator"), "sd across annotators": N_("sd across annotators"),
+    "p (binomial, vs 1/2)": N_("p (binomial, vs 1/2)"), "strength": N_("strength"), "items": N_("items"),
+    "items checked": N_("items checked"), "AccR (items, majority)": N_("AccR (items, majority)"),
+    "AccR 95% CI (Wilson)": N_("AccR 95% CI (Wilson)"), "items without a majority": N_("items without a majority"),
+    "AccR (ratings)": N_("AccR (ratings)"), "factual reasons supporting": N_("factual reasons supporting"),
+    "counterfactual reasons supporting": N_("counterfactual reasons supporting"),
+    "items in the pool": N_("items in the pool"),
+    "claims without a twin (left out)": N_("claims without a twin (left out)"),
+    "done": N_("done"), "not_fully_shown": N_("not fully shown"), "not_measured": N_("not measured"),
+    "note": N_("note"), "at": N_("at"),
+}
+
+
+def csv_header(name: str) -> str:
+    """A CSV column's head in the current language (the identifier itself in English)."""
+    if i18n.current() == i18n.SOURCE or name not in CSV_HEADERS:
+        return name
+    return _(CSV_HEADERS[name])
+
+
 def write_csv(path: Path, rows: list[dict], columns: list[str] | None = None) -> None:
-    """Rows as CSV (cells a spreadsheet could run neutralised); lists and dicts as JSON; every key a column.
+    """Rows as CSV (cells a spreadsheet could run neutralised); lists and dicts as JSON; every key a column, headed
+    as :func:`csv_header` says in the current language.
 
     ``columns`` come first (the header an empty file still gets); keys beyond them follow.
     """
@@ -155,7 +209,7 @@ def write_csv(path: Path, rows: list[dict], columns: list[str] | None = None) ->
         if not names:
             return
         w = csvsafe.dict_writer(f, fieldnames=names, restval="")
-        w.writeheader()
+        w.writerow({n: csv_header(n) for n in names})  # (neutralised as every cell is)
         for r in rows:
             w.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
                         for k, v in r.items()})

@@ -15,6 +15,7 @@ import sqlite_utils
 
 from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.engine import thresholds as th
 from medeval.engine.cutoff_rule import reach_bound
 from medeval.engine.registry import report_metrics
@@ -24,7 +25,7 @@ from medeval.reports.scorer_notes import label as metric_label
 from medeval.reports.tier_report import level, tier_counts
 
 TIER_KEYS = ("completely_wrong", "partially_correct", "basically_correct")
-TIER_LABELS = ("Completely Wrong", "Partially Correct", "Basically Correct")
+TIER_LABELS = (N_("Completely Wrong"), N_("Partially Correct"), N_("Basically Correct"))  # shown with _()
 
 
 def _pick(entry: dict, metric: str) -> dict | None:
@@ -36,16 +37,16 @@ def _pick(entry: dict, metric: str) -> dict | None:
 def _choices() -> str:
     """ "averaged, bleu1, rouge1 or cosine" (and the plugin metrics): what a leaderboard can be ranked by."""
     names = ("averaged", *report_metrics())
-    return ", ".join(names[:-1]) + " or " + names[-1]
+    return _("{names} or {last}").format(names=", ".join(names[:-1]), last=names[-1])
 
 
 def rows(rep: dict, *, metric: str = "averaged", aspect: str | None = None) -> list[dict]:
     """One row per model, best total score first: tier shares, total score, level and rank."""
     if metric not in ("averaged", *report_metrics()):
-        raise MedevalError(f"metric {metric!r}: choose {_choices()}")
+        raise MedevalError(_("metric {metric}: choose {choices}").format(metric=repr(metric), choices=_choices()))
     source = rep["models"] if aspect is None else [a for a in rep["aspects"] if a["aspect"] == aspect]
     if aspect is not None and not source:
-        raise MedevalError(f"no graded responses for aspect {aspect!r}")
+        raise MedevalError(_("no graded responses for aspect {aspect}").format(aspect=repr(aspect)))
     meta = {m["model"]: m for m in rep["models"]}
     out = []
     for entry in source:
@@ -82,10 +83,14 @@ def diff(old: list[dict], new: list[dict]) -> list[dict]:
 
 
 def diff_names(version: int, other: int) -> dict[str, str]:
-    """The columns of :func:`diff` as a page or report heads them, for ``version`` against ``other``."""
-    return {"rank": f"rank v{version}", "rank_before": f"rank v{other}", "rank_change": "rank change",
-            "total_score": f"total v{version}", "total_before": f"total v{other}", "total_change": "total change",
-            "level": f"level v{version}", "level_before": f"level v{other}"}
+    """The columns of :func:`diff` as a page or report heads them, for ``version`` against ``other`` (in the current
+    language)."""
+    return {"rank": _("rank v{version}").format(version=version), "rank_before": _("rank v{version}").format(
+                version=other), "rank_change": _("rank change"),
+            "total_score": _("total v{version}").format(version=version),
+            "total_before": _("total v{version}").format(version=other), "total_change": _("total change"),
+            "level": _("level v{version}").format(version=version),
+            "level_before": _("level v{version}").format(version=other)}
 
 
 # ---------------------------------------------------------------- comparing two threshold-set versions
@@ -163,14 +168,18 @@ def why_not_graded(db: sqlite_utils.Database, ts: th.ThresholdSet, metric: str) 
     """
     label, found = metric_label(metric), scorers(db, metric)
     if not found:
-        return f"{label} is not scored in this database"
+        return _("{label} is not scored in this database").format(label=label)
     if not any(ts.grades(metric, s) for s in found):
-        target = made_for(ts, metric) if metric == "cosine" else "the " + made_for(ts, metric)
-        kind = "the tokenizer" if metric in ("bleu1", "rouge1") else "the scorer"
-        came = ", ".join(embedding_name(s) if metric == "cosine" else f"{kind} {s}" for s in found)
-        return f"v{ts.version}'s {label} cut-offs are for {target}; these {label} scores come from {came}"
+        if metric == "cosine":
+            came = ", ".join(embedding_name(s) for s in found)
+            return _("v{version}'s {label} cut-offs are for {target}; these {label} scores come from {came}").format(
+                version=ts.version, label=label, target=made_for(ts, metric), came=came)
+        one = _("the tokenizer {id}") if metric in ("bleu1", "rouge1") else _("the scorer {id}")
+        came = ", ".join(one.format(id=s) for s in found)
+        return _("v{version}'s {label} cut-offs are for the {target}; these {label} scores come from {came}").format(
+            version=ts.version, label=label, target=made_for(ts, metric), came=came)
     if not any(k[0] == metric for k in ts.cutoffs):
-        return f"v{ts.version} has no {label} cut-offs"
+        return _("v{version} has no {label} cut-offs").format(version=ts.version, label=label)
     return None
 
 
@@ -252,7 +261,8 @@ def compare(db: sqlite_utils.Database, version: int, other: int, *, metric: str 
 
 
 def ttests(rep: dict, *, metric: str | None = None, aspect: str | None = None) -> list[dict]:
-    """Welch's t-tests of each medical model vs its backbone, filtered; significant ones marked."""
+    """Welch's t-tests of each medical model vs its backbone, filtered; significant ones marked ("*": a mark, not a
+    word)."""
     return [dict(t, mark="*" if t.get("significant") else "") for t in rep["ttests"]
             if (metric in (None, "averaged") or t["metric"] == metric) and (aspect is None or t["aspect"] == aspect)]
 
@@ -267,11 +277,11 @@ def shares_figure(board: list[dict], title: str) -> go.Figure:
     """Figure 5: each model's tier shares, stacked, best total score on top.
 
     ``title`` is Plotly mini-HTML as given: a caller putting a name from the data into it escapes it
-    (:func:`plain`); the model names are escaped here.
+    (:func:`plain`); the model names are escaped here. The tiers are named in the current language.
     """
     fig = go.Figure()
     models = [plain(r["model"]) for r in board]
-    for key, label, color in zip(TIER_KEYS, TIER_LABELS, ("#e45756", "#f2cf5b", "#54a24b")):
+    for key, label, color in zip(TIER_KEYS, (_(t) for t in TIER_LABELS), ("#e45756", "#f2cf5b", "#54a24b")):
         fig.add_trace(go.Bar(y=models, x=[r[key] for r in board], name=label, orientation="h", marker_color=color,
                              hovertemplate="%{y}: %{x:.1%}<extra>" + label + "</extra>"))
     fig.update_layout(barmode="stack", title=title, xaxis_tickformat=".0%", template="plotly_white",
@@ -282,14 +292,15 @@ def shares_figure(board: list[dict], title: str) -> go.Figure:
 
 
 def aspect_heatmap(rep: dict, metric: str = "averaged") -> go.Figure:
-    """Figure 10: total score per model and aspect."""
+    """Figure 10: total score per model and aspect (its words in the current language)."""
     models = [r["model"] for r in rows(rep, metric=metric)]
     aspects = sorted({a["aspect"] for a in rep["aspects"]})
     value = {(a["model"], a["aspect"]): (_pick(a, metric) or {}).get("total_score") for a in rep["aspects"]}
     z = [[value.get((m, asp)) for asp in aspects] for m in models]
     fig = go.Figure(go.Heatmap(z=z, x=[plain(a) for a in aspects], y=[plain(m) for m in models], colorscale="RdYlGn", zmin=0, zmax=10,
-                               colorbar=dict(title="total"), hovertemplate="%{y} · %{x}: %{z:.2f}<extra></extra>"))
-    fig.update_layout(title="Total score per aspect (0-10)", template="plotly_white",
+                               colorbar=dict(title=_("total")),
+                               hovertemplate="%{y} · %{x}: %{z:.2f}<extra></extra>"))
+    fig.update_layout(title=_("Total score per aspect (0-10)"), template="plotly_white",
                       height=160 + 40 * len(models), margin=dict(l=120, r=20, t=50, b=140))
     fig.update_xaxes(tickangle=45)
     return fig

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import sqlite_utils
 
-from medeval.core.display import percent, value_text, words
+from medeval.core import i18n
+from medeval.core.display import percent, value_text
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.engine import thresholds as th
 from medeval.engine import totals
 from medeval.engine.registry import METRICS, report_metrics
@@ -26,20 +28,31 @@ from medeval.reports import html_kit as kit
 from medeval.reports import leaderboard as lb
 from medeval.reports import scorer_notes
 from medeval.reports.html_kit import chromium_path, print_pdf  # noqa: F401  (the pages ask the report module)
+from medeval.reports.leaderboard_text import (  # noqa: F401 (stored_text, FIELD_NAMES: re-exported)
+    CONSENSUS_NAMES,
+    FIELD_NAMES,
+    _and,
+    _field,
+    _semicolons,
+    _sentence,
+    stored_text,
+)
 from medeval.reports.tier_report import build_report, flat_rows
 
-METRIC_LABELS = {"averaged": "averaged over the metrics"}
-"""The average's name in the report; a metric by its registered label (:func:`metric_label`)."""
+METRIC_LABELS = {"averaged": N_("averaged over the metrics")}
+"""The average's name in the report (shown with ``_()``); a metric by its registered label (:func:`metric_label`)."""
 
 
 def metric_label(metric: str) -> str:
-    return METRIC_LABELS.get(metric) or scorer_notes.label(metric)
+    """How the report and the Leaderboard page name ``metric`` (the average, or a metric), in the current language."""
+    return _(METRIC_LABELS[metric]) if metric in METRIC_LABELS else scorer_notes.label(metric)
 
 
 def build(db: sqlite_utils.Database, version: int | None = None, *, compare: int | None = None) -> dict:
     """Everything the report shows for ``version`` (default: the active set), and the comparison if asked.
 
-    A set without grades of its own (Table 12, never made active) is graded first (:func:`lb.grade_missing`)."""
+    A set without grades of its own (Table 12, never made active) is graded first (:func:`lb.grade_missing`). The
+    notes and reasons it holds are in the current language (:func:`medeval.core.i18n.language` around it)."""
     ts = th.load(db, version) if version is not None else th.active(db)
     lb.grade_missing(db, ts.version, actor=None)
     data = {"threshold_set": {"version": ts.version, "name": ts.name, "active": ts.active,
@@ -50,8 +63,8 @@ def build(db: sqlite_utils.Database, version: int | None = None, *, compare: int
             "computed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if compare is not None:
         if compare == ts.version:
-            raise MedevalError(f"--compare {compare} is the version of the report itself; choose another version "
-                               "(see `python -m medeval thresholds list`)")
+            raise MedevalError(_("--compare {version} is the version of the report itself; choose another version "
+                                 "(see `python -m medeval thresholds list`)").format(version=compare))
         other = th.load(db, compare)
         lb.grade_missing(db, other.version, actor=None)
         data["compare"] = {"version": other.version, "name": other.name, "report": build_report(db, other.version),
@@ -67,49 +80,65 @@ def metrics_of(rep: dict) -> list[str]:
 
 def _levels_text() -> str:
     """The level bands in force (``MEDEVAL_LEVEL_BANDS``) and where they come from (medeval's, not Table 4's)."""
-    return f"{totals.levels_text()} ({totals.levels_source_text()})"
+    return _("{text} ({more})").format(text=totals.levels_text(), more=totals.levels_source_text())
 
 
 def provenance_text(ts: dict) -> str:
-    """Where the cut-offs come from, in a sentence: calibrated from a campaign, adopted provisionally, or a source."""
+    """Where the cut-offs come from, in a sentence: calibrated from a campaign, adopted provisionally, or a source
+    (in the current language)."""
     p = ts.get("provenance") or {}
     src = p.get("source")
     if p.get("calibrated") is False:
-        out = ("provisional: " + str(p.get("warning") or "its cut-offs were not calibrated with clinicians for "
-                                    f"{ts.get('embedding_model')}")
-               + (f" (adopted from {p.get('adopted_from')}, v{p['adopted_from_version']})"
-                  if p.get("adopted_from_version") else ""))
+        warning = stored_text(p["warning"]) if p.get("warning") else _(
+            "its cut-offs were not calibrated with clinicians for {model}").format(model=ts.get("embedding_model"))
+        out = (_("provisional: {warning} (adopted from {source}, v{version})").format(
+            warning=warning, source=p.get("adopted_from"), version=p["adopted_from_version"])
+            if p.get("adopted_from_version") else _("provisional: {warning}").format(warning=warning))
     elif isinstance(src, dict) and src.get("campaign"):
-        out = (f"calibrated by clinicians in campaign #{src['campaign']}"
-               + (f" ({src['campaign_name']})" if src.get("campaign_name") else "")
-               + (f", {src['items_graded']} items graded by {src['annotators']} annotators"
-                  if src.get("items_graded") is not None else "")
-               + (f", {p['method']}" if p.get("method") else ""))
+        out = _("calibrated by clinicians in campaign #{campaign}").format(campaign=src["campaign"])
+        if src.get("campaign_name"):
+            out = _("{text} ({more})").format(text=out, more=src["campaign_name"])
+        if src.get("items_graded") is not None:
+            out = _("{text}, {more}").format(text=out, more=_("{items} items graded by {annotators} annotators").format(
+                items=src["items_graded"], annotators=src["annotators"]))
+        if p.get("method"):
+            out = _("{text}, {more}").format(text=out, more=stored_text(p["method"]))
     elif src:
-        out = f"from {value_text(src)}" + (
-            f" ({p['method']})" if p.get("method") else "")
+        out = _("from {source}").format(source=value_text(src))
+        if p.get("method"):
+            out = _("{text} ({more})").format(text=out, more=stored_text(p["method"]))
     else:
-        out = "no provenance recorded"
+        out = _("no provenance recorded")
     if p.get("estimator"):  # calibration v2: the cut-off estimator, named (smooth, or the paper's accuracy search)
-        out += f"; cut-off estimator: {p['estimator']}"
+        out = _semicolons([out, _("cut-off estimator: {estimator}").format(estimator=p["estimator"])])
     if p.get("base_version") is not None:
-        out += f"; cut-offs not calibrated kept from v{p['base_version']}"
+        out = _semicolons([out, _("cut-offs not calibrated kept from v{version}").format(version=p["base_version"])])
     return out
+
+
+ASPECT_TYPE_NAMES = {"enumerated": N_("enumerated"), "declarative": N_("declarative"), "numeric": N_("numeric")}
 
 
 def _stratum_name(key: str) -> str:
     """ "exact_match/numeric" → "exact match / numeric"."""
-    metric, _, atype = str(key).partition("/")
-    return f"{metric_label(metric)} / {atype}" if atype else metric_label(metric)
+    metric, _sep, atype = str(key).partition("/")
+    if not atype:
+        return metric_label(metric)
+    return f"{metric_label(metric)} / {_(ASPECT_TYPE_NAMES[atype]) if atype in ASPECT_TYPE_NAMES else atype}"
 
 
-def _prov_value(v) -> str:
+def _prov_value(v, key: str | None = None) -> str:
     if isinstance(v, float):
         return f"{v:.3f}"
     if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
         return f"{_prov_value(v[0])} – {_prov_value(v[1])}"  # an interval
     if isinstance(v, dict):
-        return "; ".join(f"{words(k)}: {_prov_value(x)}" for k, x in v.items())
+        return _semicolons(_("{field}: {value}").format(field=_field(k), value=_prov_value(x, k))
+                           for k, x in v.items())
+    if key in ("method", "warning") and isinstance(v, str):
+        return stored_text(v)
+    if key == "consensus" and v in CONSENSUS_NAMES:
+        return _(CONSENSUS_NAMES[v])
     return value_text(v)
 
 
@@ -121,12 +150,12 @@ def provenance_rows(prov: dict) -> list[dict]:
         if k == "strata" and isinstance(v, list):
             for st in (x for x in v if isinstance(x, dict)):
                 name = _stratum_name(f"{st.get('metric')}/{st.get('aspect_type')}")
-                rows.append({"field": f"stratum {name}", "value": _prov_value(
+                rows.append({"field": _("stratum {name}").format(name=name), "value": _prov_value(
                     {x: y for x, y in st.items() if x not in ("metric", "aspect_type")})})
         elif k == "kept_from_base" and isinstance(v, list):
-            rows.append({"field": words(k), "value": ", ".join(_stratum_name(x) for x in v)})
+            rows.append({"field": _field(k), "value": ", ".join(_stratum_name(x) for x in v)})
         else:
-            rows.append({"field": words(k), "value": _prov_value(v)})
+            rows.append({"field": _field(k), "value": _prov_value(v, k)})
     return rows
 
 
@@ -135,50 +164,60 @@ def _scoring_text(rep: dict, ts: dict) -> str:
     model that produced the cosine scores -- and which metrics have no tiers under this set, and why."""
     sc = rep.get("scorers")
     if not sc:
-        return (f"with BLEU-1 and ROUGE-1 (tokenizer {ts['tokenizer']}) and the cosine similarity of sentence "
-                f"embeddings ({ts['embedding_model']})")
+        return _("with BLEU-1 and ROUGE-1 (tokenizer {tokenizer}) and the cosine similarity of sentence embeddings "
+                 "({model})").format(tokenizer=ts["tokenizer"], model=ts["embedding_model"])
     lex = [scorer_notes.LABELS[m] for m in ("bleu1", "rouge1") if sc["metrics"][m]["scorers"]]
     parts = []
     if lex:
-        parts.append(f"with {' and '.join(lex)} (tokenizer {scorer_notes.tokenizer_sentence(sc, ts['tokenizer'])})")
+        parts.append(_("with {metrics} (tokenizer {tokenizer})").format(
+            metrics=_and(lex), tokenizer=scorer_notes.tokenizer_sentence(sc, ts["tokenizer"])))
     if sc["metrics"]["cosine"]["scorers"]:
-        parts.append("the cosine similarity of sentence embeddings (" + ", ".join(sc["cosine_models"]) + ")")
+        parts.append(_("the cosine similarity of sentence embeddings ({models})").format(
+            models=", ".join(sc["cosine_models"])))
     for m, v in sc["metrics"].items():  # plugin metrics: their description and scorer ids
         if m not in ("bleu1", "rouge1", "cosine") and v["scorers"]:
-            what = f"{METRICS[m].describe}; " if m in METRICS else ""
-            parts.append(f"{metric_label(m)} ({what}scorer {', '.join(s['scorer'] for s in v['scorers'])})")
-    text = " and ".join(parts) or "(no BLEU-1, ROUGE-1 or cosine scores stored)"
+            ids = ", ".join(s["scorer"] for s in v["scorers"])
+            parts.append(_("{label} ({description}; scorer {scorers})").format(
+                label=metric_label(m), description=METRICS[m].describe, scorers=ids) if m in METRICS else
+                _("{label} (scorer {scorers})").format(label=metric_label(m), scorers=ids))
+    text = _and(parts) or _("(no BLEU-1, ROUGE-1 or cosine scores stored)")
     missing = scorer_notes.ungraded_notes(sc)
     if missing:
-        text += " (" + "; ".join(missing) + ")"
+        text = _("{text} ({more})").format(text=text, more=_semicolons(missing))
     return text
 
 
 def methods_paragraph(data: dict) -> str:
-    """How tiers, total score and levels are computed, filled with this version's numbers."""
+    """How tiers, total score and levels are computed, filled with this version's numbers (in the current
+    language)."""
     rep, ts = data["report"], data["threshold_set"]
     graded = [m for m in rep["models"] if m["averaged"]]
     n_resp = sum(max((v or {}).get("n", 0) for v in m["per_metric"].values()) for m in graded)
     tests = rep["ttests"]
-    metrics = ", ".join(metric_label(m) for m in metrics_of(rep)[1:]) or "none"
+    metrics = ", ".join(metric_label(m) for m in metrics_of(rep)[1:]) or _("none")
     board = lb.rows(rep) if graded else []
-    text = (f"{n_resp} graded responses of {len(graded)} models were scored against the knowledge base's reference "
-            f"answers {_scoring_text(rep, ts)}; the numeric aspect (Severity Level) by exact match, whose tier "
-            "counts under every metric. Each score was graded into Completely Wrong (CW), Partially Correct (PC) or "
-            "Basically Correct (BC) by the two cut-offs per (metric, aspect type) of threshold set "
-            f"v{ts['version']} ({ts['name']}; {provenance_text(ts)}): score < low → CW, low ≤ score < high → PC, "
-            "score ≥ high → BC, each score compared with the cut-offs after rounding both to 9 decimals, so a score "
-            "exactly on a cut-off reaches it (stored scores are not rounded). For each model the share of its responses in each tier was computed per metric "
-            f"({metrics}) and averaged over the metrics; total score = 0 × CW + 5 × PC + 10 × BC on the averaged "
-            "shares (0 to 10), computed exactly from the tier counts, and level "
-            f"{_levels_text()}, a total on a bound reaching it; per aspect the "
-            "same on that aspect's responses. Each medical model was compared with its backbone by Welch's "
-            "unequal-variance t-test on raw scores per aspect and metric (medical minus backbone, two-sided, "
-            f"significant at p < 0.05): {len(tests)} tests, {sum(1 for t in tests if t.get('significant'))} "
-            f"significant, {sum(1 for t in tests if t.get('t') is None)} undefined.")
+    text = _(
+        "{responses} graded responses of {models} models were scored against the knowledge base's reference answers "
+        "{scoring}; the numeric aspect (Severity Level) by exact match, whose tier counts under every metric. Each "
+        "score was graded into Completely Wrong (CW), Partially Correct (PC) or Basically Correct (BC) by the two "
+        "cut-offs per (metric, aspect type) of threshold set v{version} ({name}; {provenance}): score < low → CW, "
+        "low ≤ score < high → PC, score ≥ high → BC, each score compared with the cut-offs after rounding both to 9 "
+        "decimals, so a score exactly on a cut-off reaches it (stored scores are not rounded). For each model the "
+        "share of its responses in each tier was computed per metric ({metrics}) and averaged over the metrics; "
+        "total score = 0 × CW + 5 × PC + 10 × BC on the averaged shares (0 to 10), computed exactly from the tier "
+        "counts, and level {levels}, a total on a bound reaching it; per aspect the same on that aspect's "
+        "responses. Each medical model was compared with its backbone by Welch's unequal-variance t-test on raw "
+        "scores per aspect and metric (medical minus backbone, two-sided, significant at p < 0.05): {tests} tests, "
+        "{significant} significant, {undefined} undefined.").format(
+        responses=n_resp, models=len(graded), scoring=_scoring_text(rep, ts), version=ts["version"],
+        name=ts["name"], provenance=provenance_text(ts), metrics=metrics, levels=_levels_text(), tests=len(tests),
+        significant=sum(1 for t in tests if t.get("significant")),
+        undefined=sum(1 for t in tests if t.get("t") is None))
     if board:
-        text += " Ranking (averaged): " + "; ".join(
-            f"{r['rank']}. {r['model']} {r['total_score']:.2f} (level {r['level']})" for r in board) + "."
+        text = _("{paragraph} Ranking (averaged): {ranking}.").format(paragraph=text, ranking=_semicolons(
+            _("{rank}. {model} {total} (level {level})").format(
+                rank=r["rank"], model=r["model"], total=f"{r['total_score']:.2f}", level=r["level"])
+            for r in board))
     return text
 
 
@@ -186,9 +225,28 @@ def _pct(v) -> str:
     return percent(v)
 
 
+KIND_NAMES = {"general": N_("general"), "medical": N_("medical")}
+"""A model's kind as stored (the CSVs keep it) in words, shown with ``_()``."""
+BOARD_COLUMNS = (("rank", N_("rank")), ("model", N_("model")), ("kind", N_("kind")), ("backbone", N_("backbone")),
+                 ("Completely Wrong", N_("Completely Wrong")), ("Partially Correct", N_("Partially Correct")),
+                 ("Basically Correct", N_("Basically Correct")), ("total score", N_("total score")),
+                 ("level", N_("level")))
+"""Table 4's columns: the keys of :func:`board_rows` and their headers (shown with ``_()``)."""
+TTEST_COLUMNS = (("medical", N_("medical")), ("backbone", N_("backbone")), ("aspect", N_("aspect")),
+                 ("metric", N_("metric")), ("n medical", N_("n medical")), ("n backbone", N_("n backbone")),
+                 ("mean medical", N_("mean medical")), ("mean backbone", N_("mean backbone")), ("t", N_("t")),
+                 ("df", N_("df")), ("p", N_("p")), ("p < 0.05", N_("p < 0.05")), ("undefined", N_("undefined")))
+"""The t-test table's columns in the HTML (English: the keys themselves; the CSV keeps the keys)."""
+
+
+def _columns(columns) -> list[tuple[str, str]]:
+    return [(k, _(label)) for k, label in columns]
+
+
 def board_rows(board: list[dict]) -> list[dict]:
-    """Table 4 rows: shares as percentages, total with two decimals."""
-    return [{"rank": r["rank"], "model": r["model"], "kind": r["kind"], "backbone": r["backbone"],
+    """Table 4 rows: shares as percentages, total with two decimals, the kind in words."""
+    return [{"rank": r["rank"], "model": r["model"],
+             "kind": _(KIND_NAMES[r["kind"]]) if r["kind"] in KIND_NAMES else r["kind"], "backbone": r["backbone"],
              "Completely Wrong": _pct(r["completely_wrong"]), "Partially Correct": _pct(r["partially_correct"]),
              "Basically Correct": _pct(r["basically_correct"]), "total score": f"{r['total_score']:.2f}",
              "level": r["level"]} for r in board]
@@ -229,8 +287,9 @@ def diff_rows(data: dict) -> list[dict]:
 def figures(data: dict) -> list[tuple[str, object]]:
     """Figure 5 (tier shares, averaged and per metric) and the per-aspect heat map; names escaped for Plotly."""
     rep, v = data["report"], data["threshold_set"]["version"]
-    out = [(f"shares-{m}", lb.shares_figure(lb.rows(rep, metric=m), f"Tier shares, {metric_label(m)} (threshold "
-                                                                     f"set v{v})")) for m in metrics_of(rep)]
+    out = [(f"shares-{m}", lb.shares_figure(lb.rows(rep, metric=m), _(
+        "Tier shares, {metric} (threshold set v{version})").format(metric=metric_label(m), version=v)))
+        for m in metrics_of(rep)]
     return out + [("aspects", lb.aspect_heatmap(rep, "averaged"))]
 
 
@@ -238,66 +297,92 @@ def _header_scorers(rep: dict, ts: dict) -> str:
     """ "cosine from X, tokenizer Y" from the stored scorers, or why cosine is not graded."""
     sc = rep.get("scorers")
     if not sc:
-        return f"cosine from {ts['embedding_model']}, tokenizer {ts['tokenizer']}"
-    return (f"{scorer_notes.cosine_text(sc)}; tokenizer {scorer_notes.tokenizer_sentence(sc, ts['tokenizer'])}; "
-            f"tiers for {scorer_notes.metrics_text(sc)}")
+        return _("cosine from {model}, tokenizer {tokenizer}").format(model=ts["embedding_model"],
+                                                                      tokenizer=ts["tokenizer"])
+    return _("{cosine}; tokenizer {tokenizer}; tiers for {metrics}").format(
+        cosine=scorer_notes.cosine_text(sc), tokenizer=scorer_notes.tokenizer_sentence(sc, ts["tokenizer"]),
+        metrics=scorer_notes.metrics_text(sc))
 
 
 def render_html(data: dict) -> str:
-    """One self-contained HTML page (plotly.js inlined in the first figure only)."""
+    """One self-contained HTML page (plotly.js inlined in the first figure only), its words in the current language
+    (:func:`medeval.core.i18n.language`)."""
     rep, ts, esc = data["report"], data["threshold_set"], kit.esc
     embed = kit.Figures()
     label = f"v{ts['version']} ({ts['name']})"
-    cov = "; ".join(f"{metric_label(m)}: {c['graded']} of {c['scored']} scores graded"
-                    for m, c in sorted(rep["coverage"].items()))
-    parts = [f"<h1>Leaderboard report: threshold set {esc(label)}</h1>",
-             f"<p>Threshold set v{esc(ts['version'])} “{esc(ts['name'])}”" + (" (active)" if ts["active"] else "")
-             + f", made {esc(ts['created_at'] or '—')} by {esc(ts['created_by'] or '—')}; "
-             f"{esc(_header_scorers(rep, ts))}. {esc(cov)}. "
-             f"Computed {esc(data['computed_at'])}.</p>",
-             f"<p><b>Provenance.</b> {esc(provenance_text(ts))}.</p>"]
+    cov = _semicolons(_("{label}: {graded} of {scored} scores graded").format(
+        label=metric_label(m), graded=c["graded"], scored=c["scored"]) for m, c in sorted(rep["coverage"].items()))
+    header = (_("Threshold set v{version} “{name}” (active), made {made} by {by}; {scorers}. {coverage}. "
+                "Computed {computed}.") if ts["active"] else
+              _("Threshold set v{version} “{name}”, made {made} by {by}; {scorers}. {coverage}. Computed "
+                "{computed}.")).format(version=ts["version"], name=ts["name"], made=ts["created_at"] or "—",
+                                       by=ts["created_by"] or "—", scorers=_header_scorers(rep, ts), coverage=cov,
+                                       computed=data["computed_at"])
+    title = _("Leaderboard report: {label}").format(label=label)
+    parts = [f"<h1>{esc(_('Leaderboard report: threshold set {label}').format(label=label))}</h1>",
+             f"<p>{esc(header)}</p>",
+             f"<p><b>{esc(_('Provenance.'))}</b> {esc(_sentence(provenance_text(ts)))}</p>"]
     if (ts.get("provenance") or {}).get("calibrated") is False:
-        parts.append("<p class='warn'>These cut-offs are provisional: not calibrated with clinicians for this "
-                     "embedding model. Read the cosine tiers with care.</p>")
-    parts.append(f'<h2>Methods</h2><p class="methods">{esc(methods_paragraph(data))}</p>')
+        parts.append("<p class='warn'>" + esc(_("These cut-offs are provisional: not calibrated with clinicians for "
+                                                "this embedding model. Read the cosine tiers with care.")) + "</p>")
+    parts.append(f'<h2>{esc(_("Methods"))}</h2><p class="methods">{esc(methods_paragraph(data))}</p>')
     if not any(m["averaged"] for m in rep["models"]):
-        parts.append(f"<p>Nothing is graded under threshold set v{esc(ts['version'])} yet.</p>")
-        return kit.page(f"Leaderboard report: {label}", "\n".join(parts))
+        parts.append("<p>" + esc(_("Nothing is graded under threshold set v{version} yet.").format(
+            version=ts["version"])) + "</p>")
+        return kit.page(title, "\n".join(parts))
     metrics, figs = metrics_of(rep), dict(figures(data))
-    parts.append("<h2>Tier shares per model (Figure 5)</h2>")
+    parts.append(f"<h2>{esc(_('Tier shares per model (Figure 5)'))}</h2>")
     for m in metrics:
         parts.append(embed(figs[f"shares-{m}"], f"shares-{m}"))
-    parts.append("<h2>Models ranked by total score, with levels (laid out as the paper's Table 4; the level bands "
-                 "are medeval's, see Methods)</h2>")
+    parts.append("<h2>" + esc(_("Models ranked by total score, with levels (laid out as the paper's Table 4; the "
+                                "level bands are medeval's, see Methods)")) + "</h2>")
     for m in metrics:
-        parts.append(kit.table(board_rows(lb.rows(rep, metric=m)), caption=f"Total score, {metric_label(m)}"))
-    parts += ["<h2>Per aspect (Table 5)</h2>", embed(figs["aspects"], "aspects"),
-              kit.table(aspect_rows(rep, shown=True), caption="Total score per aspect (averaged over the metrics)")]
-    parts.append("<h2>Medical model vs backbone (Welch's t-test)</h2>")
-    tt = [{**t, "metric": metric_label(t["metric"]) if t["metric"] else None, "undefined": t.pop("undefined_reason")}
-          for t in ttest_rows(rep)]  # (the CSV keeps the metrics' names and the field's, for programs)
-    parts.append(kit.table(tt, caption="Raw scores, medical minus backbone; * = p < 0.05") if tt else
-                 "<p>No medical model with a backbone among the imported models.</p>")
+        parts.append(kit.table(board_rows(lb.rows(rep, metric=m)), _columns(BOARD_COLUMNS),
+                               caption=_("Total score, {metric}").format(metric=metric_label(m))))
+    aspects = aspect_rows(rep, shown=True)
+    parts += [f"<h2>{esc(_('Per aspect (Table 5)'))}</h2>", embed(figs["aspects"], "aspects"),
+              kit.table(aspects, [("aspect", _("aspect")), *((k, k) for k, _l in kit.columns_of(aspects)
+                                                             if k != "aspect")],
+                        caption=_("Total score per aspect (averaged over the metrics)"))]
+    parts.append("<h2>" + esc(_("Medical model vs backbone (Welch's t-test)")) + "</h2>")
+    tt = [{**t, "metric": metric_label(t["metric"]) if t["metric"] else None, "undefined": t["undefined_reason"]}
+          for t in ttest_rows(rep)]  # (the CSV keeps the metrics' names and the field's, for programs; the table
+    # shows TTEST_COLUMNS: the reason once, as "undefined")
+    parts.append(kit.table(tt, _columns(TTEST_COLUMNS), caption=_("Raw scores, medical minus backbone; * = p < 0.05"))
+                 if tt else "<p>" + esc(_("No medical model with a backbone among the imported models.")) + "</p>")
     if data.get("compare"):
         c = data["compare"]
         table = c.get("table") or {"metrics": list(report_metrics()), "reasons": {}}
-        over = " and ".join(lb.metric_label(m) for m in table["metrics"])
-        parts += [f"<h2>Compared with threshold set v{esc(c['version'])} ({esc(c['name'])})</h2>",
-                  *(f"<p class='why'>Not compared on {esc(lb.metric_label(m))}: {esc(why)}.</p>"
-                    for m, why in table["reasons"].items()),
-                  (f"<p class='why'>Rank and total score averaged over {esc(over)} (the metrics both sets grade), "
-                   f"under this version, before: under v{esc(c['version'])}; a positive rank change moved up.</p>"
-                   + kit.table([{lb.diff_names(ts["version"], c["version"]).get(k, k): v for k, v in r.items()}
-                                for r in diff_rows(data)])) if table["metrics"] else
-                  f"<p>v{esc(c['version'])} cannot be compared with this version on any metric.</p>"]
-    parts += ["<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in rep["notes"]) + "</ul>",
-              "<h2>Provenance of the cut-offs</h2>",
-              kit.table(provenance_rows(ts.get("provenance") or {}))]
-    return kit.page(f"Leaderboard report: {label}", "\n".join(parts))
+        over = _and(lb.metric_label(m) for m in table["metrics"])
+        heads = {"model": _("model"), **lb.diff_names(ts["version"], c["version"])}
+        parts += ["<h2>" + esc(_("Compared with threshold set v{version} ({name})").format(
+                      version=c["version"], name=c["name"])) + "</h2>",
+                  *("<p class='why'>" + esc(_("Not compared on {metric}: {why}.").format(
+                      metric=lb.metric_label(m), why=why)) + "</p>" for m, why in table["reasons"].items()),
+                  ("<p class='why'>" + esc(_(
+                      "Rank and total score averaged over {metrics} (the metrics both sets grade), under this "
+                      "version, before: under v{version}; a positive rank change moved up.").format(
+                      metrics=over, version=c["version"])) + "</p>"
+                   + kit.table([{heads.get(k, k): v for k, v in r.items()} for r in diff_rows(data)]))
+                  if table["metrics"] else
+                  "<p>" + esc(_("v{version} cannot be compared with this version on any metric.").format(
+                      version=c["version"])) + "</p>"]
+    parts += [f"<h2>{esc(_('Notes'))}</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in rep["notes"]) + "</ul>",
+              f"<h2>{esc(_('Provenance of the cut-offs'))}</h2>",
+              kit.table(prov := provenance_rows(ts.get("provenance") or {}),
+                        [("field", _("field")), ("value", _("value"))] if prov else None)]
+    return kit.page(title, "\n".join(parts))
 
 
-def write_report(data: dict, out_dir: str | Path, *, pdf: bool = True) -> dict[str, Path]:
-    """Write report.html, report.pdf (unless ``pdf=False``), report.json and CSVs into ``out_dir``."""
+def write_report(data: dict, out_dir: str | Path, *, pdf: bool = True, language: str | None = None) -> dict[str, Path]:
+    """Write report.html, report.pdf (unless ``pdf=False``), report.json and CSVs into ``out_dir``, in ``language``
+    (zh-CN or en; None: the current language). ``data`` should be built in the same language (its notes, reasons
+    and provenance are words too): :func:`medeval.core.i18n.language` around both, as ``report-leaderboard`` does."""
+    with i18n.language(language):
+        return _write_report(data, out_dir, pdf=pdf)
+
+
+def _write_report(data: dict, out_dir: str | Path, *, pdf: bool) -> dict[str, Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rep = data["report"]

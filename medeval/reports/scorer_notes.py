@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
+from medeval.core.i18n import _
 from medeval.engine import thresholds as th
 from medeval.engine import registry
 from medeval.engine.registry import report_metrics
@@ -26,12 +27,12 @@ def label(metric: str) -> str:
 
 
 def made_for(ts: th.ThresholdSet, metric: str) -> str:
-    """What a set's cut-offs for ``metric`` were calibrated for, in words."""
+    """What a set's cut-offs for ``metric`` were calibrated for, in words (the current language's)."""
     if metric == "cosine":
         return ts.embedding_model
     if metric in ("bleu1", "rouge1"):
-        return f"tokenizer {ts.tokenizer}"
-    return f"scorer {ts.scorer_for(metric)}"
+        return _("tokenizer {id}").format(id=ts.tokenizer)
+    return _("scorer {id}").format(id=ts.scorer_for(metric))
 
 
 def embedding_name(scorer: str) -> str:
@@ -45,8 +46,11 @@ def embedding_name(scorer: str) -> str:
     if scorer.startswith("st:"):
         parts = scorer.split(":")
         if len(parts) >= 3:
-            name = f"{parts[1]} (local model directory, fingerprint {parts[2]})"
-    return name + (", texts converted from traditional to simplified Chinese with OpenCC" if t2s else "")
+            name = _("{model} (local model directory, fingerprint {fingerprint})").format(model=parts[1],
+                                                                                        fingerprint=parts[2])
+    if t2s:
+        return _("{model}, texts converted from traditional to simplified Chinese with OpenCC").format(model=name)
+    return name
 
 
 def tokenizer_text(tokenizer_id: str) -> str:
@@ -91,12 +95,13 @@ def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet, *, graded_metrics: s
             target = made_for(ts, m)
             came = [embedding_name(s["scorer"]) if m == "cosine" else s["scorer"] for s in stored[m]]
             if not stored[m]:
-                reason = f"{label(m)} not scored"
+                reason = _("{label} not scored").format(label=label(m))
             elif not any(s["graded_by_set"] for s in stored[m]):
-                reason = (f"{label(m)} not graded: set {name}'s cut-offs are for {target}, the scores come from "
-                          + ", ".join(came))
+                reason = _("{label} not graded: set {name}'s cut-offs are for {target}, the scores come from "
+                           "{scorers}").format(label=label(m), name=name, target=target, scorers=", ".join(came))
             else:
-                reason = f"{label(m)} not graded under set {name} (no grades stored: run `medeval grade`)"
+                reason = _("{label} not graded under set {name} (no grades stored: run `medeval grade`)").format(
+                    label=label(m), name=name)
         else:
             out["graded_metrics"].append(m)
         out["metrics"][m] = {"scorers": stored[m], "graded": graded, "reason": reason}
@@ -112,14 +117,14 @@ def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet, *, graded_metrics: s
 
 def metrics_text(info: dict) -> str:
     """ "BLEU-1, ROUGE-1, cosine": the metrics with tiers under the set, in words (or "no metric")."""
-    return ", ".join(label(m) for m in info["graded_metrics"]) or "no metric"
+    return ", ".join(label(m) for m in info["graded_metrics"]) or _("no metric")
 
 
 def cosine_text(info: dict) -> str:
     """ "cosine from use-multilingual-v3@1.0" or the reason cosine is not graded."""
     c = info["metrics"]["cosine"]
     if c["graded"]:
-        return "cosine from " + (", ".join(info["cosine_models"]) or "an unrecorded model")
+        return _("cosine from {models}").format(models=", ".join(info["cosine_models"]) or _("an unrecorded model"))
     return c["reason"]
 
 

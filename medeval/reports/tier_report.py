@@ -24,6 +24,7 @@ from scipy import stats
 
 from medeval.core import csvsafe
 from medeval.core.display import percent
+from medeval.core.i18n import _
 from medeval.engine import thresholds as th
 from medeval.engine.registry import report_metrics
 from medeval.engine.scoring import severity_ranges_text
@@ -72,10 +73,10 @@ def welch(a: list[float], b: list[float]) -> dict:
            "mean_medical": (sum(a) / len(a)) if a else None, "mean_backbone": (sum(b) / len(b)) if b else None,
            "t": None, "df": None, "p": None, "significant": None, "undefined_reason": None}
     if len(a) < 2 or len(b) < 2:
-        out["undefined_reason"] = "fewer than 2 scores on one side"
+        out["undefined_reason"] = _("fewer than 2 scores on one side")
         return out
     if max(a) == min(a) and max(b) == min(b):
-        out["undefined_reason"] = "no variance in either model's scores (all identical)"
+        out["undefined_reason"] = _("no variance in either model's scores (all identical)")
         return out
     r = stats.ttest_ind(a, b, equal_var=False)
     out.update(t=float(r.statistic), p=float(r.pvalue), df=float(r.df), significant=bool(r.pvalue < 0.05))
@@ -117,7 +118,8 @@ def build_report(db: sqlite_utils.Database, version: int | None = None, *,
     for med, base in pairs:
         if base not in models:
             ttests.append({"medical": med, "backbone": base, "aspect": None, "metric": None,
-                           "undefined_reason": f"backbone {base!r} has no responses in this database"})
+                           "undefined_reason": _("backbone {name} has no responses in this database").format(
+                               name=repr(base))})
             continue
         scores: dict[tuple[str, str, str], list[float]] = defaultdict(list)
         q = ("SELECT m.name, k.aspect, s.metric, s.scorer, s.score FROM scores s JOIN responses r ON r.id = s.response_id "
@@ -143,13 +145,15 @@ def build_report(db: sqlite_utils.Database, version: int | None = None, *,
         "models": model_rows,
         "aspects": aspect_rows,
         "ttests": ttests,
-        "notes": ["Severity Level is scored by exact match; its tier counts under every metric."
+        # (in the current language: the report's reader's, :func:`medeval.core.i18n.language`)
+        "notes": [_("Severity Level is scored by exact match; its tier counts under every metric.")
                   + severity_ranges_text(db),
-                  "Tiers: each score is compared with the cut-offs after rounding both to 9 decimals; a score exactly "
-                  "on a cut-off reaches it (stored scores are not rounded).",
-                  "total score = 0*CW + 5*PC + 10*BC over the shares averaged across metrics, computed exactly from "
-                  f"the tier counts; levels: {level_text()}, a total on a bound reaching it; {levels_source_text()}.",
-                  "t-tests: Welch's t on raw scores, medical minus backbone; significant at p < 0.05."],
+                  _("Tiers: each score is compared with the cut-offs after rounding both to 9 decimals; a score "
+                    "exactly on a cut-off reaches it (stored scores are not rounded)."),
+                  _("total score = 0*CW + 5*PC + 10*BC over the shares averaged across metrics, computed exactly "
+                    "from the tier counts; levels: {levels}, a total on a bound reaching it; {source}.").format(
+                      levels=level_text(), source=levels_source_text()),
+                  _("t-tests: Welch's t on raw scores, medical minus backbone; significant at p < 0.05.")],
     }
 
 

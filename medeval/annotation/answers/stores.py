@@ -126,7 +126,7 @@ class TaskStore:
                 raise MedevalError(_("no question {question} in this item").format(question=repr(question)))
             q = qs[question]
             value = q.option(str(value)).value
-            open_part, _ = state.open_part(list(qs.values()), st["answers"])
+            open_part, _n = state.open_part(list(qs.values()), st["answers"])
             if q.part > open_part:
                 raise MedevalError(_("part {part} opens once every question of part {open} has an answer").format(
                     part=q.part, open=open_part))

@@ -21,6 +21,7 @@ from medeval.annotation.campaigns.sampling import (
     validation_pool,
 )
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import _
 from medeval.core.limits import (
     ANNOTATORS_MAX,
     COUNT_MAX,
@@ -51,13 +52,14 @@ def _active_users(db, annotators: list[str], k: int) -> list[tuple]:
         row = db.conn.execute("SELECT id, username, role, active FROM users WHERE username = ?", (u,)).fetchone()
         if row is None or not row[3]:
             shown = u if len(u) <= NAME_MAX_CHARS else u[:NAME_MAX_CHARS] + "..."
-            raise MedevalError(f"annotator {shown!r} is not an active user")
+            raise MedevalError(_("annotator {name} is not an active user").format(name=repr(shown)))
         if row[2] == "adjudicator":
-            raise MedevalError(f"{row[1]!r} is an adjudicator: adjudicators settle disagreements and do not grade; "
-                               "choose annotators (or researchers)")
+            raise MedevalError(_("{name} is an adjudicator: adjudicators settle disagreements and do not grade; "
+                                 "choose annotators (or researchers)").format(name=repr(row[1])))
         users.append(row)
     if k < 1 or k > len(users):
-        raise MedevalError(f"k = {k} annotators per item needs at least {k} annotators; {len(users)} chosen")
+        raise MedevalError(_("k = {k} annotators per item needs at least {k} annotators; {n} chosen").format(
+            k=k, n=len(users)))
     return users
 
 
@@ -67,7 +69,8 @@ def check_unique_name(db: sqlite_utils.Database, name: str) -> str:
     row = next(((i, n) for i, n in db.conn.execute("SELECT id, name FROM campaigns ORDER BY id")
                 if n.strip().casefold() == name.casefold()), None)
     if row is not None:
-        raise MedevalError(f"a campaign named {row[1]!r} already exists (#{row[0]}): choose another name")
+        raise MedevalError(_("a campaign named {name} already exists (#{id}): choose another name").format(
+            name=repr(row[1]), id=row[0]))
     return name
 
 
@@ -122,7 +125,7 @@ def create_bucket_campaign(db: sqlite_utils.Database, name: str, cfg: BucketConf
     users = _active_users(db, annotators, cfg.k)
     chosen, report = sample_buckets(db, cfg)
     if not chosen:
-        raise MedevalError("no scored responses fall in the chosen metrics and aspect types: run `medeval score`")
+        raise MedevalError(_("no scored responses fall in the chosen metrics and aspect types: run `medeval score`"))
     return _store_campaign(db, name, "bucket_grading", dict(cfg.__dict__), report, chosen, users, cfg.k, cfg.seed,
                            actor)
 
@@ -145,19 +148,23 @@ def create_random_campaign(db: sqlite_utils.Database, name: str, n: int, annotat
     n = check_number(n, what="--n (responses drawn)", low=1, high=COUNT_MAX, integer=True)
     seed = check_seed(seed, what="--seed")
     if not isinstance(allow_overlap, bool):
-        raise MedevalError(f"allow_overlap must be true or false, not {allow_overlap!r}")
+        raise MedevalError(_("allow_overlap must be true or false, not {value}").format(value=repr(allow_overlap)))
     users = _active_users(db, annotators, k)
     if not isinstance(aspect_types, (tuple, list)) or not aspect_types:
-        raise MedevalError("choose at least one aspect type")
+        raise MedevalError(_("choose at least one aspect type"))
     src = validation_pool(db, version=version, allow_overlap=allow_overlap, aspect_types=tuple(aspect_types),
                           exclude_responses=exclude_responses)
     pool, calibrating = src["pool"], src["calibration_campaigns"]
     if len(pool) < n:
-        left_out = (f" ({src['left_out']} left out as items of the campaigns that calibrated threshold set "
-                    f"v{src['version']}: {', '.join(f'#{c}' for c in calibrating) or 'none'}; --allow-overlap "
-                    "keeps them)" if src["left_out"] else "")
-        raise MedevalError(f"only {len(pool)} scored responses of types {', '.join(aspect_types)} can be drawn"
-                           f"{left_out}; asked for {n}")
+        types = ", ".join(aspect_types)
+        if src["left_out"]:
+            raise MedevalError(_("only {n} scored responses of types {types} can be drawn ({left} left out as items "
+                                 "of the campaigns that calibrated threshold set v{version}: {campaigns}; "
+                                 "--allow-overlap keeps them); asked for {asked}").format(
+                n=len(pool), types=types, left=src["left_out"], version=src["version"],
+                campaigns=", ".join(f"#{c}" for c in calibrating) or _("none"), asked=n))
+        raise MedevalError(_("only {n} scored responses of types {types} can be drawn; asked for {asked}").format(
+            n=len(pool), types=types, asked=n))
     rng = np.random.default_rng(seed)
     picked = sorted(rng.choice(len(pool), size=n, replace=False).tolist())
     chosen = {pool[j]: [{"sample": "random"}] for j in picked}
@@ -184,7 +191,7 @@ def create_active_campaign(db: sqlite_utils.Database, name: str, cfg: ActiveConf
     users = _active_users(db, annotators, cfg.k)
     chosen, report = sample_buckets(db, cfg.seed_config())
     if not chosen:
-        raise MedevalError("no scored responses fall in the chosen metrics and aspect types: run `medeval score`")
+        raise MedevalError(_("no scored responses fall in the chosen metrics and aspect types: run `medeval score`"))
     chosen = {rid: [{**s, "round": 1} for s in strata] for rid, strata in chosen.items()}
     return _store_campaign(db, name, ACTIVE_KIND, {**cfg.__dict__, "metrics": list(cfg.metrics),
                                                    "aspect_types": list(cfg.aspect_types)},
@@ -202,30 +209,32 @@ def add_items(db: sqlite_utils.Database, campaign_id: int, chosen: dict[int, lis
     """
     authorize(actor, "campaign.manage", db=db)
     if not chosen:
-        raise MedevalError("no items to add")
+        raise MedevalError(_("no items to add"))
     rounds = {s.get("round") for strata in chosen.values() for s in strata}
     if len(rounds) != 1 or not isinstance(next(iter(rounds)), int):
-        raise MedevalError("every added item's strata must carry the same round number")
+        raise MedevalError(_("every added item's strata must carry the same round number"))
     with transaction(db):
         row = db.conn.execute("SELECT kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
         if row is None:
-            raise MedevalError(f"no campaign {campaign_id}")
+            raise MedevalError(_("no campaign {id}").format(id=campaign_id))
         if row[0] != ACTIVE_KIND:
-            raise MedevalError(f"campaign {campaign_id} is a {row[0]} campaign: items are added to "
-                               f"{ACTIVE_KIND} campaigns only, round by round")
+            raise MedevalError(_("campaign {id} is a {kind} campaign: items are added to {active} campaigns only, "
+                                 "round by round").format(id=campaign_id, kind=row[0], active=ACTIVE_KIND))
         if row[2] != "open":
-            raise MedevalError(f"campaign {campaign_id} is closed: reopen it to add a round")
+            raise MedevalError(_("campaign {id} is closed: reopen it to add a round").format(id=campaign_id))
         cfg = json.loads(row[1])
         k = int(cfg["k"])
         marks = ",".join("?" * len(cfg["annotators"]))
         users = db.conn.execute(f"SELECT id FROM users WHERE active = 1 AND username IN ({marks}) ORDER BY username",
                                 cfg["annotators"]).fetchall()
         if len(users) < k:
-            raise MedevalError(f"only {len(users)} of the campaign's annotators are active; each item needs k = {k}")
+            raise MedevalError(_("only {n} of the campaign's annotators are active; each item needs k = {k}").format(
+                n=len(users), k=k))
         present = {r for (r,) in db.conn.execute("SELECT response_id FROM campaign_items WHERE campaign_id = ?",
                                                   (campaign_id,))}
         if present & set(chosen):
-            raise MedevalError(f"response {min(present & set(chosen))} is already in campaign {campaign_id}")
+            raise MedevalError(_("response {response} is already in campaign {id}").format(
+                response=min(present & set(chosen)), id=campaign_id))
         load = dict(db.conn.execute("SELECT user_id, count(*) FROM assignments WHERE campaign_id = ? GROUP BY user_id",
                                     (campaign_id,)).fetchall())
         last = dict(db.conn.execute("SELECT user_id, max(position) FROM assignments WHERE campaign_id = ? "

@@ -20,6 +20,7 @@ from medeval.annotation.answer_input import ANY as _ANY
 from medeval.annotation.answer_input import StaleGrade  # noqa: F401 (re-exported: a StaleAnswer of a grade)
 from medeval.annotation.screen_keys import keyer, screen_key
 from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.i18n import _
 from medeval.core.text import SNIPPET_CHARS, snippet  # noqa: F401 (the package's names)
 from medeval.engine.aspects import BY_NAME
 
@@ -28,11 +29,11 @@ TIER_GUIDE = gl.TIER_GUIDE  # (defined with the guidelines: they are the default
 
 def tier_label(tier: int | None, skipped: bool = False) -> str:
     """``"Partially Correct"`` for tier 1: the tier's name, never a number (a key 1-3 is not a tier code; README
-    "Tier codes")."""
+    "Tier codes"), in the current language (``medeval.core.i18n``)."""
     if skipped or tier is None:
-        return "Skipped"
-    _key, _, name, _ = TIER_GUIDE[tier]
-    return name
+        return _("Skipped")
+    name = TIER_GUIDE[tier][2]
+    return _(name)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def _assigned(db, user: User, item_id: int) -> str:
     row = db.conn.execute("SELECT c.status FROM assignments a JOIN campaigns c ON c.id = a.campaign_id "
                           "WHERE a.item_id = ? AND a.user_id = ?", (item_id, user.id)).fetchone()
     if not row:
-        raise PermissionDenied("this item is not assigned to you")
+        raise PermissionDenied(_("this item is not assigned to you"))
     return row[0]
 
 
@@ -213,7 +214,8 @@ def my_answers(db: sqlite_utils.Database, user: User, campaign_id: int, *, statu
     """Every item the annotator answered in the campaign (their latest answer on each), newest first; ``status``
     ("answered", "skipped", "flagged") keeps only those. Hidden gold items are listed like the others."""
     if status not in (None, "answered", "skipped", "flagged"):
-        raise MedevalError(f"an answer's status is answered, skipped or flagged, not {str(status)[:20]!r}")
+        raise MedevalError(_("an answer's status is answered, skipped or flagged, not {status}").format(
+            status=repr(str(status)[:20])))
     given = recent_grades(db, user, campaign_id, limit=None)
     return [g for g in given if status is None or g.status == status]
 
@@ -241,10 +243,10 @@ def _reopen(db, user: User, campaign_id: int, ref: str) -> tuple[BlindItem, Give
     """The item ``ref`` that ``user`` answered in this campaign, drawn again, and their latest answer on it."""
     mode, ident, _attempt = gold.parse_ref(ref)
     if mode not in ("real", "hidden"):
-        raise MedevalError("only an item of the campaign you answered can be reopened")
+        raise MedevalError(_("only an item of the campaign you answered can be reopened"))
     given = next((g for g in recent_grades(db, user, campaign_id, limit=None) if g.ref == ref), None)
     if given is None:
-        raise MedevalError("this item has no answer of yours in this campaign to change")
+        raise MedevalError(_("this item has no answer of yours in this campaign to change"))
     item = blind_item(db, user, ident) if mode == "real" else _gold_blind(db, user, campaign_id, ident, ref)
     return item, given
 
@@ -284,16 +286,16 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
     authorize(user, "grade", db=db)
     row = db.conn.execute("SELECT name, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
-        raise MedevalError(f"no campaign {campaign_id}")
+        raise MedevalError(_("no campaign {id}").format(id=campaign_id))
     real_done, real_total = progress(db, user, campaign_id)
     if real_total == 0:
-        raise PermissionDenied("no items of this campaign are assigned to you")
+        raise PermissionDenied(_("no items of this campaign are assigned to you"))
     gl.require_acknowledged(db, user, campaign_id)
     is_open = row[1] == "open"
     q = gold.qualification_state(db, user, campaign_id)
     if not q.cleared:
         if reopen is not None:
-            raise MedevalError("answers of a qualification round cannot be changed")
+            raise MedevalError(_("answers of a qualification round cannot be changed"))
         item = None
         if q.next_gold is not None:
             item = _gold_blind(db, user, campaign_id, q.next_gold, f"q:{q.next_gold}:{q.attempt}")
@@ -310,7 +312,7 @@ def grading_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, re
     skipped = len(real_skipped) + len(gold_skipped)
     if reopen is not None:
         if not is_open:
-            raise MedevalError("this campaign is closed: answers can no longer be changed")
+            raise MedevalError(_("this campaign is closed: answers can no longer be changed"))
         item, given = _reopen(db, user, campaign_id, reopen)
         return GradingState(campaign_id, row[0], is_open, item, given.annotation_id, done, total, skipped,
                             _recent(db, user, campaign_id, recent), "items", q, given)

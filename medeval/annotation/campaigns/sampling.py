@@ -10,6 +10,7 @@ import numpy as np
 import sqlite_utils
 
 from medeval.core.errors import InputError, MedevalError
+from medeval.core.i18n import _
 from medeval.core.limits import ANNOTATORS_MAX, COUNT_MAX, check_number, check_seed
 from medeval.engine import thresholds as th
 from medeval.engine.registry import METRICS, get_metric
@@ -93,13 +94,16 @@ def check_active_config(cfg: ActiveConfig) -> ActiveConfig:
     check_number(cfg.budget, what="--budget (items per metric and aspect type)", low=1, high=COUNT_MAX, integer=True)
     check_number(cfg.explore, what="--explore (share of a round spread over the range)", low=0, high=1)
     if cfg.criterion not in ACTIVE_CRITERIA:
-        raise MedevalError(f"criterion {str(cfg.criterion)[:40]!r} is not one of {', '.join(ACTIVE_CRITERIA)}")
+        raise MedevalError(_("criterion {value} is not one of {names}").format(
+            value=repr(str(cfg.criterion)[:40]), names=", ".join(ACTIVE_CRITERIA)))
     if cfg.estimator not in ACTIVE_ESTIMATORS:
-        raise MedevalError(f"estimator {str(cfg.estimator)[:40]!r} is not one of {', '.join(ACTIVE_ESTIMATORS)}")
+        raise MedevalError(_("estimator {value} is not one of {names}").format(
+            value=repr(str(cfg.estimator)[:40]), names=", ".join(ACTIVE_ESTIMATORS)))
     if cfg.design not in ACTIVE_DESIGNS:
-        raise MedevalError(f"design {str(cfg.design)[:40]!r} is not one of {', '.join(ACTIVE_DESIGNS)}")
+        raise MedevalError(_("design {value} is not one of {names}").format(
+            value=repr(str(cfg.design)[:40]), names=", ".join(ACTIVE_DESIGNS)))
     if not cfg.metrics or not cfg.aspect_types:
-        raise MedevalError("choose at least one metric and one aspect type")
+        raise MedevalError(_("choose at least one metric and one aspect type"))
     for m in cfg.metrics:
         get_metric(m)
     return cfg
@@ -122,12 +126,14 @@ def intervals(metric: str, width: float) -> list[tuple[float, float]]:
     check_number(width, what="--width", low=0, high=info.high - info.low, low_open=True)
     ratio = (info.high - info.low) / width  # inf for a width of 5e-324 (issue 23 §7): checked before int()
     if not math.isfinite(ratio) or round(ratio) > INTERVALS_MAX:
-        many = f"{round(ratio):,}" if ratio < 1e6 else f"more than {INTERVALS_MAX:,}"
-        raise InputError(f"--width {width:g} makes {many} intervals of {metric}; the limit is {INTERVALS_MAX:,}",
-                         fix=f"use a width of at least {(info.high - info.low) / INTERVALS_MAX:g}")
+        many = f"{round(ratio):,}" if ratio < 1e6 else _("more than {n}").format(n=f"{INTERVALS_MAX:,}")
+        raise InputError(_("--width {width} makes {many} intervals of {metric}; the limit is {max}").format(
+            width=f"{width:g}", many=many, metric=metric, max=f"{INTERVALS_MAX:,}"),
+            fix=_("use a width of at least {width}").format(width=f"{(info.high - info.low) / INTERVALS_MAX:g}"))
     n = int(round(ratio))
     if n < 1 or not math.isclose(n * width, info.high - info.low, rel_tol=1e-9):
-        raise MedevalError(f"interval width {width} does not divide the {metric} range [{info.low}, {info.high}]")
+        raise MedevalError(_("interval width {width} does not divide the {metric} range [{low}, {high}]").format(
+            width=width, metric=metric, low=info.low, high=info.high))
     return [(round(info.low + i * width, 10), round(info.low + (i + 1) * width, 10)) for i in range(n)]
 
 
@@ -223,22 +229,28 @@ def validation_overlap(db: sqlite_utils.Database, campaign_id: int, ts) -> dict:
     allow = cfg.get("allow_overlap")
     label = f"v{ts.version} ({ts.name})" if ts.version is not None else ts.name
     if campaign_id in calibration_campaigns(db, ts):
-        text = (f"this campaign's own grades calibrated threshold set {label}: its agreement with that set's tiers "
-                "is not an independent validation")
+        text = _("this campaign's own grades calibrated threshold set {set}: its agreement with that set's tiers is "
+                 "not an independent validation").format(set=label)
     elif not cal:
-        text = (f"threshold set {label} records no calibration campaign of this database (e.g. cut-offs published "
-                "by the paper or calibrated from a file): no item had to be excluded")
+        text = _("threshold set {set} records no calibration campaign of this database (e.g. cut-offs published by "
+                 "the paper or calibrated from a file): no item had to be excluded").format(set=label)
     else:
         names = ", ".join(f"#{c}" for c in cal)
-        text = (f"threshold set {label} was calibrated on campaign(s) {names}; {shared} of this campaign's "
-                f"{len(mine)} items are also items there")
+        values = {"set": label, "campaigns": names, "shared": shared, "n": len(mine)}
         if allow:
-            text += " (overlap was allowed when the sample was drawn)"
+            text = _("threshold set {set} was calibrated on campaign(s) {campaigns}; {shared} of this campaign's {n} "
+                     "items are also items there (overlap was allowed when the sample was drawn)").format(**values)
+        elif shared == 0 and cfg.get("validates_version") == ts.version:
+            text = _("threshold set {set} was calibrated on campaign(s) {campaigns}; {shared} of this campaign's {n} "
+                     "items are also items there (they were excluded from the sample)").format(**values)
         elif shared == 0:
-            text += " (they were excluded from the sample)" if cfg.get("validates_version") == ts.version else ""
+            text = _("threshold set {set} was calibrated on campaign(s) {campaigns}; {shared} of this campaign's {n} "
+                     "items are also items there").format(**values)
         else:
-            text += (": those items' grades helped set the cut-offs they now validate; draw a new validation "
-                     "sample (overlap is excluded by default) or read these figures as not independent")
+            text = _("threshold set {set} was calibrated on campaign(s) {campaigns}; {shared} of this campaign's {n} "
+                     "items are also items there: those items' grades helped set the cut-offs they now validate; "
+                     "draw a new validation sample (overlap is excluded by default) or read these figures as not "
+                     "independent").format(**values)
     return {"version": ts.version, "calibration_campaigns": cal, "shared_items": shared,
             "allow_overlap": allow, "excluded_at_creation": cfg.get("excluded_responses"), "text": text,
             "own_grades_calibrated": campaign_id in calibration_campaigns(db, ts)}
@@ -264,13 +276,14 @@ def validation_pool(db: sqlite_utils.Database, *, version: int | None = None, al
     pool = [r for r in scored if r not in excluded]
     names = ", ".join(f"#{c}" for c in calibrating)
     if not calibrating:
-        text = (f"threshold set v{ts.version} records no calibration campaign of this database: nothing to exclude; "
-                f"{len(pool)} scored responses can be drawn")
+        text = _("threshold set v{version} records no calibration campaign of this database: nothing to exclude; "
+                 "{n} scored responses can be drawn").format(version=ts.version, n=len(pool))
     elif allow_overlap:
-        text = (f"overlap allowed: the {len(pool)} scored responses include the items of campaign(s) {names}, "
-                f"whose grades calibrated threshold set v{ts.version}")
+        text = _("overlap allowed: the {n} scored responses include the items of campaign(s) {campaigns}, whose "
+                 "grades calibrated threshold set v{version}").format(n=len(pool), campaigns=names, version=ts.version)
     else:
-        text = (f"{len(scored) - len(pool)} of {len(scored)} scored responses left out as items of campaign(s) "
-                f"{names}, whose grades calibrated threshold set v{ts.version}; {len(pool)} can be drawn")
+        text = _("{left} of {scored} scored responses left out as items of campaign(s) {campaigns}, whose grades "
+                 "calibrated threshold set v{version}; {n} can be drawn").format(
+            left=len(scored) - len(pool), scored=len(scored), campaigns=names, version=ts.version, n=len(pool))
     return {"version": ts.version, "calibration_campaigns": calibrating, "scored": len(scored),
             "left_out": len(scored) - len(pool), "pool": pool, "text": text}

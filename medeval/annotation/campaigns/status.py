@@ -10,6 +10,7 @@ from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
 from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import _
 from medeval.store.db import transaction
 
 
@@ -31,11 +32,11 @@ def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str
     """Close a campaign (no more grades or changes) or open it again; audited."""
     authorize(actor, "campaign.manage", db=db)
     if status not in ("open", "closed"):
-        raise MedevalError(f"a campaign is 'open' or 'closed', not {status!r}")
+        raise MedevalError(_("a campaign is 'open' or 'closed', not {status}").format(status=repr(status)))
     with transaction(db):
         row = db.conn.execute("SELECT status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
         if row is None:
-            raise MedevalError(f"no campaign {campaign_id}")
+            raise MedevalError(_("no campaign {id}").format(id=campaign_id))
         if row[0] == status:
             return
         db.conn.execute("UPDATE campaigns SET status = ? WHERE id = ?", (status, campaign_id))
@@ -51,7 +52,7 @@ def review_item(db: sqlite_utils.Database, item_id: int, *, actor: User | None) 
         "JOIN responses r ON r.id = ci.response_id JOIN kb_entries k ON k.id = r.kb_id "
         "JOIN models m ON m.id = r.model_id WHERE ci.id = ?", (item_id,)).fetchone()
     if row is None:
-        raise MedevalError(f"no campaign item {item_id}")
+        raise MedevalError(_("no campaign item {id}").format(id=item_id))
     notes = [n for (n,) in db.conn.execute(
         "SELECT note FROM grade_annotations WHERE item_id = ? AND flagged = 1 ORDER BY id", (item_id,))]
     return {"item": item_id, "campaign": row[0], "disease": row[1], "aspect": row[2], "reference": row[3],
@@ -93,8 +94,8 @@ GRADING_KINDS = ("bucket_grading", "random_validation", "active_calibration")
 def require_grading(kind: str, campaign_id: int) -> None:
     """Refuse a task campaign where a tier-grading one is needed, saying where to look instead."""
     if kind not in GRADING_KINDS:
-        raise MedevalError(f"campaign {campaign_id} is a {kind} task campaign, not tier grading: see "
-                           f"`medeval task results {campaign_id}` or the Task results page")
+        raise MedevalError(_("campaign {id} is a {kind} task campaign, not tier grading: see "
+                             "`medeval task results {id}` or the Task results page").format(id=campaign_id, kind=kind))
 
 
 def list_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dict]:
@@ -122,7 +123,7 @@ def campaign_progress(db: sqlite_utils.Database, campaign_id: int, *, actor: Use
     authorize(actor, "campaign.read", db=db)
     row = db.conn.execute("SELECT config, report, kind FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
-        raise MedevalError(f"no campaign {campaign_id}")
+        raise MedevalError(_("no campaign {id}").format(id=campaign_id))
     require_grading(row[2], campaign_id)
     cfg, report = json.loads(row[0]), json.loads(row[1])
     annotators = []

@@ -98,6 +98,7 @@ from medeval.annotation.gold.answers import (
 from medeval.annotation.gold.results import (
     BLOCK,
     QUALIFICATION_WORDS,
+    RESULTS_LABELS,
     gold_accuracy,
     methods_sentence,
     qualification_words,
@@ -123,6 +124,6 @@ __all__ = [
     "revisit_queue",
     "check_turn", "gold_current", "gold_token", "gold_view", "latest_hidden_id", "parse_ref", "recent_hidden",
     "submit_gold",
-    "BLOCK", "QUALIFICATION_WORDS", "gold_accuracy", "methods_sentence", "qualification_words", "results_caption",
+    "BLOCK", "QUALIFICATION_WORDS", "RESULTS_LABELS", "gold_accuracy", "methods_sentence", "qualification_words", "results_caption",
     "results_rows",
 ]

@@ -34,7 +34,7 @@ from medeval.core.i18n import _
 def parse_ref(ref: str) -> tuple[str, int, int | None]:
     """("real" | "qualification" | "hidden", item or gold id, attempt) of a screen's opaque reference
     ("i:<item>", "q:<gold>:<attempt>", "h:<gold>"), for tier and task items alike."""
-    kind, _, rest = str(ref).partition(":")
+    kind, _sep, rest = str(ref).partition(":")
     try:
         if kind == "i":
             return "real", int(rest), None
@@ -121,8 +121,8 @@ def _write_tier(db, user, campaign_id, gold_id, mode, attempt, prev, tier, skipp
     feedback = None
     if mode == "hidden" and prev is None and get_settings(db, campaign_id)["feedback"]:
         item = gold_item(db, gold_id)
-        feedback = _("The expected grade was {tier}: {reason}").format(tier=_(TIER_NAMES[item.expected_tier]),
-                                                                       reason=item.reason)
+        feedback = _("The expected grade was {expected}: {reason}").format(
+            expected=_(TIER_NAMES[item.expected_tier]), reason=item.reason)
     return new_id, feedback
 
 

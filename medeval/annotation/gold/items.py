@@ -106,16 +106,16 @@ def _refusal(db, campaign_id: int, response_id: int) -> str | None:
             id=response_id)
     if db.conn.execute("SELECT 1 FROM campaign_items WHERE campaign_id = ? AND response_id = ?",
                        (campaign_id, response_id)).fetchone():
-        return _("response {id} is a real item of campaign {campaign}; a gold item must not also be graded as a real "
-                 "item -- choose another response").format(id=response_id, campaign=campaign_id)
+        return _("response {id} is a real item of campaign {cid}; a gold item must not also be graded as a real "
+                 "item -- choose another response").format(id=response_id, cid=campaign_id)
     row = db.conn.execute("SELECT g.id, EXISTS (SELECT 1 FROM gold_retired x WHERE x.gold_id = g.id) FROM gold_items "
                           "g WHERE g.campaign_id = ? AND g.response_id = ?", (campaign_id, response_id)).fetchone()
     if row:
         if row[1]:
-            return _("response {id} is already gold item {gold} of campaign {campaign} (retired; gold items are never "
-                     "changed -- choose another response)").format(id=response_id, gold=row[0], campaign=campaign_id)
-        return _("response {id} is already gold item {gold} of campaign {campaign}").format(
-            id=response_id, gold=row[0], campaign=campaign_id)
+            return _("response {id} is already gold item {gid} of campaign {cid} (retired; gold items are never "
+                     "changed -- choose another response)").format(id=response_id, gid=row[0], cid=campaign_id)
+        return _("response {id} is already gold item {gid} of campaign {cid}").format(
+            id=response_id, gid=row[0], cid=campaign_id)
     return None
 
 
@@ -157,8 +157,8 @@ def unmark_gold(db: sqlite_utils.Database, campaign_id: int, gold_id: int, *, ac
     with transaction(db):
         retired = item_rows.gold_retired(db, family, campaign_id, gold_id)
         if retired is None:
-            raise MedevalError(_("campaign {id} has no gold item {gold}; see `medeval gold list`").format(
-                id=campaign_id, gold=gold_id))
+            raise MedevalError(_("campaign {id} has no gold item {gid}; see `medeval gold list`").format(
+                id=campaign_id, gid=gold_id))
         if retired:
             return
         who = actor.username if actor else "cli"

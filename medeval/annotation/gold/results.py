@@ -29,6 +29,11 @@ QUALIFICATION_WORDS = {"not_required": N_("not required"), "not_started": N_("no
 """An annotator's qualification status (``QualificationState.status``) in words (English, marked N_():
 :func:`qualification_words` gives them in the current language)."""
 
+# the columns of :func:`results_rows` as a page names them (English, marked N_(); the keys stay as they are)
+RESULTS_LABELS = {"annotator": N_("annotator"), "qualification": N_("qualification"), "attempts": N_("attempts"),
+                  "hidden answered": N_("hidden answered"), "hidden correct": N_("hidden correct"),
+                  "accuracy": N_("accuracy"), "over time": N_("over time"), "flagged": N_("flagged")}
+
 
 def gold_accuracy(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, block: int = BLOCK,
                   backend: Backend = TIER) -> dict:
@@ -83,7 +88,7 @@ def results_rows(results: dict) -> list[dict]:
     it as a percentage), its points over time (a chart) and the flag. The keys stay English (a page names the columns
     in the reader's language: :data:`RESULTS_LABELS`); the words in the cells are in the current language."""
     return [{"annotator": a["annotator"], "qualification": qualification_words(a["qualification"]),
-             "attempts": ", ".join(_("{correct} of {items}").format(correct=t["correct"], items=t["items"])
+             "attempts": ", ".join(_("{correct} of {total}").format(correct=t["correct"], total=t["items"])
                                    for t in a["attempts"]),
              "hidden answered": a["hidden_answered"], "hidden correct": a["hidden_correct"],
              "accuracy": a["accuracy"], "over time": [b["accuracy"] for b in a["blocks"]], "flagged": a["flagged"]}
@@ -93,8 +98,7 @@ def results_rows(results: dict) -> list[dict]:
 def results_caption(results: dict) -> str:
     """How "accuracy over time" and the flag are computed, in a sentence."""
     return _("Hidden-gold accuracy over time: per block of {block} consecutive hidden gold answers. Flagged: the "
-             "latest block is below {threshold}.").format(block=results["block"],
-                                                          threshold=percent(results["threshold"]))
+             "latest block is below {below}.").format(block=results["block"], below=percent(results["threshold"]))
 
 
 def methods_sentence(db: sqlite_utils.Database, campaign_id: int) -> str:
@@ -127,4 +131,5 @@ def methods_sentence(db: sqlite_utils.Database, campaign_id: int) -> str:
     return ngettext("{n} gold item ({what}) served as {how}; answers to gold items are stored apart from the real "
                     "answers and count in no agreement statistic and no calibration.",
                     "{n} gold items ({what}) served as {how}; answers to gold items are stored apart from the real "
-                    "answers and count in no agreement statistic and no calibration.", n).format(n=n, what=what, how=how)
+                    "answers and count in no agreement statistic and no calibration.", n).format(
+        n=n, what=what, how=how)

@@ -135,10 +135,10 @@ def _refusal(source: str, campaign_id: int, real: set[str], gold: dict, pool: di
     if source in gold:
         gid, retired = gold[source]
         if retired:
-            return _("{source} is already gold item {gold} of campaign {id} (retired; gold items are never changed -- "
-                     "choose another)").format(source=repr(source[:80]), gold=gid, id=campaign_id)
-        return _("{source} is already gold item {gold} of campaign {id}").format(source=repr(source[:80]), gold=gid,
-                                                                                id=campaign_id)
+            return _("{source} is already gold item {gid} of campaign {id} (retired; gold items are never changed -- "
+                     "choose another)").format(source=repr(source[:80]), gid=gid, id=campaign_id)
+        return _("{source} is already gold item {gid} of campaign {id}").format(source=repr(source[:80]), gid=gid,
+                                                                               id=campaign_id)
     if source not in pool:
         return _("campaign {id}'s data has no item {source}; list the items that can be gold with `medeval gold "
                  "candidates`").format(id=campaign_id, source=repr(source[:80]))

@@ -23,6 +23,7 @@ from medeval.annotation.tasks.state import (  # noqa: F401 (re-exported: the pac
     StaleAnswer,
 )
 from medeval.core.errors import MedevalError, PermissionDenied
+from medeval.core.i18n import _
 from medeval.core.text import snippet
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ class GivenAnswer:
     status: str  # "flagged", "skipped" or "answered"
     complete: bool  # every question of the item has an answer
     question: str | None  # the id of the question answered last (None: the item was skipped)
-    last: str  # the last answer as the screen words it ("Response 1 · Fluency → 4"), or "skipped"
+    last: str  # the last answer as the screen words it ("Response 1 · Fluency → 4"), or "skipped" (in the reader's
+    # language)
     snippet: str  # the start of the item's first text, on one line (to tell items apart)
     order: int  # the id of the annotator's latest row on the item: newest first
 
@@ -64,7 +66,7 @@ def _assignment(db, user: User, item_id: int) -> tuple[dict, dict, str, str, int
         "ti.id = a.item_id JOIN campaigns c ON c.id = a.campaign_id WHERE a.item_id = ? AND a.user_id = ?",
         (item_id, user.id)).fetchone()
     if row is None:
-        raise PermissionDenied("this item is not assigned to you")
+        raise PermissionDenied(_("this item is not assigned to you"))
     return json.loads(row[0]), json.loads(row[1]), row[2], row[3], row[4]
 
 
@@ -90,7 +92,7 @@ def my_task_campaigns(db: sqlite_utils.Database, user: User) -> list[dict]:
         s = state.progress(db, user.id, cid)
         g_done, g_total = gold.hidden_counts(db, user, cid, gold.TASK)
         g_done -= len(gold.hidden_skipped(db, user, cid, gold.TASK))  # a skipped item is not done, gold or real
-        out.append({"id": cid, "name": name, "task": get(kind).title, "kind": kind, "status": status,
+        out.append({"id": cid, "name": name, "task": _(get(kind).title), "kind": kind, "status": status,
                     "done": s["done"] + g_done, "total": s["total"] + g_total})
     return out
 
@@ -131,13 +133,13 @@ def _given(ref: str, rows: list[tuple], view: ItemView) -> GivenAnswer:
     done = view.pending is None and view.open_part == view.parts
     said = [r for r in rows if r[2] != FLAG]  # a flag answers nothing
     question = said[-1][2] if said and not said[-1][4] else None
-    last = "not answered yet"
+    last = _("not answered yet")
     if said and said[-1][4]:
-        last = "skipped"
+        last = _("skipped")
     elif question is not None:
         q = next((q for q in view.questions if q.id == question), None)
         last = (f"{q.target} · {q.criterion} → {q.option(view.answers[question]).label}"
-                if q is not None and question in view.answers else "answered")
+                if q is not None and question in view.answers else _("answered"))
     status = "flagged" if st["flagged"] else "skipped" if st["skipped"] and not done else "answered"
     text = next((b.text for b in view.blocks if b.text), "")
     return GivenAnswer(ref, view.key, status, done, question, last, snippet(text), rows[-1][1])
@@ -150,7 +152,8 @@ def my_answers(db: sqlite_utils.Database, user: User, campaign_id: int, *, statu
     others (nothing tells them apart); a retired one is left out (it takes no more answers)."""
     authorize(user, "task.answer", db=db)
     if status not in (None, *_STATUSES):
-        raise MedevalError(f"an answer's status is answered, skipped or flagged, not {str(status)[:20]!r}")
+        raise MedevalError(_("an answer's status is answered, skipped or flagged, not {status}").format(
+            status=repr(str(status)[:20])))
     out = []
     for ref, rows in _rows(db, user, campaign_id).items():
         mode, ident, _a = gold.parse_ref(ref)
@@ -183,10 +186,10 @@ def _reopen(db, user: User, campaign_id: int, ref: str) -> tuple[ItemView, Given
     answer (a skipped item: its first open question), and that answer."""
     mode, _ident, _attempt = gold.parse_ref(ref)
     if mode not in ("real", "hidden"):
-        raise MedevalError("only an item of the campaign you answered can be reopened")
+        raise MedevalError(_("only an item of the campaign you answered can be reopened"))
     rows = _rows(db, user, campaign_id, ref).get(ref)
     if not rows:
-        raise MedevalError("this item has no answer of yours in this campaign to change")
+        raise MedevalError(_("this item has no answer of yours in this campaign to change"))
     view = _view(db, user, campaign_id, ref)
     given = _given(ref, rows, view)
     q = next((q for q in view.questions if q.id == given.question), None)
@@ -215,14 +218,14 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
     gl.require_acknowledged(db, user, campaign_id)
     p = state.progress(db, user.id, campaign_id)
     if p["total"] == 0:
-        raise PermissionDenied("no items of this campaign are assigned to you")
+        raise PermissionDenied(_("no items of this campaign are assigned to you"))
     t = get(c["kind"])
     is_open = c["status"] == "open"
-    head = (campaign_id, c["name"], c["kind"], t.title, t.instructions, is_open)
+    head = (campaign_id, c["name"], c["kind"], _(t.title), _(t.instructions), is_open)  # (the reader's language)
     q = gold.qualification_state(db, user, campaign_id, gold.TASK)
     if not q.cleared:
         if reopen is not None:
-            raise MedevalError("answers of a qualification round cannot be changed")
+            raise MedevalError(_("answers of a qualification round cannot be changed"))
         view = (gold.gold_view(db, user, campaign_id, q.next_gold, "qualification", q.attempt)
                 if q.next_gold is not None and is_open else None)
         return TaskState(*head, view, q.answered, q.items, 0, min(q.answered + 1, q.items), "qualification", q)
@@ -235,7 +238,7 @@ def task_state(db: sqlite_utils.Database, user: User, campaign_id: int, *, revis
     position = min(done + skipped + 1, total)
     if reopen is not None:
         if not is_open:
-            raise MedevalError("this campaign is closed: answers can no longer be changed")
+            raise MedevalError(_("this campaign is closed: answers can no longer be changed"))
         view, given = _reopen(db, user, campaign_id, reopen)
         return TaskState(*head, view, done, total, skipped, position, "items", q, given)
     if not is_open:

@@ -15,6 +15,7 @@ from medeval.annotation.answer_rows import TASK_FAMILY
 from medeval.annotation.campaigns.assignment import _active_users, balanced_plan, check_unique_name
 from medeval.annotation.tasks.registry import get, is_task_kind
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import _
 from medeval.core.limits import check_name, check_seed
 from medeval.store.db import transaction
 
@@ -40,14 +41,14 @@ def create_campaign(db: sqlite_utils.Database, task: str, name: str, annotators:
     authorize(actor, "campaign.create", db=db)
     t = get(task)
     if not (name or "").strip():
-        raise MedevalError("give the campaign a name")
+        raise MedevalError(_("give the campaign a name"))
     name = check_unique_name(db, check_name(name, what="campaign name"))
     seed = check_seed(seed, what="--seed")
     cfg = t.check_config(db, config or {})
     users = _users(db, annotators, k)
     items = t.build_items(db, cfg, np.random.default_rng([seed, 0]))
     if not items:
-        raise MedevalError("no items: the chosen data has nothing this task can use (import data first)")
+        raise MedevalError(_("no items: the chosen data has nothing this task can use (import data first)"))
     if len({i.source for i in items}) != len(items):
         raise MedevalError("internal error: two items with the same source")
     rng = np.random.default_rng([seed, 1])
@@ -82,9 +83,10 @@ def campaign(db: sqlite_utils.Database, campaign_id: int) -> dict:
     row = db.conn.execute("SELECT id, name, kind, config, status, created_by, created_at FROM campaigns WHERE id = ?",
                           (campaign_id,)).fetchone()
     if row is None:
-        raise MedevalError(f"no campaign {campaign_id}")
+        raise MedevalError(_("no campaign {id}").format(id=campaign_id))
     if not is_task_kind(row[2]):
-        raise MedevalError(f"campaign {campaign_id} is a {row[2]} campaign, not an annotation task")
+        raise MedevalError(_("campaign {id} is a {kind} campaign, not an annotation task").format(id=campaign_id,
+                                                                                                  kind=row[2]))
     return {"id": row[0], "name": row[1], "kind": row[2], "config": json.loads(row[3]), "status": row[4],
             "created_by": row[5], "created_at": row[6]}
 
@@ -101,6 +103,6 @@ def task_campaigns(db: sqlite_utils.Database, *, actor: User | None) -> list[dic
     for cid, name, kind, status in db.conn.execute("SELECT id, name, kind, status FROM campaigns ORDER BY id"):
         if is_task_kind(kind):
             n = item_count(db, cid)
-            out.append({"id": cid, "name": name, "kind": kind, "task": get(kind).title, "items": n,
+            out.append({"id": cid, "name": name, "kind": kind, "task": _(get(kind).title), "items": n,
                         "status": status})
     return out

@@ -170,9 +170,9 @@ class Preference(TaskType):
                     if bt["strengths"] else [{"source": "(undefined)", "strength": None,
                                               "undefined_reason": bt["undefined_reason"]}])
             sections.append(Section(_("Preference: {criterion}").format(criterion=shown(names[key])),
-                                    _("{choices} choices on {items} comparisons by {annotators} annotators. A tie "
-                                      "counts half to each side. A left share far from 0.5 (small p) means the side, "
-                                      "not the content, swayed the choice.").format(
-                                        choices=s["n_choices"], items=s["n_items"], annotators=s["n_annotators"]),
+                                    _("{choices} choices on {comparisons} comparisons by {annotators} annotators. A "
+                                      "tie counts half to each side. A left share far from 0.5 (small p) means the "
+                                      "side, not the content, swayed the choice.").format(
+                                        choices=s["n_choices"], comparisons=s["n_items"], annotators=s["n_annotators"]),
                                     tables, {"n_choices": s["n_choices"]}))
         return sections

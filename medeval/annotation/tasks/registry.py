@@ -9,6 +9,7 @@ import numpy as np
 import sqlite_utils
 
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import _
 from medeval.core.limits import (
     JSON_MAX_BYTES,
     LIST_MAX_ITEMS,
@@ -44,8 +45,8 @@ class Question:
         for o in self.options:
             if o.value == value:
                 return o
-        raise MedevalError(f"{value!r} is not an answer to {self.criterion!r}; "
-                           f"use one of {', '.join(o.value for o in self.options)}")
+        raise MedevalError(_("{value} is not an answer to {criterion}; use one of {values}").format(
+            value=repr(value), criterion=repr(self.criterion), values=", ".join(o.value for o in self.options)))
 
 
 @dataclass(frozen=True)
@@ -126,20 +127,22 @@ class TaskType:
                 if isinstance(v, str):
                     check_text(v, what=what, max_chars=NAME_MAX_CHARS, allow_newlines=False)
                 if s.choices and v not in s.choices:
-                    raise MedevalError(f"{s.label}: {_shown(v)} is not one of {', '.join(map(str, s.choices))}")
+                    raise MedevalError(_("{setting}: {value} is not one of {choices}").format(
+                        setting=s.label, value=_shown(v), choices=", ".join(map(str, s.choices))))
             if s.kind == "multichoice":
                 if isinstance(v, str):
                     v = [v]
                 v = list(v or [])
                 if len(v) > LIST_MAX_ITEMS:
-                    raise MedevalError(f"{what}: {len(v):,} choices; the limit is {LIST_MAX_ITEMS:,}")
+                    raise MedevalError(_("{setting}: {n} choices; the limit is {limit}").format(
+                        setting=what, n=f"{len(v):,}", limit=f"{LIST_MAX_ITEMS:,}"))
                 for x in v:
                     if isinstance(x, str):
                         check_text(x, what=what, max_chars=NAME_MAX_CHARS, allow_newlines=False)
                 bad = [x for x in v if s.choices and x not in s.choices]
                 if bad:
-                    raise MedevalError(f"{s.label}: {', '.join(map(_shown, bad))} not among "
-                                       f"{', '.join(map(str, s.choices))}")
+                    raise MedevalError(_("{setting}: {values} not among {choices}").format(
+                        setting=s.label, values=", ".join(map(_shown, bad)), choices=", ".join(map(str, s.choices))))
             if s.kind == "int":
                 v = check_number(v, what=what, low=s.low, high=s.high, integer=True)
             if s.kind == "text" and v is not None:
@@ -153,9 +156,11 @@ class TaskType:
             out[s.name] = v
         unknown = set(config) - {s.name for s in self.settings(db)}
         if unknown:
-            raise MedevalError(f"unknown setting{'s' if len(unknown) > 1 else ''} "
-                               f"{', '.join(sorted(_shown(u, 40) for u in unknown))} for "
-                               f"task type {self.name}; settings: {', '.join(s.name for s in self.settings(db))}")
+            many = len(unknown) > 1
+            raise MedevalError((_("unknown settings {names} for task type {task}; settings: {settings}") if many
+                                else _("unknown setting {names} for task type {task}; settings: {settings}")).format(
+                names=", ".join(sorted(_shown(u, 40) for u in unknown)), task=self.name,
+                settings=", ".join(s.name for s in self.settings(db))))
         return out
 
     def build_items(self, db: sqlite_utils.Database, config: dict, rng: np.random.Generator) -> list[ItemSpec]:
@@ -217,7 +222,8 @@ def register(cls: type[TaskType]) -> type[TaskType]:
 
 def get(name: str) -> TaskType:
     if name not in REGISTRY:
-        raise MedevalError(f"unknown task type {_shown(name, 60)}; task types: {', '.join(REGISTRY)}")
+        raise MedevalError(_("unknown task type {name}; task types: {types}").format(name=_shown(name, 60),
+                                                                                   types=", ".join(REGISTRY)))
     return REGISTRY[name]
 
 

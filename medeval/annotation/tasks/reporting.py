@@ -15,6 +15,7 @@ from medeval.annotation.tasks.state import latest as _latest
 from medeval.annotation.tasks.campaigns import campaign
 from medeval.annotation.tasks.registry import AnswerRow, get
 from medeval.core import csvsafe
+from medeval.core.i18n import _
 
 
 def answers(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None = None) -> list[AnswerRow]:
@@ -118,6 +119,6 @@ def results(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None) 
         "SELECT a.item_id, u.username, a.layout FROM task_assignments a JOIN users u ON u.id = a.user_id "
         "WHERE a.campaign_id = ?", (campaign_id,))}
     sections = t.results(c, items, layouts, answers(db, campaign_id))
-    return {"campaign": {k: c[k] for k in ("id", "name", "kind", "status")}, "task": t.title,
+    return {"campaign": {k: c[k] for k in ("id", "name", "kind", "status")}, "task": _(t.title),
             "config": c["config"], "progress": campaign_progress(db, campaign_id, actor=None),
             "sections": [s.to_dict() for s in sections], "flags": flags(db, campaign_id, actor=None)}

@@ -43,7 +43,8 @@ AUTOMEDEVAL = (
     Criterion("knowledge", N_("Knowledge Correctness"),
               N_("Is the medical knowledge correct, with terminology used appropriately?"),
               (N_("Wrong or dangerous medical content"), N_("Several substantive errors"),
-               N_("Mostly correct, some errors"), N_("Correct with minor imprecision"), N_("Fully correct and precise"))),
+               N_("Mostly correct, some errors"), N_("Correct with minor imprecision"),
+               N_("Fully correct and precise"))),
     Criterion("fluency", N_("Fluency"), N_("Is the language fluent and easy to understand?"),
               (N_("Incomprehensible"), N_("Hard to follow"), N_("Understandable with effort"),
                N_("Clear with minor flaws"), N_("Natural and clear"))),
@@ -157,11 +158,11 @@ class RubricRating(TaskType):
                     _("the criteria each response is rated on"), labels={k: _(v) for k, v in RUBRIC_TITLES.items()}),
             Setting("judge", _("Judge to rate afterwards (part 2)"), "choice", NO_JUDGE, (NO_JUDGE, *judges),
                     _("with a judge, only questions that judge assessed are used"), labels={NO_JUDGE: _("(none)")}),
-            Setting("max_items", _("Questions (0 = all)"), "int", 0, (), _("a seeded random sample when fewer than all"),
-                    low=0, high=COUNT_MAX),
+            Setting("max_items", _("Questions (0 = all)"), "int", 0, (),
+                    _("a seeded random sample when fewer than all"), low=0, high=COUNT_MAX),
             Setting("criteria", _("Your own criteria instead (optional, JSON)"), "json", "", (),
-                    _('a list like [{"key": "safety", "name": "Safety", "question": "Is the advice safe?", '
-                      '"anchors": ["1: ...", "2: ...", "3: ...", "4: ...", "5: ..."]}]; empty: the rubric above')),
+                    _('a list like `[{"key": "safety", "name": "Safety", "question": "Is the advice safe?", '
+                      '"anchors": ["1: ...", "2: ...", "3: ...", "4: ...", "5: ..."]}]`; empty: the rubric above')),
         ]
 
     def check_config(self, db, config):
@@ -203,13 +204,13 @@ class RubricRating(TaskType):
                        "criteria": crit, "judge": j, "judge_criteria": [c.to_dict() for c in JUDGE_RUBRIC]}
             items.append(ItemSpec(f"{config['dataset']}/{q['case_key']}/{q['position']}", payload))
         if not items:
-            raise MedevalError(_("no question of this data set has two or more responses and an assessment by {judge}")
-                               .format(judge=judge) if judge else
+            raise MedevalError(_("no question of this data set has two or more responses and an assessment by {name}")
+                               .format(name=judge) if judge else
                                _("no question of this data set has two or more responses"))
         n = int(config.get("max_items") or 0)
         if n > len(items):  # bounded by what exists: never a silent "all"
-            raise MedevalError(_("Questions (0 = all): {n} asked for, but this data set has {have} questions that can be "
-                                 "rated; choose at most {have} (0 takes all)").format(n=f"{n:,}",
+            raise MedevalError(_("Questions (0 = all): {n} asked for, but this data set has {have} questions that can "
+                                 "be rated; choose at most {have} (0 takes all)").format(n=f"{n:,}",
                                                                                       have=f"{len(items):,}"))
         if 0 < n < len(items):
             keep = sorted(rng.choice(len(items), size=n, replace=False).tolist())
@@ -253,11 +254,13 @@ class RubricRating(TaskType):
         crit = [Criterion.from_dict(c).shown() for c in payload["criteria"]]
         qs = []
         for shown in range(1, len(layout["order"]) + 1):
+            label = _label(shown)
             for c in crit:
-                qs.append(Question(f"r{shown}:{c.key}", 1, _label(shown), c.name, c.question, c.options()))
+                qs.append(Question(f"r{shown}:{c.key}", 1, label, c.name, c.question, c.options()))
         if payload.get("judge"):
+            target = _judge_target()
             for c in (Criterion.from_dict(d).shown() for d in payload["judge_criteria"]):
-                qs.append(Question(f"judge:{c.key}", 2, _judge_target(), c.name, c.question, c.options()))
+                qs.append(Question(f"judge:{c.key}", 2, target, c.name, c.question, c.options()))
         return qs
 
     def results(self, campaign, items, layouts, answers):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from medeval.annotation.answer_input import StaleAnswer  # noqa: F401 (one stale error for every family)
 from medeval.annotation.tasks.registry import Block, Question, TaskType, get
+from medeval.core import i18n
 from medeval.core.errors import MedevalError
 
 ANNOTATING_ROLES = ("annotator", "researcher", "admin")
@@ -94,7 +95,10 @@ def view(t: TaskType, payload: dict, layout: dict, st: dict, *, item_id: int, re
 
 
 def complete(t: TaskType, payload: dict, layout: dict, answers: dict) -> bool:
-    return all(q.id in answers for q in t.questions(payload, layout))
+    # only the questions' ids count here: their texts are left untranslated (the progress of a whole campaign runs
+    # this for every item on every rerun, and looking up each text in the reader's language is most of its cost)
+    with i18n.language(i18n.SOURCE):
+        return all(q.id in answers for q in t.questions(payload, layout))
 
 
 def progress(db, user_id: int, campaign_id: int) -> dict:

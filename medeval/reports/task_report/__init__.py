@@ -7,11 +7,13 @@ a methods paragraph filled with the campaign's numbers (:func:`methods_paragraph
 section's tables with a figure where the table suits one, the flags and the configuration. A statistic
 that is undefined is shown as such, with its reason. Names and notes are plain text (escaped). With gold items
 (results from :func:`build`, or passed through :func:`with_gold`), the methods paragraph says how they were used
-and a "Gold items" table gives each annotator's accuracy (gold.csv).
+and a "Gold items" table gives each annotator's accuracy (gold.csv). Its words are in the current language
+(``write_report(..., language="zh-CN")``; English by default, as papers are written in English).
 
 The modules, one part of the report each:
 
-* ``methods`` -- the methods paragraph, one function per task type (the rubric's with the judge's part);
+* ``methods`` -- the methods paragraph, one function per task type (the rubric's with the judge's part), and the
+  words of the results' tables in the reader's language (:func:`head`, :func:`term`);
 * ``figures`` -- the figure that suits a results table, chosen by the table's name whatever the type;
 * ``gold`` -- the gold items' part: its data, its methods sentence, its table;
 * ``document`` -- the report's data (:func:`build`), the HTML page and the files (:func:`write_report`).
@@ -35,7 +37,7 @@ from medeval.reports.task_report.figures import (
     table_figure,
 )
 from medeval.reports.task_report.gold import gold_html, gold_methods, gold_part, gold_rows, with_gold
-from medeval.reports.task_report.methods import N_BOOT, judge_methods, methods_paragraph
+from medeval.reports.task_report.methods import N_BOOT, head, judge_methods, methods_paragraph, term
 
 __all__ = [
     "chromium_path",
@@ -48,6 +50,8 @@ __all__ = [
     "methods_paragraph",
     "judge_methods",
     "N_BOOT",
+    "head",
+    "term",
     "table_figure",
     "section_figures",
     "ratings_figure",

@@ -1,13 +1,17 @@
 """The figures of a task campaign's report, chosen by a results table's name whatever the task type (per model,
 agreement, preference share, AccR, model rankings, mean rating, the judge per criterion), and a section's own
-figures; every label is imported text, shortened and escaped by Plotly as plain text.
+figures; every label is imported text, shortened and escaped by Plotly as plain text. Titles, axes and legends are
+in the current language (:func:`medeval.core.i18n.language`), the results' columns and statistics by
+:func:`~medeval.reports.task_report.methods.head` and :func:`~medeval.reports.task_report.methods.term`.
 """
 
 from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from medeval.core.i18n import _
 from medeval.reports import html_kit as kit
+from medeval.reports.task_report.methods import fmt, head, term
 
 
 def _num(v):
@@ -35,24 +39,25 @@ def ratings_figure(rows: list[dict]) -> go.Figure:
     fig = go.Figure()
     models = [kit.short(r["model"]) for r in rows]
     for c in crits:
-        fig.add_trace(go.Bar(x=models, y=[_num(r.get(c)) for r in rows], name=kit.short(c),
+        fig.add_trace(go.Bar(x=models, y=[_num(r.get(c)) for r in rows], name=kit.short(head(c)),
                              text=[kit.fmt(_num(r.get(c)), 2) if _num(r.get(c)) is not None else "" for r in rows]))
-    fig.update_yaxes(range=[0, 5.2], title="mean rating (1-5)")
-    return _bar_layout(fig, "Mean rating per model", barmode="group")
+    fig.update_yaxes(range=[0, 5.2], title=_("mean rating (1-5)"))
+    return _bar_layout(fig, _("Mean rating per model"), barmode="group")
 
 
 def agreement_figure(rows: list[dict]) -> go.Figure:
     """Agreement statistics with their 95% CIs (undefined ones drawn at 0, labelled undefined)."""
-    labels = [f"{kit.short(r.get('rated', ''), 28)} · {kit.short(r.get('statistic', ''), 60)}" for r in rows]
+    labels = [f"{kit.short(term(r.get('rated', '')), 28)} · {kit.short(term(r.get('statistic', '')), 60)}"
+              for r in rows]
     values = [_num(r.get("value")) for r in rows]
     fig = go.Figure(go.Bar(x=[v if v is not None else 0 for v in values], y=labels, orientation="h",
                            error_x=_err(values, [r.get("ci95") for r in rows]),
-                           text=[kit.fmt(v) for v in values], textposition="auto", marker_color="#4c78a8"))
+                           text=[fmt(v) for v in values], textposition="auto", marker_color="#4c78a8"))
     for x in (0.667, 0.8):
         fig.add_vline(x=x, line_dash="dot", line_color="#999")
     fig.update_xaxes(range=[-1.05, 1.05])
     fig.update_yaxes(autorange="reversed")
-    return _bar_layout(fig, "Agreement (95% CI where available)", height=140 + 26 * len(rows),
+    return _bar_layout(fig, _("Agreement (95% CI where available)"), height=140 + 26 * len(rows),
                        margin=dict(l=330, r=20, t=50, b=40))
 
 
@@ -63,7 +68,7 @@ def shares_figure(rows: list[dict], title: str) -> go.Figure:
     fig = go.Figure(go.Bar(x=[kit.short(r["source"]) for r in rows], y=values, error_y=_err(values, cis),
                            text=[kit.fmt(v, 2) for v in values], marker_color="#72b7b2"))
     fig.add_hline(y=0.5, line_dash="dot", line_color="#999")
-    fig.update_yaxes(range=[0, 1], tickformat=".0%", title="share of choices (error bars: annotators' range)")
+    fig.update_yaxes(range=[0, 1], tickformat=".0%", title=_("share of choices (error bars: annotators' range)"))
     return _bar_layout(fig, title)
 
 
@@ -73,10 +78,10 @@ def accr_figure(rows: list[dict]) -> go.Figure:
     models = [kit.short(r["model"]) for r in rows]
     for key, color in (("AccR (items, majority)", "#f58518"), ("AccR (ratings)", "#4c78a8")):
         vals = [_num(r.get(key)) for r in rows]
-        fig.add_trace(go.Bar(x=models, y=vals, name=key, marker_color=color,
-                             text=[kit.fmt(v, 2) if v is not None else "undefined" for v in vals]))
+        fig.add_trace(go.Bar(x=models, y=vals, name=head(key), marker_color=color,
+                             text=[fmt(v, 2) for v in vals]))
     fig.update_yaxes(range=[0, 1], tickformat=".0%", title="AccR")
-    return _bar_layout(fig, "Accuracy Reliability per model (per item: factual + counterfactual claim)",
+    return _bar_layout(fig, _("Accuracy Reliability per model (per item: factual + counterfactual claim)"),
                        barmode="group")
 
 
@@ -85,16 +90,16 @@ def rankings_figure(rows: list[dict]) -> go.Figure:
     fig = go.Figure()
     models = [kit.short(r["model"]) for r in rows]
     for key, color in (("judge mean", "#9d755d"), ("clinicians mean", "#54a24b")):
-        fig.add_trace(go.Bar(x=models, y=[_num(r.get(key)) for r in rows], name=key, marker_color=color))
-    return _bar_layout(fig, "The judge and the clinicians: mean score per model", barmode="group")
+        fig.add_trace(go.Bar(x=models, y=[_num(r.get(key)) for r in rows], name=head(key), marker_color=color))
+    return _bar_layout(fig, _("The judge and the clinicians: mean score per model"), barmode="group")
 
 
 def criterion_figure(rows: list[dict]) -> go.Figure:
     """The clinicians' mean rating of the judge's assessments per criterion."""
-    fig = go.Figure(go.Bar(x=[kit.short(r["criterion"]) for r in rows], y=[_num(r.get("mean")) for r in rows],
+    fig = go.Figure(go.Bar(x=[kit.short(term(r["criterion"])) for r in rows], y=[_num(r.get("mean")) for r in rows],
                            text=[kit.fmt(_num(r.get("mean")), 2) for r in rows], marker_color="#b279a2"))
-    fig.update_yaxes(range=[0, 5.2], title="mean rating (1-5)")
-    return _bar_layout(fig, "The judge's assessments: mean rating per criterion")
+    fig.update_yaxes(range=[0, 5.2], title=_("mean rating (1-5)"))
+    return _bar_layout(fig, _("The judge's assessments: mean rating per criterion"))
 
 
 def judge_criterion_figure(rows: list[dict]) -> go.Figure:
@@ -110,12 +115,13 @@ def judge_criterion_figure(rows: list[dict]) -> go.Figure:
         cis = [by[c].get("ci95") if c in by else None for c in names]
         plus = [c[1] - v if v is not None and c else 0 for v, c in zip(vals, cis)]
         minus = [v - c[0] if v is not None and c else 0 for v, c in zip(vals, cis)]
-        fig.add_trace(go.Bar(x=[kit.short(c) for c in names], y=vals, name=stat, marker_color=color,
+        fig.add_trace(go.Bar(x=[kit.short(term(c)) for c in names], y=vals, name=term(stat), marker_color=color,
                              error_y=dict(type="data", symmetric=False, array=plus, arrayminus=minus),
-                             text=[kit.fmt(v, 2) if v is not None else "undefined" for v in vals],
-                             hovertext=[by[c].get("undefined_reason") or "" if c in by else "" for c in names]))
-    fig.update_yaxes(range=[-1, 1], title="correlation with the clinicians")
-    fig.update_layout(title=kit.short("The judge against the clinicians, per criterion", 90), barmode="group",
+                             text=[fmt(v, 2) for v in vals],
+                             hovertext=[kit.plain(term(by[c].get("undefined_reason")) or "") if c in by else ""
+                                        for c in names]))
+    fig.update_yaxes(range=[-1, 1], title=_("correlation with the clinicians"))
+    fig.update_layout(title=kit.short(_("The judge against the clinicians, per criterion"), 90), barmode="group",
                       **kit.PLOT_LAYOUT)
     return fig
 

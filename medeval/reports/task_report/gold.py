@@ -15,11 +15,13 @@ import sqlite_utils
 from medeval.annotation.gold import gold_accuracy, methods_sentence, qualification_words
 from medeval.annotation.gold import TASK
 from medeval.core.display import percent
+from medeval.core.i18n import N_, _, ngettext
 from medeval.reports import html_kit as kit
 
-COLUMNS = [("annotator", "annotator"), ("qualification", "qualification"), ("hidden_answered", "hidden gold answered"),
-           ("hidden_correct", "correct"), ("accuracy", "accuracy"), ("accuracy_by_block", "accuracy per block"),
-           ("flagged", "flagged")]
+COLUMNS = [("annotator", N_("annotator")), ("qualification", N_("qualification")),
+           ("hidden_answered", N_("hidden gold answered")), ("hidden_correct", N_("correct")),
+           ("accuracy", N_("accuracy")), ("accuracy_by_block", N_("accuracy per block")), ("flagged", N_("flagged"))]
+"""The "Gold items" table's columns: the keys of :func:`gold_rows` and their heads (shown with ``_()``)."""
 
 
 def gold_part(db: sqlite_utils.Database, campaign_id: int) -> dict | None:
@@ -50,14 +52,21 @@ def gold_rows(r: dict) -> list[dict]:
 
 
 def gold_html(r: dict) -> str:
-    """The report's "Gold items" section ("" without gold items)."""
+    """The report's "Gold items" section ("" without gold items), in the current language."""
     g = (r.get("gold") or {}).get("accuracy")
     if not g:
         return ""
-    return (f"<h2>Gold items</h2><p>{kit.esc(g['gold_items'])} active gold items; accuracy over time in blocks of "
-            f"{kit.esc(g['block'])} hidden gold answers; flagged when the latest block is below "
-            f"{percent(g['threshold'])}. Gold answers are kept apart from the real answers and count in none "
-            "of the results above.</p>"
-            + kit.table([{**row, "qualification": qualification_words(row["qualification"]),
-                          "accuracy": percent(row["accuracy"]) if row["accuracy"] is not None else None}
-                         for row in gold_rows(r)], COLUMNS, caption="gold items per annotator"))  # (CSV: as stored)
+    text = ngettext(
+        "{n} active gold item; accuracy over time in blocks of {block} hidden gold answers; flagged when the latest "
+        "block is below {threshold}. Gold answers are kept apart from the real answers and count in none of the "
+        "results above.",
+        "{n} active gold items; accuracy over time in blocks of {block} hidden gold answers; flagged when the latest "
+        "block is below {threshold}. Gold answers are kept apart from the real answers and count in none of the "
+        "results above.", g["gold_items"]).format(n=g["gold_items"], block=g["block"],
+                                                   threshold=percent(g["threshold"]))
+    rows = [{**row, "qualification": qualification_words(row["qualification"]),  # (the CSV: as stored)
+             "accuracy": percent(row["accuracy"]) if row["accuracy"] is not None else None,
+             "flagged": _("yes") if row["flagged"] else _("no")} for row in gold_rows(r)]
+    return (f"<h2>{kit.esc(_('Gold items'))}</h2><p>{kit.esc(text)}</p>"
+            + kit.table(rows, [(k, _(label)) for k, label in COLUMNS],
+                        caption=_("gold items per annotator")))

@@ -1,5 +1,8 @@
 """Agreement statistics: ICC, Krippendorff's alpha, Cohen's and Fleiss' kappa, percent agreement, correlations.
 
+An estimate's words (how missing data was handled, the method, why it is undefined) are made in the language of the
+moment (:mod:`medeval.core.i18n`: English unless a page or a report asks for another); its numbers never change.
+
 Written from the definitions (no pingouin/krippendorff at run time; the tests
 compare with both and with published worked examples). Conventions:
 
@@ -38,11 +41,11 @@ from medeval.stats.agreement.alpha import krippendorff_alpha
 from medeval.stats.agreement.correlations import correlation
 from medeval.stats.agreement.intraclass import ICC_DESCRIPTIONS, ICC_FORMS, icc
 from medeval.stats.agreement.kappa import cohen_kappa, fleiss_kappa, percent_agreement
-from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable, check_bootstrap, reason_text
+from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable, check_bootstrap
 from medeval.stats.agreement.summary import read_long, render_summary, summarise
 
 __all__ = [
-    "LEVELS", "Estimate", "RatingTable", "check_bootstrap", "reason_text",
+    "LEVELS", "Estimate", "RatingTable", "check_bootstrap",
     "ICC_FORMS", "ICC_DESCRIPTIONS", "icc",
     "krippendorff_alpha",
     "cohen_kappa", "fleiss_kappa", "percent_agreement",

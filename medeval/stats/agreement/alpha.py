@@ -7,10 +7,12 @@ from typing import Sequence
 import numpy as np
 
 from medeval.core.errors import MedevalError
-from medeval.core.i18n import N_
-from medeval.stats.agreement.ratings import (
-    LEVELS, TOO_MANY_VALUES, Estimate, RatingTable, _rng, _undefined, check_bootstrap,
-)
+from medeval.core.i18n import N_, _
+from medeval.stats.agreement.ratings import LEVELS, Estimate, RatingTable, _rng, _undefined, check_bootstrap
+
+# the level's distance metric in words (the method's text names it: "ordinal metric")
+LEVEL_METRICS = {"nominal": N_("nominal metric"), "ordinal": N_("ordinal metric"), "interval": N_("interval metric"),
+                 "ratio": N_("ratio metric")}
 
 
 def _pairable(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -81,16 +83,18 @@ def krippendorff_alpha(table: RatingTable, level: str = "nominal", categories: S
     n_pairable = int(len(m_u))
     n_values = int(m_u.sum())
     n_missing = int(np.isnan(table.values).sum())
-    missing = (f"{n_missing} missing ratings; items with fewer than 2 ratings are not pairable and are left out "
-               f"({table.n_items - n_pairable} items)" if n_missing else "no missing ratings")
-    method = (f"Krippendorff's alpha, {level} metric, coincidence matrix over {n_values} pairable values; "
-              f"95% CI: percentile bootstrap over items ({n_boot} resamples)" if n_boot else
-              f"Krippendorff's alpha, {level} metric; no CI requested")
+    missing = (_("{n} missing ratings; items with fewer than 2 ratings are not pairable and are left out ({left} "
+                 "items)").format(n=n_missing, left=table.n_items - n_pairable) if n_missing
+               else _("no missing ratings"))
+    method = (_("Krippendorff's alpha, {distance}, coincidence matrix over {n} pairable values; 95% CI: percentile "
+                "bootstrap over items ({n_boot} resamples)").format(distance=_(LEVEL_METRICS[level]), n=n_values,
+                                                                    n_boot=n_boot) if n_boot else
+              _("Krippendorff's alpha, {distance}; no CI requested").format(distance=_(LEVEL_METRICS[level])))
     name = "krippendorff_alpha"
     if table.n_raters < 2:
-        return _undefined(name, table, n_pairable, missing, N_("fewer than 2 raters"), method)
+        return _undefined(name, table, n_pairable, missing, _("fewer than 2 raters"), method)
     if n_pairable == 0:
-        return _undefined(name, table, 0, missing, N_("no item has 2 or more ratings (nothing pairable)"), method)
+        return _undefined(name, table, 0, missing, _("no item has 2 or more ratings (nothing pairable)"), method)
 
     cat_vals = table.category_values() if table.labels is not None else None
     if level == "interval" and (table.labels is None or cat_vals is not None):
@@ -125,7 +129,9 @@ def krippendorff_alpha(table: RatingTable, level: str = "nominal", categories: S
         V = len(domain_codes)
         if V > 400:
             return _undefined(name, table, n_pairable, missing,
-                              TOO_MANY_VALUES.format(n=V, level=level), method)
+                              _("{n} distinct values: too many for the {level} coincidence matrix; use the "
+                                "interval level for continuous scores").format(n=V, level=level),
+                              method)
         index = {float(v): i for i, v in enumerate(domain_codes)}
         counts = np.zeros((len(x), V))
         rows, cols = np.nonzero(~np.isnan(x))
@@ -144,12 +150,12 @@ def krippendorff_alpha(table: RatingTable, level: str = "nominal", categories: S
     value = compute()
     if value is None:
         return _undefined(name, table, n_pairable, missing,
-                          N_("all pairable values are identical: expected disagreement is 0"), method)
+                          _("all pairable values are identical: expected disagreement is 0"), method)
     ci = None
     if n_boot:
         g = _rng(rng)
         boots = []
-        for _ in range(int(n_boot)):
+        for _i in range(int(n_boot)):
             w = np.bincount(g.integers(0, n_pairable, n_pairable), minlength=n_pairable).astype(float)
             b = compute(w)
             if b is not None:

@@ -9,7 +9,7 @@ import numpy as np
 from scipy import stats
 
 from medeval.core.errors import MedevalError
-from medeval.core.i18n import N_
+from medeval.core.i18n import _
 from medeval.stats.agreement.ratings import Estimate
 
 _SE = {"pearson": lambda n: 1 / math.sqrt(n - 3), "spearman": lambda n: math.sqrt(1.06 / (n - 3)),
@@ -31,14 +31,15 @@ def correlation(x: Sequence[float], y: Sequence[float], method: str = "spearman"
     ok = ~(np.isnan(x) | np.isnan(y))
     n = int(ok.sum())
     dropped = len(x) - n
-    missing = f"pairwise deletion: {dropped} pairs with a missing value dropped" if dropped else "no missing values"
-    desc = f"{method} correlation (scipy); 95% CI by Fisher z"
+    missing = (_("pairwise deletion: {n} pairs with a missing value dropped").format(n=dropped) if dropped
+               else _("no missing values"))
+    desc = _("{method} correlation (scipy); 95% CI by Fisher z").format(method=method)
     base = dict(n_items=len(x), n_raters=2, n_pairable=n, missing=missing, method=desc)
     x, y = x[ok], y[ok]
     if n < 3:
-        return Estimate(method, None, None, undefined_reason=N_("fewer than 3 complete pairs"), **base)
+        return Estimate(method, None, None, undefined_reason=_("fewer than 3 complete pairs"), **base)
     if np.all(x == x[0]) or np.all(y == y[0]):
-        return Estimate(method, None, None, undefined_reason=N_("one of the two variables is constant"), **base)
+        return Estimate(method, None, None, undefined_reason=_("one of the two variables is constant"), **base)
     fn = {"spearman": stats.spearmanr, "pearson": stats.pearsonr, "kendall": stats.kendalltau}[method]
     r = fn(x, y)
     rho, p = float(r.statistic), float(r.pvalue)

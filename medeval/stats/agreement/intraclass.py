@@ -7,17 +7,17 @@ import math
 import numpy as np
 from scipy import stats
 
-from medeval.core.i18n import N_
+from medeval.core.i18n import N_, _
 from medeval.stats.agreement.ratings import Estimate, RatingTable, _undefined
 
 ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
-ICC_DESCRIPTIONS = {
-    "ICC1": "one-way random effects, single rater (Shrout & Fleiss ICC(1,1))",
-    "ICC2": "two-way random effects, absolute agreement, single rater (ICC(2,1) = McGraw & Wong ICC(A,1))",
-    "ICC3": "two-way mixed effects, consistency, single rater (ICC(3,1) = ICC(C,1))",
-    "ICC1k": "one-way random effects, mean of k raters (ICC(1,k))",
-    "ICC2k": "two-way random effects, absolute agreement, mean of k raters (ICC(2,k) = ICC(A,k))",
-    "ICC3k": "two-way mixed effects, consistency, mean of k raters (ICC(3,k) = ICC(C,k))",
+ICC_DESCRIPTIONS = {  # English; an estimate carries _() of it
+    "ICC1": N_("one-way random effects, single rater (Shrout & Fleiss ICC(1,1))"),
+    "ICC2": N_("two-way random effects, absolute agreement, single rater (ICC(2,1) = McGraw & Wong ICC(A,1))"),
+    "ICC3": N_("two-way mixed effects, consistency, single rater (ICC(3,1) = ICC(C,1))"),
+    "ICC1k": N_("one-way random effects, mean of k raters (ICC(1,k))"),
+    "ICC2k": N_("two-way random effects, absolute agreement, mean of k raters (ICC(2,k) = ICC(A,k))"),
+    "ICC3k": N_("two-way mixed effects, consistency, mean of k raters (ICC(3,k) = ICC(C,k))"),
 }
 
 
@@ -33,16 +33,16 @@ def icc(table: RatingTable) -> dict[str, Estimate]:
     dropped = int((~keep).sum())
     x = x[keep]
     n, k = x.shape
-    missing = (f"listwise deletion: {dropped} of {table.n_items} items dropped for a missing rating"
-               if dropped else "no missing ratings")
-    method = "ANOVA mean squares; 95% CI from the F distribution (Shrout & Fleiss 1979; McGraw & Wong 1996)"
+    missing = (_("listwise deletion: {n} of {items} items dropped for a missing rating").format(
+                   n=dropped, items=table.n_items) if dropped else _("no missing ratings"))
+    method = _("ANOVA mean squares; 95% CI from the F distribution (Shrout & Fleiss 1979; McGraw & Wong 1996)")
     reason = None
     if k < 2:
-        reason = N_("fewer than 2 raters")
+        reason = _("fewer than 2 raters")
     elif n < 2:
-        reason = N_("fewer than 2 items with a rating from every rater")
+        reason = _("fewer than 2 items with a rating from every rater")
     if reason is None and np.all(x == x.flat[0]):
-        reason = N_("all ratings are identical (no variance)")
+        reason = _("all ratings are identical (no variance)")
     if reason is None:
         x = x - x.mean()  # centred: sums of squares keep their digits whatever the offset
         ss_total = (x ** 2).sum()
@@ -56,7 +56,7 @@ def icc(table: RatingTable) -> dict[str, Estimate]:
         msw = (ss_cols + ss_err) / df_w
         msr, msc, mse, msw = (0.0 if v * max(df1, 1) <= tol else v for v in (msr, msc, mse, msw))
         if msr == 0:
-            reason = N_("all items have the same mean rating (no between-item variance)")
+            reason = _("all items have the same mean rating (no between-item variance)")
     if reason is not None:
         return {f: _undefined(f, table, n, missing, reason, method) for f in ICC_FORMS}
 
@@ -96,8 +96,8 @@ def icc(table: RatingTable) -> dict[str, Estimate]:
     for form in ICC_FORMS:
         num, den = values[form]
         if den <= tol / max(n * k, 1):
-            out[form] = _undefined(form, table, n, missing, N_("the denominator of this form is 0 "
-                                      "(rater variance cancels the between-item variance)"), method)
+            out[form] = _undefined(form, table, n, missing, _("the denominator of this form is 0 "
+                                     "(rater variance cancels the between-item variance)"), method)
             continue
         value = num / den
         lo, hi = (float(c) for c in cis[form])
@@ -107,11 +107,11 @@ def icc(table: RatingTable) -> dict[str, Estimate]:
                 lo = hi = 1.0  # perfect agreement / consistency
             else:
                 lo = hi = None
-                extra_note = "CI undefined: no residual variance"
+                extra_note = _("CI undefined: no residual variance")
         Fv, d1, d2 = F[form]
         p = float(stats.f.sf(Fv, d1, d2)) if math.isfinite(Fv) else 0.0
         extra = {"F": float(Fv) if math.isfinite(Fv) else None, "df1": float(d1), "df2": float(d2), "p": p,
-                 "description": ICC_DESCRIPTIONS[form]}
+                 "description": _(ICC_DESCRIPTIONS[form])}
         if extra_note:
             extra["note"] = extra_note
         out[form] = Estimate(form, float(value), None if lo is None else (lo, hi), table.n_items, table.n_raters,

@@ -7,8 +7,10 @@ from typing import Sequence
 import numpy as np
 
 from medeval.core.errors import MedevalError
-from medeval.core.i18n import N_
-from medeval.stats.agreement.ratings import NOT_TWO_RATERS, Estimate, RatingTable, _rng, _undefined, check_bootstrap
+from medeval.core.i18n import N_, _
+from medeval.stats.agreement.ratings import Estimate, RatingTable, _rng, _undefined, check_bootstrap
+
+WEIGHT_WORDS = {None: N_("unweighted"), "linear": N_("linear weights"), "quadratic": N_("quadratic weights")}
 
 
 def _categories(table: RatingTable, categories) -> np.ndarray:
@@ -58,16 +60,17 @@ def cohen_kappa(table: RatingTable, weights: str | None = None, categories: Sequ
         raise MedevalError(f"weights {weights!r} must be None, 'linear' or 'quadratic'")
     name = "cohen_kappa" + (f"_{weights}" if weights else "")
     if table.n_raters != 2:
-        return _undefined(name, table, 0, "", NOT_TWO_RATERS.format(n=table.n_raters))
+        return _undefined(name, table, 0, "", _("Cohen's kappa needs exactly 2 raters, not {n}").format(n=table.n_raters))
     both = ~np.isnan(table.values).any(axis=1)
     a, b = table.values[both, 0], table.values[both, 1]
     n = int(both.sum())
-    missing = (f"{table.n_items - n} items without both ratings left out" if n < table.n_items
-               else "no missing ratings")
-    method = (f"Cohen's kappa ({weights or 'unweighted'}) over {len(_categories(table, categories))} categories; "
-              f"95% CI: percentile bootstrap over items ({n_boot} resamples)")
+    missing = (_("{n} items without both ratings left out").format(n=table.n_items - n) if n < table.n_items
+               else _("no missing ratings"))
+    method = _("Cohen's kappa ({weights}) over {k} categories; 95% CI: percentile bootstrap over items ({n_boot} "
+               "resamples)").format(weights=_(WEIGHT_WORDS[weights]), k=len(_categories(table, categories)),
+                                    n_boot=n_boot)
     if n == 0:
-        return _undefined(name, table, 0, missing, N_("no item rated by both raters"), method)
+        return _undefined(name, table, 0, missing, _("no item rated by both raters"), method)
     cats = _categories(table, categories)
     pos = {float(c): i for i, c in enumerate(cats)}
     ia = np.array([pos[float(v)] for v in a])
@@ -75,7 +78,7 @@ def cohen_kappa(table: RatingTable, weights: str | None = None, categories: Sequ
     K, w = len(cats), _kappa_weights(len(cats), weights)
     value = _kappa_from_codes(ia, ib, K, w)
     if value is None:
-        return _undefined(name, table, n, missing, N_("chance agreement is 1 (both raters used a single category)"),
+        return _undefined(name, table, n, missing, _("chance agreement is 1 (both raters used a single category)"),
                           method)
     ci = None
     if n_boot and n >= 2:
@@ -90,13 +93,13 @@ def cohen_kappa(table: RatingTable, weights: str | None = None, categories: Sequ
 def fleiss_kappa(table: RatingTable, categories: Sequence | None = None) -> Estimate:
     """Fleiss' (1971) kappa for complete data (every item rated by every rater)."""
     name = "fleiss_kappa"
-    method = "Fleiss (1971) kappa from the items x categories count table"
+    method = _("Fleiss (1971) kappa from the items x categories count table")
     x = table.values
     if np.isnan(x).any():
-        return _undefined(name, table, 0, "not handled", N_("Fleiss' kappa needs complete data (every item "
-                                                            "rated by every rater); use Krippendorff's alpha"), method)
+        return _undefined(name, table, 0, _("not handled"), _("Fleiss' kappa needs complete data (every item "
+                                                              "rated by every rater); use Krippendorff's alpha"), method)
     if table.n_raters < 2:
-        return _undefined(name, table, 0, "no missing ratings", N_("fewer than 2 raters"), method)
+        return _undefined(name, table, 0, _("no missing ratings"), _("fewer than 2 raters"), method)
     cats = _categories(table, categories)
     idx = {float(c): i for i, c in enumerate(cats)}
     counts = np.zeros((table.n_items, len(cats)))
@@ -108,10 +111,10 @@ def fleiss_kappa(table: RatingTable, categories: Sequence | None = None) -> Esti
     p_j = counts.sum(axis=0) / (table.n_items * m)
     pe = (p_j ** 2).sum()
     if pe >= 1 - 1e-15:
-        return _undefined(name, table, table.n_items, "no missing ratings",
-                          N_("every rating is in one category: chance agreement is 1"), method)
+        return _undefined(name, table, table.n_items, _("no missing ratings"),
+                          _("every rating is in one category: chance agreement is 1"), method)
     return Estimate(name, float((p_bar - pe) / (1 - pe)), None, table.n_items, m, table.n_items,
-                    "no missing ratings", None, {"p_bar": float(p_bar), "p_e": float(pe)}, method)
+                    _("no missing ratings"), None, {"p_bar": float(p_bar), "p_e": float(pe)}, method)
 
 
 def percent_agreement(table: RatingTable) -> Estimate:
@@ -122,12 +125,13 @@ def percent_agreement(table: RatingTable) -> Estimate:
         m = len(v)
         if m < 2:
             continue
-        _, c = np.unique(v, return_counts=True)
+        _values, c = np.unique(v, return_counts=True)
         shares.append((c * (c - 1)).sum() / (m * (m - 1)))
     n_missing = int(np.isnan(table.values).sum())
-    missing = f"{n_missing} missing ratings; pairs formed from the ratings present" if n_missing else "no missing ratings"
-    method = "mean over items of the share of agreeing rater pairs"
+    missing = (_("{n} missing ratings; pairs formed from the ratings present").format(n=n_missing) if n_missing
+               else _("no missing ratings"))
+    method = _("mean over items of the share of agreeing rater pairs")
     if not shares:
-        return _undefined("percent_agreement", table, 0, missing, N_("no item has 2 or more ratings"), method)
+        return _undefined("percent_agreement", table, 0, missing, _("no item has 2 or more ratings"), method)
     return Estimate("percent_agreement", float(np.mean(shares)), None, table.n_items, table.n_raters, len(shares),
                     missing, None, {}, method)

@@ -5,14 +5,12 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from medeval.core.errors import MedevalError
-from medeval.core.i18n import N_, _
 from medeval.core.limits import BOOT_MAX, check_number, check_seed
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -140,39 +138,6 @@ class RatingTable:
 
 def _num_key(x: float) -> str:
     return f"num:{x!r}"
-
-
-# Why a statistic is undefined, where the words carry a number: the estimates keep the English (JSON, CSV and the
-# reports read them); a page shows :func:`reason_text` of it, in the reader's language
-TOO_MANY_VALUES = N_("{n} distinct values: too many for the {level} coincidence matrix; use the interval level for "
-                     "continuous scores")
-NOT_TWO_RATERS = N_("Cohen's kappa needs exactly 2 raters, not {n}")
-EVERY_PAIR_UNDEFINED = N_("undefined for every pair: {reasons}")
-_TEMPLATES = (TOO_MANY_VALUES, NOT_TWO_RATERS, EVERY_PAIR_UNDEFINED)
-
-
-def _pattern(template: str) -> re.Pattern:
-    return re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(template)), re.S)
-
-
-def reason_text(reason: str | None) -> str | None:
-    """An estimate's ``undefined_reason`` (English, as stored) in the reader's language.
-
-    >>> reason_text("fewer than 2 raters"), reason_text("undefined for every pair: fewer than 3 complete pairs")
-    ('fewer than 2 raters', 'undefined for every pair: fewer than 3 complete pairs')
-    """
-    if not reason:
-        return reason
-    if _(reason) != reason:
-        return _(reason)
-    for template in _TEMPLATES:
-        m = _pattern(template).fullmatch(reason)
-        if m:
-            fields = m.groupdict()
-            if "reasons" in fields:
-                fields["reasons"] = "; ".join(reason_text(r) or "" for r in fields["reasons"].split("; "))
-            return _(template).format(**fields)
-    return reason
 
 
 def _undefined(name, t: RatingTable, n_pairable, missing, reason, method="") -> Estimate:

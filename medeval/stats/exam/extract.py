@@ -8,6 +8,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from medeval.core.chinese import to_simplified
+from medeval.core.i18n import N_, _
 from medeval.stats.exam.groups import NEG_AFTER, letter_ok, read_group, squash
 
 DEFAULT_LETTERS = "ABCDEFG"  # when the key gives no options (CMB's answer file has none); CMB reads A-G too
@@ -291,3 +292,32 @@ def extract_answer(response: str | None, options: str | dict | None = None) -> E
             return Extraction("", "ambiguous", f"the texts of several options ({', '.join(sorted(keep))})",
                               _fmt(keep))
     return Extraction("", "ambiguous", "no option letter or option text found")
+
+
+# The reasons above are data (the details CSV and JSON keep them in English); a page shows them in its reader's
+# language through these patterns, one per reason the extraction gives, its variable part carried over.
+_REASONS = (
+    (re.compile(r"empty response"), N_("empty response")),
+    (re.compile(r"no response in the answers file"), N_("no response in the answers file")),
+    (re.compile(r"no option letter or option text found"), N_("no option letter or option text found")),
+    (re.compile(r"several options named, none stated as the choice \((?P<x>[^)]*)\)"),
+     N_("several options named, none stated as the choice ({x})")),
+    (re.compile(r"the texts of several options \((?P<x>[^)]*)\)"), N_("the texts of several options ({x})")),
+    (re.compile(r"alternatives, not a choice \((?P<x>[^)]*)\)"), N_("alternatives, not a choice ({x})")),
+    (re.compile(r"contradictory final answers \((?P<x>[^)]*)\) with no correction between them"),
+     N_("contradictory final answers ({x}) with no correction between them")),
+)
+
+
+def reason_text(reason: str | None) -> str:
+    """A stored extraction reason as the current language says it (unknown text is shown as it is).
+
+    >>> reason_text("several options named, none stated as the choice (A, C)")
+    'several options named, none stated as the choice (A, C)'
+    """
+    text = str(reason or "")
+    for pattern, template in _REASONS:
+        m = pattern.fullmatch(text)
+        if m:
+            return _(template).format(x=(m.groupdict().get("x") or "").replace(" or ", _(" or ")))
+    return text

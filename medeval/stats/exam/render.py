@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from medeval.core.display import percent
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_, _
 from medeval.stats.exam.score import DEFINITIONS, LABELS, ExamResult
 
 
@@ -38,15 +39,28 @@ SHARES = ("accuracy_settled", "accuracy_ambiguous_wrong", "accuracy_macro")
 """The columns of :data:`HEADER` that are shares (a page shows them as percentages)."""
 
 
+COLUMN_LABELS = {"level": N_("scope"), "group": N_("group"), "subgroup": N_("subgroup"), "n": "n",
+                 "correct": N_("correct"), "unsettled": N_("unsettled")}
+"""The other columns of :data:`HEADER` in words (the figures: :data:`LABELS`)."""
+LEVEL_NAMES = {"overall": N_("overall"), "category": N_("category"), "subcategory": N_("subcategory"),
+               "question_type": N_("question type")}
+
+
+def label(name: str) -> str:
+    """A column or figure of the results as a page names it, in the current language ("accuracy (settled)")."""
+    return _(LABELS.get(name) or COLUMN_LABELS.get(name, name))
+
+
 def display_rows(d: dict) -> list[dict]:
-    """:func:`rows` as a page shows them: the figures by their labels (:data:`LABELS`), the levels in words."""
-    names = [LABELS.get(h, h) for h in HEADER]
-    return [dict(zip(names, (row[0].replace("_", " "), *row[1:]))) for row in rows(d)]
+    """:func:`rows` as a page shows them: the figures by their labels (:func:`label`), the levels in words, in the
+    current language."""
+    names = [label(h) for h in HEADER]
+    return [dict(zip(names, (_(LEVEL_NAMES.get(row[0], row[0].replace("_", " "))), *row[1:]))) for row in rows(d)]
 
 
 def definitions() -> list[tuple[str, str]]:
-    """(label, how it is computed) for each figure, as a page lists them."""
-    return [(LABELS.get(k, k), v) for k, v in DEFINITIONS.items()]
+    """(label, how it is computed) for each figure, as a page lists them, in the current language."""
+    return [(label(k) if k in LABELS else k, _(v)) for k, v in DEFINITIONS.items()]
 
 
 def render(results: list[ExamResult], fmt: str = "json") -> str:

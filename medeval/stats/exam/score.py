@@ -7,30 +7,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from medeval.core.errors import MedevalError
+from medeval.core.i18n import N_
 from medeval.stats.exam.extract import METHODS, Extraction, cmb_match_choice, extract_answer
 from medeval.stats.exam.files import Question, read_answers, read_key, response_sha
 
 DEFINITIONS = {
-    "accuracy_settled": "questions whose option set equals the key / questions; an ambiguous reading counts with the "
-                        "letters a person settled, an unsettled ambiguous reading counts as wrong (and is counted in "
-                        "'unsettled'); empty and unanswered count as wrong (CMB `score.py`)",
-    "accuracy_ambiguous_wrong": "the same with every ambiguous reading counted as wrong (no settlement applied)",
-    "accuracy_cmb_regex": "the same answers read by CMB's own `match_choice` (`src/utils.py`; first letter only for "
-                          "a single-choice question), compared as CMB `score.py` compares: the paper's reading",
-    "accuracy_macro": "CMB's convention (`score.py`, Table 6 'Average'): a category's accuracy is the mean of its "
-                      "subcategories' accuracies, and the overall figure is the mean of those category accuracies; "
-                      "computed on the settled accuracy",
-    "category accuracy_macro": "mean of the category's subcategory accuracies (settled), CMB `score.py`'s "
-                               "`accuracy_per_category`",
-    "ambiguous": "answers whose response does not determine a choice (equal candidates, alternatives, contradictory "
-                 "finals, no option named); never replaced by a guessed letter",
+    "accuracy_settled": N_("questions whose option set equals the key / questions; an ambiguous reading counts with "
+                           "the letters a person settled, an unsettled ambiguous reading counts as wrong (and is "
+                           "counted in 'unsettled'); empty and unanswered count as wrong (CMB `score.py`)"),
+    "accuracy_ambiguous_wrong": N_("the same with every ambiguous reading counted as wrong (no settlement applied)"),
+    "accuracy_cmb_regex": N_("the same answers read by CMB's own `match_choice` (`src/utils.py`; first letter only "
+                             "for a single-choice question), compared as CMB `score.py` compares: the paper's "
+                             "reading"),
+    "accuracy_macro": N_("CMB's convention (`score.py`, Table 6 'Average'): a category's accuracy is the mean of its "
+                         "subcategories' accuracies, and the overall figure is the mean of those category "
+                         "accuracies; computed on the settled accuracy"),
+    "category accuracy_macro": N_("mean of the category's subcategory accuracies (settled), CMB `score.py`'s "
+                                  "`accuracy_per_category`"),
+    "ambiguous": N_("answers whose response does not determine a choice (equal candidates, alternatives, "
+                    "contradictory finals, no option named); never replaced by a guessed letter"),
 }
 """How each figure is computed, by its name in the results (JSON, CSV); CMB's own code names in `backticks`."""
 
-LABELS = {"accuracy_settled": "accuracy (settled)", "accuracy_ambiguous_wrong": "accuracy (ambiguous as wrong)",
-          "accuracy_cmb_regex": "accuracy (CMB's reading)", "accuracy_macro": "macro accuracy (CMB)",
-          "category accuracy_macro": "a category's macro accuracy", "ambiguous": "ambiguous"}
-"""Each figure as a page or report names it in words (the results keep the names above, for programs)."""
+LABELS = {"accuracy_settled": N_("accuracy (settled)"), "accuracy_ambiguous_wrong": N_("accuracy (ambiguous as wrong)"),
+          "accuracy_cmb_regex": N_("accuracy (CMB's reading)"), "accuracy_macro": N_("macro accuracy (CMB)"),
+          "category accuracy_macro": N_("a category's macro accuracy"), "ambiguous": N_("ambiguous")}
+"""Each figure as a page or report names it in words (the results keep the names above, for programs). English
+marked ``N_()``: a page shows them with ``_()`` (:mod:`medeval.stats.exam.render`'s ``display_rows`` and
+``definitions`` do); the JSON's ``definitions`` stay English."""
 
 
 @dataclass(frozen=True)
