@@ -10,6 +10,7 @@ from medeval.annotation.adjudication import METHODS as CONSENSUS_METHODS
 from medeval.calibration.cutoffs import consensus_label
 from medeval.calibration.validation import DISPLAY_COLUMNS as MACHINE_COLUMNS
 from medeval.calibration.validation import display_rows as machine_rows
+from medeval.core import i18n
 from medeval.core.display import percent
 from medeval.core.errors import MedevalError
 from medeval.core.i18n import N_, _
@@ -157,13 +158,22 @@ st.caption(_("The HTML report works offline (charts included); the zip adds the 
              "the JSON and a CSV per table. Files are made when you click."))
 
 
+# the files are made on click, outside this run: in the language of the researcher who clicks (this run's)
+REPORT_LANGUAGE = i18n.current()
+
+
 def _zip() -> bytes:
     pdf = rep.chromium_path() is not None
-    return html_kit.zip_report(lambda tmp: rep.write_report(s, tmp, pdf=pdf))
+    return html_kit.zip_report(lambda tmp: rep.write_report(s, tmp, pdf=pdf, language=REPORT_LANGUAGE))
+
+
+def _html() -> str:
+    with i18n.language(REPORT_LANGUAGE):
+        return rep.render_html(s)
 
 
 e1, e2, e3 = st.columns(3)
-e1.download_button(_("Report (HTML)"), lambda: rep.render_html(s), file_name=f"agreement-campaign-{cid}.html",
+e1.download_button(_("Report (HTML)"), _html, file_name=f"agreement-campaign-{cid}.html",
                    mime="text/html", key="dl_html", width="stretch")
 e2.download_button(_("Everything (zip: HTML, PDF, JSON, CSV)"), _zip, file_name=f"agreement-campaign-{cid}.zip",
                    mime="application/zip", key="dl_zip", width="stretch")

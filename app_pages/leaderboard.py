@@ -11,7 +11,7 @@ import html
 
 import streamlit as st
 
-from medeval.core import settings
+from medeval.core import i18n, settings
 from medeval.core.errors import MedevalError
 from medeval.core.i18n import N_, _
 from medeval.engine import thresholds as th
@@ -220,15 +220,24 @@ from medeval.reports import leaderboard_report as lb_rep  # noqa: E402
 _compare = other if others else None  # read now: the callables below run on click, outside this script run
 
 
+# the files are made on click, outside this run: in the language of the researcher who clicks (this run's)
+REPORT_LANGUAGE = i18n.current()
+
+
 def _lb_data() -> dict:
     """The report's numbers for this version (and the version chosen to compare with), read on click."""
-    with ui.db() as d:
+    with i18n.language(REPORT_LANGUAGE), ui.db() as d:
         return lb_rep.build(d, version, compare=_compare)
 
 
 def _lb_zip() -> bytes:
     pdf = lb_rep.chromium_path() is not None
-    return html_kit.zip_report(lambda tmp: lb_rep.write_report(_lb_data(), tmp, pdf=pdf))
+    return html_kit.zip_report(lambda tmp: lb_rep.write_report(_lb_data(), tmp, pdf=pdf, language=REPORT_LANGUAGE))
+
+
+def _lb_html() -> str:
+    with i18n.language(REPORT_LANGUAGE):
+        return lb_rep.render_html(_lb_data())
 
 
 e1, e2 = st.columns(2)
@@ -238,7 +247,7 @@ e2.download_button(_("Chart (HTML, offline)"), lambda: shares.to_html(include_pl
                    file_name=f"leaderboard-v{version}-{metric}.html", mime="text/html", key="lb_chart",
                    width="stretch")
 e3, e4 = st.columns(2)
-e3.download_button(_("Report (HTML)"), lambda: lb_rep.render_html(_lb_data()),
+e3.download_button(_("Report (HTML)"), _lb_html,
                    file_name=f"leaderboard-v{version}-report.html", mime="text/html", key="lb_report_html",
                    width="stretch",
                    help=_("Offline: every metric, per aspect, the t-tests, the provenance and the comparison above"))

@@ -262,6 +262,9 @@ def deferred_downloads(page: str, db_path, username: str, monkeypatch, choose=()
     for key, value in choose:
         at.selectbox(key=key).set_value(value).run()
     assert not at.exception, at.exception
+    import webui.i18n
+
+    webui.i18n._last_used = None  # the files are made on click, in a server thread: no session's language there
     return {d.proto.label: made[d.proto.deferred_file_id] for d in at.get("download_button")
             if d.proto.deferred_file_id}
 

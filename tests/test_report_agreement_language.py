@@ -91,3 +91,20 @@ def test_the_command_line_takes_the_language(graded, tmp_path):  # noqa: F811
     assert '<html lang="zh-CN">' in (tmp_path / "zh" / "report.html").read_text(encoding="utf-8")
     bad = run("--out", str(tmp_path / "fr"), "--language", "fr")
     assert bad.returncode == 2 and "en, zh-CN" in bad.stderr
+
+
+@pytest.mark.slow  # AppTest runs the whole page
+def test_the_agreement_page_makes_its_report_in_the_researchers_language(graded, monkeypatch):  # noqa: F811
+    from medeval.accounts import auth
+    from tests.test_leaderboard_report import deferred_downloads
+
+    with connect(graded["path"]) as db:
+        auth.set_language(db, "res", "zh-CN", actor=None)
+    zh = lambda text: i18n.translate_in("zh-CN", text)  # noqa: E731
+    dl = deferred_downloads("app_pages/dashboard.py", graded["path"], "res", monkeypatch)
+    page = dl[zh("Report (HTML)")]()  # made on click, outside the page's run
+    assert '<html lang="zh-CN">' in page and "一致性报告" in page
+    with connect(graded["path"]) as db:
+        auth.set_language(db, "res", "en", actor=None)
+    dl = deferred_downloads("app_pages/dashboard.py", graded["path"], "res", monkeypatch)
+    assert '<html lang="en">' in dl["Report (HTML)"]()

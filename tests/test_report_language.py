@@ -223,3 +223,16 @@ def test_the_chinese_pdf_prints_every_character_with_a_font_that_has_it(lb_db, t
     assert "排行榜报告" in text and "完全错误" in text
     missing, _families = pdf_support.uncovered(paths["pdf"], kit.FONTS)
     assert not missing, sorted(missing)
+
+
+@pytest.mark.slow  # AppTest runs the whole page
+def test_the_leaderboard_page_makes_its_report_in_the_researchers_language(lb_db, monkeypatch):  # noqa: F811
+    from medeval.accounts import auth
+    from tests.test_leaderboard_report import deferred_downloads
+
+    with connect(lb_db) as db:
+        auth.add_user(db, "res", "a-long-password", "researcher", language="zh-CN")
+    dl = deferred_downloads("app_pages/leaderboard.py", lb_db, "res", monkeypatch,
+                            choose=[("lb_version", 1), ("lb_other", 2)])
+    page = dl[i18n.translate_in("zh-CN", "Report (HTML)")]()  # made on click, outside the page's run
+    assert '<html lang="zh-CN">' in page and re.search(r"<h2>[^<]*[\u4e00-\u9fff]", page)
