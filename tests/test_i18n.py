@@ -157,7 +157,9 @@ def test_language_tags(tag, lang):
     ("AUTO", "en", "en")])
 def test_the_default_language_follows_the_setting_then_the_browser(monkeypatch, setting, header, lang):
     monkeypatch.setenv("MEDEVAL_LANGUAGE", setting)
-    assert i18n.default_language(header) == lang
+    from medeval.core import settings
+
+    assert settings.default_language(header) == lang
 
 
 def test_numbers_and_dates_follow_the_language():

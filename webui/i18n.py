@@ -16,7 +16,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from medeval.accounts import auth
 from medeval.accounts.auth import User
-from medeval.core import i18n
+from medeval.core import i18n, settings
 from medeval.core.i18n import _
 
 from . import LANGUAGE_COOKIE
@@ -56,7 +56,7 @@ def resolve(user: User | None) -> str:
     """The language this session is shown in."""
     if user is not None and user.language in i18n.LANGUAGES:
         return user.language
-    return _chosen_at_signin() or i18n.default_language(_browser_header())
+    return _chosen_at_signin() or settings.default_language(_browser_header())
 
 
 def use(user: User | None) -> str:

@@ -132,7 +132,7 @@ def _language(request: Request) -> str:
     if asked is not None:
         return asked
     cookie = i18n.normalize(request.cookies.get(LANGUAGE_COOKIE))
-    return cookie or i18n.default_language(request.headers.get("accept-language"))
+    return cookie or settings.default_language(request.headers.get("accept-language"))
 
 
 def _remember_language(resp: Response, request: Request, lang: str) -> None:

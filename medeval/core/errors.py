@@ -11,15 +11,14 @@ class InputError(MedevalError):
 
     def __init__(self, message: str, *, file: str | None = None, row: int | None = None, fix: str | None = None):
         self.file, self.row, self.fix, self.detail = file, row, fix, message
-        where = ""
+        from medeval.core.i18n import _  # (the words around the message, in the reader's language)
+
+        text = message
         if file:
-            where = f"{file}"
-            if row is not None:
-                where += f", row {row}"
-            where += ": "
-        text = where + message
+            text = (_("{file}, row {row}: {message}").format(file=file, row=row, message=message) if row is not None
+                    else _("{file}: {message}").format(file=file, message=message))
         if fix:
-            text += f" -- {fix}"
+            text = _("{text} -- {fix}").format(text=text, fix=fix)
         super().__init__(text)
 
 

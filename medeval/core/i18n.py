@@ -229,14 +229,3 @@ def datetime_text(when: float | None, *, seconds: bool = False) -> str:
     if current() == "zh-CN":
         return format_datetime(moment, "y年M月d日 HH:mm" + (":ss" if seconds else ""), locale="zh_CN")
     return format_datetime(moment, "MMM d, y, h:mm" + (":ss" if seconds else "") + " a", locale="en")
-
-
-def default_language(accept_language: str | None = None) -> str:
-    """The language for someone who has not chosen one: ``MEDEVAL_LANGUAGE``, or with ``auto`` the browser's
-    ``Accept-Language`` (else zh-CN)."""
-    from medeval.core import settings
-
-    setting = settings.language()
-    if setting == "auto":
-        return from_accept_language(accept_language) or "zh-CN"
-    return check(setting)

@@ -22,7 +22,9 @@ import json
 import math
 from typing import Any
 
+from medeval.core import i18n
 from medeval.core.errors import InputError
+from medeval.core.i18n import _
 
 NAME_MAX_CHARS = 200
 """Names: campaigns (grading and task), models, users, datasets."""
@@ -57,6 +59,11 @@ LIMITS = {
 _LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c")
 
 
+def _w(what: str) -> str:
+    """What a value is, in the current language where the catalogue has it (callers mark it ``N_()``)."""
+    return _(what) if what else what
+
+
 def _error(message: str, fix: str, file: str | None, row: int | None) -> InputError:
     return InputError(message, file=file, row=row, fix=fix)
 
@@ -73,28 +80,32 @@ def check_text(value: Any, *, what: str, max_chars: int = TEXT_MAX_CHARS, allow_
     if value is None:
         value = ""
     if not isinstance(value, str):
-        raise _error(f"{what} must be text, not {type(value).__name__}", "give it as plain text", file, row)
+        raise _error(_("{what} must be text, not {kind}").format(what=_w(what), kind=type(value).__name__),
+                     _("give it as plain text"), file, row)
     nul = value.find("\x00")
     if nul >= 0:
-        raise _error(f"{what} contains a NUL byte (character {nul + 1})",
-                     "remove it; text must be plain text", file, row)
+        raise _error(_("{what} contains a NUL byte (character {n})").format(what=_w(what), n=nul + 1),
+                     _("remove it; text must be plain text"), file, row)
     if len(value) > max_chars:
-        raise _error(f"{what} is {len(value):,} characters long; the limit is {max_chars:,}",
-                     f"shorten it to at most {max_chars:,} characters", file, row)
+        raise _error(_("{what} is {n} characters long; the limit is {limit}").format(
+            what=_w(what), n=f"{len(value):,}", limit=f"{max_chars:,}"),
+            _("shorten it to at most {limit} characters").format(limit=f"{max_chars:,}"), file, row)
     if not allow_newlines:
         for i, ch in enumerate(value):
             if ch in _LINE_BREAKS or (ord(ch) < 32 and ch != "\t") or ord(ch) == 127:
-                raise _error(f"{what} contains a line break or control character (character {i + 1})",
-                             "give it on one line", file, row)
+                raise _error(_("{what} contains a line break or control character (character {n})").format(
+                    what=_w(what), n=i + 1), _("give it on one line"), file, row)
     if required and not value.strip():
-        raise _error(f"{what} is empty", _give(what), file, row)
+        raise _error(_("{what} is empty").format(what=_w(what)), _give(what), file, row)
     return value
 
 
 def _give(what: str) -> str:
     """The fix for an empty value: 'give a campaign name', 'give the reason' (no second article; issue 23 §7)."""
     if not what.strip():
-        return "give a value"
+        return _("give a value")
+    if i18n.current() != i18n.SOURCE:  # (the articles below are English grammar)
+        return _("give {what}").format(what=_w(what))
     if what.split(maxsplit=1)[0].lower() in ("the", "a", "an", "its", "their", "this", "each", "every"):
         return f"give {what}"
     return f"give {'an' if what[:1].lower() in 'aeiou' else 'a'} {what}"
@@ -127,10 +138,15 @@ def check_number(value: Any, *, what: str, low: float | None = None, high: float
     lo = "-inf" if low is None else _fmt(low)
     hi = "inf" if high is None else _fmt(high)
     interval = ("(" if low_open or low is None else "[") + f"{lo}, {hi}" + (")" if high_open or high is None else "]")
-    kind = "a whole number" if integer else "a number"
     shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:60] + "..."
-    bad = _error(f"{what} must be {kind} in {interval}; got {shown}",
-                 f"give {kind} between {lo} and {hi}", file, row)
+    if integer:
+        bad = _error(_("{what} must be a whole number in {interval}; got {shown}").format(
+            what=_w(what), interval=interval, shown=shown),
+            _("give a whole number between {low} and {high}").format(low=lo, high=hi), file, row)
+    else:
+        bad = _error(_("{what} must be a number in {interval}; got {shown}").format(
+            what=_w(what), interval=interval, shown=shown),
+            _("give a number between {low} and {high}").format(low=lo, high=hi), file, row)
     if isinstance(value, bool):
         raise bad
     if isinstance(value, str):
@@ -199,8 +215,8 @@ def check_depth(value: Any, *, what: str, max_depth: int = JSON_MAX_DEPTH,
                 file: str | None = None, row: int | None = None) -> Any:
     """``value`` if its lists/dicts nest at most ``max_depth`` deep, else an InputError."""
     if value_depth(value) > max_depth:
-        raise _error(f"{what} is nested more than {max_depth} levels deep",
-                     f"flatten it to at most {max_depth} levels of lists and objects", file, row)
+        raise _error(_("{what} is nested more than {n} levels deep").format(what=_w(what), n=max_depth),
+                     _("flatten it to at most {n} levels of lists and objects").format(n=max_depth), file, row)
     return value
 
 
@@ -217,30 +233,35 @@ def load_json_limited(text: str | bytes, what: str, *, max_depth: int = JSON_MAX
         try:
             text = text.decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise _error(f"{what} is not UTF-8 text", "save it as UTF-8", file, row) from None
+            raise _error(_("{what} is not UTF-8 text").format(what=_w(what)), _("save it as UTF-8"), file,
+                         row) from None
     check_json_text(text, what, max_depth=max_depth, max_bytes=max_bytes, file=file, row=row)
     try:
         return json.loads(text)
     except RecursionError:  # pragma: no cover - the scan above refuses this first
-        raise _error(f"{what} is nested more than {max_depth} levels deep",
-                     f"flatten it to at most {max_depth} levels", file, row) from None
+        raise _error(_("{what} is nested more than {n} levels deep").format(what=_w(what), n=max_depth),
+                     _("flatten it to at most {n} levels").format(n=max_depth), file, row) from None
     except ValueError as e:
-        raise _error(f"{what} is not valid JSON ({e})", "check its brackets, quotes and commas", file, row) from None
+        raise _error(_("{what} is not valid JSON ({error})").format(what=_w(what), error=e),
+                     _("check its brackets, quotes and commas"), file, row) from None
 
 
 def check_json_text(text: str, what: str, *, max_depth: int = JSON_MAX_DEPTH, max_bytes: int | None = JSON_MAX_BYTES,
                     file: str | None = None, row: int | None = None) -> str:
     """JSON text checked before it is parsed: its size, no NUL byte, brackets nested at most ``max_depth``."""
     if not isinstance(text, str):
-        raise _error(f"{what} must be JSON text, not {type(text).__name__}", "give it as JSON text", file, row)
+        raise _error(_("{what} must be JSON text, not {kind}").format(what=_w(what), kind=type(text).__name__),
+                     _("give it as JSON text"), file, row)
     if max_bytes is not None and len(text.encode("utf-8")) > max_bytes:
-        raise _error(f"{what} is {len(text.encode('utf-8')):,} bytes; the limit is {max_bytes:,}",
-                     "make it smaller", file, row)
+        raise _error(_("{what} is {n} bytes; the limit is {limit}").format(
+            what=_w(what), n=f"{len(text.encode('utf-8')):,}", limit=f"{max_bytes:,}"), _("make it smaller"),
+            file, row)
     if "\x00" in text:
-        raise _error(f"{what} contains a NUL byte", "remove it; JSON must be plain text", file, row)
+        raise _error(_("{what} contains a NUL byte").format(what=_w(what)), _("remove it; JSON must be plain text"),
+                     file, row)
     if json_depth(text) > max_depth:
-        raise _error(f"{what} is nested more than {max_depth} levels deep",
-                     f"flatten it to at most {max_depth} levels of lists and objects", file, row)
+        raise _error(_("{what} is nested more than {n} levels deep").format(what=_w(what), n=max_depth),
+                     _("flatten it to at most {n} levels of lists and objects").format(n=max_depth), file, row)
     return text
 
 

@@ -332,6 +332,17 @@ def language() -> str:
     return value("MEDEVAL_LANGUAGE")
 
 
+def default_language(accept_language: str | None = None) -> str:
+    """The interface language for someone who has not chosen one: MEDEVAL_LANGUAGE, or with ``auto`` the
+    browser's ``Accept-Language`` (else zh-CN)."""
+    from medeval.core import i18n
+
+    setting = language()
+    if setting == "auto":
+        return i18n.from_accept_language(accept_language) or "zh-CN"
+    return i18n.check(setting)
+
+
 def idle_timeout() -> float:
     """MEDEVAL_IDLE_TIMEOUT in seconds (a positive number)."""
     return value("MEDEVAL_IDLE_TIMEOUT")
