@@ -107,15 +107,21 @@ def _open_expanders(page: Page) -> None:
     bs.wait_settled(page)
 
 
-def _download(page: Page, button):
+def _download(page: Page, button, reopen):
     """The file a download button gives. A click that lands while the page is still rerunning from the previous one
     can be lost with the button it hit (nothing is downloaded): then the page is let settle and the button clicked
     again, within DOWNLOAD_TIMEOUT_MS in all."""
     tries = 4
     for attempt in range(tries):
         try:
+            if not _enabled_soon(button):
+                # every widget greyed out for seconds: the page lost its connection (the fresh-clone CI saw it
+                # once, under load); open the page again, as a user would, and click the button anew
+                page.reload()
+                bs.wait_settled(page)
+                reopen()  # the tab and the expanders the button was in
             with page.expect_download(timeout=DOWNLOAD_TIMEOUT_MS // tries) as info:
-                button.click()
+                button.click(timeout=DOWNLOAD_TIMEOUT_MS // tries)
             return info.value
         except PlaywrightTimeoutError:
             if attempt == tries - 1:
@@ -123,7 +129,16 @@ def _download(page: Page, button):
             bs.wait_settled(page)
 
 
-def _downloads_here(page: Page, path: str, check) -> list[Offered]:
+def _enabled_soon(button, seconds: float = 10) -> bool:
+    """Whether ``button`` is (or within ``seconds`` becomes) enabled."""
+    try:
+        expect(button).to_be_enabled(timeout=seconds * 1000)
+        return True
+    except AssertionError:
+        return False
+
+
+def _downloads_here(page: Page, path: str, check, reopen=lambda: None) -> list[Offered]:
     """Click every download button on screen; each file is checked (``check``) as soon as it is saved: a file made
     on click lives until the second rerun after it (Streamlit's clean-up), and each click reruns the page."""
     found = []
@@ -132,7 +147,7 @@ def _downloads_here(page: Page, path: str, check) -> list[Offered]:
     labels = [b.inner_text().strip() for b in buttons.all() if not b.is_disabled()]  # (an empty table: no CSV)
     for label in labels:
         button = buttons.filter(has_text=label).first
-        download = _download(page, button)
+        download = _download(page, button, reopen)
         assert download.failure() is None, (path, label, download.failure())
         found.append(Offered(path, label, download.url, Path(download.path()).read_bytes()))
         check(found[-1:])
@@ -149,11 +164,14 @@ def _offered_on(page: Page, demo: Demo, path: str, check) -> list[Offered]:
     bs.wait_settled(page)
     tabs = page.get_by_role("tab").filter(visible=True)
     for t in range(max(tabs.count(), 1)):
-        if tabs.count():
-            tabs.nth(t).click()
-            bs.wait_settled(page)
-        _open_expanders(page)
-        offered += _downloads_here(page, path, check)
+        def reopen(t=t) -> None:
+            if tabs.count():
+                tabs.nth(t).click()
+                bs.wait_settled(page)
+            _open_expanders(page)
+
+        reopen()
+        offered += _downloads_here(page, path, check, reopen)
     images = page.locator('img[src*="/media/"]')
     for i in range(images.count()):
         img = images.nth(i)
