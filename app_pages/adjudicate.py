@@ -112,14 +112,19 @@ def _who(n: int, name: str) -> str:
     return name if show_names else _("Annotator {n}").format(n=n)
 
 
+def _aspect(name: str) -> str:
+    """An aspect as its reader names it: a Chinese reader the aspect's Chinese name, as the Grade page shows it."""
+    return BY_NAME[name].name_zh if language() == "zh-CN" and name in BY_NAME else name
+
+
 def _label(r: dict) -> str:
     """A select box's option (plain text): the item, its disease and aspect, the range of tiers, its adjudication."""
     if r["adjudication"]:
         return _("Item {id} · {disease} · {topic} · range {range} · adjudicated: {final}").format(
-            id=r["item"], disease=r["disease"], topic=r["aspect"], range=r["range"],
+            id=r["item"], disease=r["disease"], topic=_aspect(r["aspect"]), range=r["range"],
             final=tier_label(r["adjudication"]["tier"]))
     return _("Item {id} · {disease} · {topic} · range {range}").format(id=r["item"], disease=r["disease"],
-                                                                       topic=r["aspect"], range=r["range"])
+                                                                       topic=_aspect(r["aspect"]), range=r["range"])
 
 
 by_item = {r["item"]: r for r in q}
@@ -210,10 +215,8 @@ def annotators() -> None:
 chosen = st.session_state.get(tier_key)
 with panel, st.container(key="adj_panel"):  # down to the window's bottom at most: what does not fit scrolls inside
     with st.container(key="adj_disease"):
-        # (disease · aspect) plain text; for a Chinese reader the aspect's Chinese name (the menu above names it in
-        # English: two lines at most in the narrow panel)
-        zh = BY_NAME[r["aspect"]].name_zh if language() == "zh-CN" and r["aspect"] in BY_NAME else ""
-        st.text(f"{r['disease']} · {zh or r['aspect']}")
+        # (disease · aspect) plain text, as the menu above names them
+        st.text(f"{r['disease']} · {_aspect(r['aspect'])}")
     with st.container(key="adj_status"):  # right above the controls it is about (as tall as its message)
         if msg:
             (st.error if msg[0] == "error" else st.success)(msg[1])

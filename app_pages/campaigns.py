@@ -32,7 +32,7 @@ tables.with_csv(lambda: [{"id": c["id"], "name": c["name"], "kind": kind_label(c
                           "items": c["items"], "k": c["config"].get("k"),
                           "status": _(ui.STATUS_NAMES.get(c["status"], c["status"])), "created by": c["created_by"],
                           "created": c["created_at"]} for c in camps],
-                labels=CAMPAIGN_LABELS, key="campaign_table", file_name="campaigns.csv", label=_("Campaigns (CSV)"))
+                labels=CAMPAIGN_LABELS, times=("created",), key="campaign_table", file_name="campaigns.csv", label=_("Campaigns (CSV)"))
 
 camp = ui.campaign_choice(camps, key="campaign_pick")
 cid = camp["id"]

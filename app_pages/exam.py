@@ -12,6 +12,7 @@ import medeval
 from medeval.annotation import exam_review as er
 from medeval.core.display import percent
 from medeval.core.errors import MedevalError
+from medeval.core import i18n
 from medeval.core.i18n import N_, _
 from medeval.stats.exam import details_csv
 from medeval.stats.exam.extract import reason_text
@@ -112,7 +113,7 @@ for it in items:
         d = it.decision
         st.text(_("Unsettled") if d is None else
                 _("Settled: {letters} by {who} at {when}").format(letters=d.letters or _("no answer"),
-                                                                  who=d.decided_by, when=d.decided_at))
+                                                                  who=d.decided_by, when=i18n.datetime_text(d.decided_at)))
         with st.form(f"exam_form_{ident}"):
             picked = st.multiselect(_("Letters the response chooses"), list(it.valid),
                                     default=list(d.letters) if d else [], key=f"exam_letters_{ident}")
@@ -143,7 +144,7 @@ if history:
                     labels={"id": N_("id"), "model": N_("model"), "question": N_("question"), "letters": N_("letters"),
                             "decided by": N_("decided by"), "decided at": N_("decided at"), "note": N_("note"),
                             "supersedes": N_("supersedes")},
-                    key="exam_decisions", file_name="exam-decisions.csv", label=_("Decisions (CSV)"))
+                    times=("decided at",), key="exam_decisions", file_name="exam-decisions.csv", label=_("Decisions (CSV)"))
 else:
     st.caption(_("No decisions yet for this exam."))
 st.caption(_("Exam {exam} (the key file's SHA-256): a decision belongs to this key, the model, the question and the "

@@ -287,7 +287,8 @@ def screen() -> None:
         return
 
     item = s.item
-    what = f"{item.disease} · {item.aspect}"
+    # (the saved line names the item as its reader names the aspect)
+    what = f"{item.disease} · {item.aspect_zh if current() == 'zh-CN' and item.aspect_zh else item.aspect}"
     changing = s.reopened is not None
     if changing:
         was = tier_label(s.reopened.tier, s.reopened.skipped, s.reopened.flagged)

@@ -112,6 +112,7 @@ with tab_audit:
     else:
         st.caption(_("{n} records, newest first (the latest 500 shown here, the download has every record, oldest "
                      "first); the log is append-only (the database refuses changes).").format(n=len(rows)))
-    tables.dataframe(audit_text.display_rows(rows[-500:][::-1]), key="audit_table", labels=audit_text.COLUMN_LABELS)
+    tables.dataframe(audit_text.display_rows(rows[-500:][::-1]), key="audit_table", labels=audit_text.COLUMN_LABELS,
+                     times=("at",))
     st.download_button(_("Download the whole audit log (CSV)"), csv_text(rows, header=auth.AUDIT_COLUMNS),
                        file_name="medeval-audit.csv", mime="text/csv", key="audit_csv")

@@ -126,3 +126,36 @@ def guideline_texts(path) -> set[str]:
             for row in (*g.definitions, *g.examples):
                 out.update(md_escape(v) for v in row.values() if isinstance(v, str))
     return out
+
+
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+
+
+def data_text(path) -> str:
+    """All of the database's own text (answers, references, names, campaigns), the demo's data files and the
+    knowledge base's Chinese aspect names and definitions, as one string: Chinese found here is data, which an
+    English page shows as it is (the answers doctors read are Chinese)."""
+    import sqlite3
+    from pathlib import Path
+
+    from medeval.engine.aspects import ASPECTS
+
+    parts: list[str] = [f"{a.name_zh} {a.definition_zh}" for a in ASPECTS]
+    demo_data = Path(__file__).resolve().parents[1] / "medeval" / "demo" / "data"
+    parts += [f.read_text(encoding="utf-8", errors="replace") for f in demo_data.rglob("*")
+              if f.is_file() and f.suffix in (".csv", ".jsonl", ".json", ".tsv", ".txt")]
+    with sqlite3.connect(str(path)) as conn:
+        for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+            if t in ("audit_log", "sessions"):
+                continue
+            parts += [v for row in conn.execute(f'SELECT * FROM "{t}"') for v in row if isinstance(v, str)]
+    return "\n".join(parts)
+
+
+def interface_chinese(texts: list[str], data: str) -> set[str]:
+    """The runs of Chinese characters in ``texts`` that are not data (:func:`data_text`): words of the interface,
+    which an English page must not show. The language choice's own name (中文) is kept."""
+    from medeval.core.i18n import NAMES
+
+    kept = set(NAMES.values())
+    return {run for t in texts for run in _CJK_RUN.findall(_strip_markup(t)) if run not in kept and run not in data}

@@ -118,6 +118,30 @@ def past_the_qualification(page: Page, demo, username: str) -> None:
     wait_ready(page)
 
 
+# every line of text inside a container, as drawn: two lines that share more than 2 px of height and width overlap
+OVERLAP_JS = """
+(sel) => {
+  const root = document.querySelector(sel);
+  const lines = [];
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const node = walk.currentNode;
+    if (!node.textContent.trim() || !node.parentElement.checkVisibility()) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const r of range.getClientRects()) if (r.width > 1 && r.height > 1) lines.push({text: node.textContent.trim(), r});
+  }
+  const out = [];
+  for (let i = 0; i < lines.length; i++) for (let j = i + 1; j < lines.length; j++) {
+    const a = lines[i].r, b = lines[j].r;
+    const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top), w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    if (h > 2 && w > 2) out.push([lines[i].text, lines[j].text]);
+  }
+  return out;
+}
+"""
+
+
 def check_screen(page: Page, demo, data: set[str], name: str, answers: str | None) -> dict:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     fit = page.evaluate(FIT_JS, answers)
@@ -171,6 +195,9 @@ def test_adjudicate_in_chinese_fits(browser, demo, data):
         sign_in(page, demo, "senior1", "/adjudicate")
         page.locator(".st-key-adj_item").wait_for()
         check_screen(page, demo, data, "adjudicate", '[class*="st-key-adj_pick_"] button')
+        # the narrow panel's lines wrap more in Chinese: no line is drawn over another (a two-line caption was)
+        overlaps = page.evaluate(OVERLAP_JS, ".st-key-adj_panel")
+        assert not overlaps, f"lines drawn over one another in the panel: {overlaps}"
     finally:
         context.close()
 

@@ -123,6 +123,7 @@ def test_no_demo_gold_item_contradicts_the_grading_guideline(demo_db):
         assert atype == "enumerated", (cid, atype)  # the aspect type whose rule the guideline spells out
         assert guideline_tier(reference, processed.split(), syn) == expected, (cid, expected, reference, processed)
         assert {0: "misses or contradicts", 1: "some key points", 2: "conveys the reference"}[expected] in reason
+        assert reason.startswith({0: "演示（模拟）：回答遗漏", 1: "演示（模拟）：部分要点正确", 2: "演示（模拟）：回答表达"}[expected])
     # the guideline's own worked examples: the tier each names is the tier its reason gives
     keys = {"1": "none", "2": "two of", "3": "five of"}
     for ex in guide["grading"]["examples"]:

@@ -346,7 +346,7 @@ def test_accr_campaign_gets_gold_items_expecting_no_for_the_bad_reasons(demo_gol
         bad = {q: (x.payload["model"], x.payload["item"], label) in dt.BAD_REASONS
                for q, label in (("factual", "support"), ("counterfactual", "refute"))}
         assert x.expected == {q: "no" if b else "yes" for q, b in bad.items()}, x.source
-        assert x.reason.startswith("Demo (simulated)") and "\n" not in x.reason
+        assert x.reason.startswith("演示（模拟）") and "(Demo, simulated: " in x.reason and "\n" not in x.reason
         assert x.source not in real
     wants = ["no" in x.expected.values() for x in gold]
     # a mix: the one item with a bad reason the real items leave (five of the six are real items), the rest good

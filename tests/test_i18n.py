@@ -15,7 +15,8 @@ from medeval.core import catalogue, i18n
 from medeval.core.errors import MedevalError
 from medeval.store.db import connect
 from tests.conftest import copy_db, run_cli
-from tests.i18n_support import data_words, english_words, guideline_texts, page_texts
+from tests.i18n_support import (data_text, data_words, english_words, guideline_texts, interface_chinese,
+                                 page_texts)
 
 PW = "a-long-password"
 
@@ -172,6 +173,49 @@ def test_numbers_and_dates_follow_the_language():
         assert i18n.datetime_text(t) == "Mar 4, 2026, 2:05 PM" and i18n.number(1234567.891, 1) == "1,234,567.9"
 
 
+def test_stored_moments_are_shown_in_the_server_zone_and_the_readers_words(monkeypatch):
+    """The database keeps ISO 8601 in UTC ("2026-11-27T17:50:11Z"); a page shows it as the reader's language writes a
+    date, in the server's zone (Shanghai: UTC+8, so the evening in UTC is the next morning)."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        with i18n.language("zh-CN"):
+            assert i18n.datetime_text("2026-11-27T17:50:11Z") == "2026年11月28日 01:50"
+            assert i18n.datetime_text("2026-11-27T17:50:11Z", seconds=True) == "2026年11月28日 01:50:11"
+        with i18n.language("en"):
+            assert i18n.datetime_text("2026-11-27T17:50:11Z") == "Nov 28, 2026, 1:50 AM"
+            assert i18n.datetime_text("2026-11-27T09:05:00") == "Nov 27, 2026, 9:05 AM"  # no zone: as written
+            assert i18n.datetime_text("garbled") == "garbled" and i18n.datetime_text(None) == ""
+        assert i18n.local_moment("2026-11-27T17:50:11Z").isoformat() == "2026-11-28T01:50:11"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_a_table_of_stored_moments_shows_dates_that_still_sort_in_time_order():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        from medeval.core.i18n import language
+        from webui import tables
+
+        with language("zh-CN"):
+            tables.dataframe([{"at": "2026-09-01T00:00:00Z"}, {"at": "2026-11-27T17:50:11Z"}], times=("at",), key="t")
+            tables.dataframe([{"at": "2026-09-01T00:00:00Z"}, {"at": "not stored by medeval"}], times=("at",),
+                             key="u")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    shown, kept = at.dataframe
+    assert str(shown.value["at"].dtype).startswith("datetime64")  # moments, not text: they sort in time order
+    import json
+
+    assert json.loads(shown.proto.columns)["at"]["type_config"] == {"type": "datetime", "format": "YYYY年M月D日 HH:mm"}
+    assert list(kept.value["at"]) == ["2026-09-01T00:00:00Z", "not stored by medeval"]  # text left as it is
+
+
 # -- each account's language -----------------------------------------------------------------------------------
 
 def test_a_person_sets_their_own_language_an_admin_anyones(db):
@@ -270,13 +314,24 @@ def test_every_page_in_chinese_has_no_english_interface_word(language_demo, monk
     assert not left, f"English on the Chinese {page} of {username}: {sorted(left)}"
 
 
+def test_interface_chinese_is_found_and_data_is_not():
+    """The English pages' check: Chinese from the data (an answer, a disease) passes, a Chinese label does not."""
+    data = "糖尿病的并发症包括：视网膜病变;肾病"
+    assert interface_chinese(["Reference: 糖尿病 · complications", "Model answer: 视网膜病变;肾病"], data) == set()
+    assert interface_chinese(["保存 (Ctrl+Enter)", "中文 · English", "**部分正确** 2"], data) == {"保存", "部分正确"}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("username, page", [(u, p) for u, pages in ROLE_PAGES.items() for p in pages[:1]])
+@pytest.mark.parametrize("username, page", [(u, p) for u, pages in ROLE_PAGES.items() for p in pages])
 def test_the_same_pages_in_english_carry_no_interface_chinese(language_demo, monkeypatch, username, page):
     at = _run_as(language_demo, username, "en", page, monkeypatch)
-    # the interface's own words: titles, headings and every button (data -- answers, names -- is never a label)
+    theirs = guideline_texts(language_demo)  # a researcher's guidelines, as they wrote them (Chinese first)
+    texts = [t for t in page_texts(at) if t not in theirs]
+    # every string the page carries: Chinese in it is data (answers, references, names) or it is the interface's
+    left = interface_chinese(texts, data_text(language_demo))
+    assert not left, f"Chinese interface words on the English {page} of {username}: {sorted(left)}"
     words = [e.value for e in (*at.title, *at.subheader)] + [b.label for b in at.button]
-    assert words and not [w for w in words if any("\u4e00" <= ch <= "\u9fff" for ch in w)], words
+    assert words and any(english_words([w]) for w in words)  # the page's own words are there, in English
 
 
 @pytest.mark.slow

@@ -199,6 +199,28 @@ def test_cli_report_leaderboard_takes_the_language(lb_db, tmp_path):  # noqa: F8
     assert not (tmp_path / "fr").exists()
 
 
+def test_the_markdown_model_report_takes_the_language(lb_db):  # noqa: F811
+    """``medeval report --format md --language zh-CN``: headings, table heads and notes in Chinese; the model,
+    aspect and metric names are data; the figures are the English report's."""
+    zh = invoke("report", "--db", lb_db, "--version", "2", "--format", "md", "--language", "zh-CN").output
+    en = invoke("report", "--db", lb_db, "--version", "2", "--format", "md").output
+    assert en.startswith("# Model report") and "## Notes" in en and "## 说明" not in en
+    assert zh.startswith("# 模型报告") and "## 说明" in zh, zh[:300]
+    with connect(lb_db) as db:
+        data = {m for (m,) in db.conn.execute("SELECT DISTINCT name FROM models")} | \
+            {a for (a,) in db.conn.execute("SELECT DISTINCT aspect FROM kb_entries")}
+        data |= {w for n in scorer_notes.ungraded_notes(scorer_notes.scorers(db, th.load(db, 2))) for w in n.split()}
+    with i18n.language("zh-CN"):
+        outside = _outside_text(lb_db)
+    shown = zh
+    for sentence in outside:
+        shown = shown.replace(sentence, " ")
+    words = english_words([shown], data | data_words(lb_db))
+    assert not words - KEPT_HERE - {"CW", "PC", "BC"}, words
+    numbers = re.compile(r"\d+(?:\.\d+)?%?")
+    assert numbers.findall(zh.split("## ")[2]) == numbers.findall(en.split("## ")[2])  # the same figures per metric
+
+
 @pytest.mark.slow  # python -m medeval in a subprocess
 def test_python_m_medeval_report_leaderboard_in_chinese(lb_db, tmp_path):  # noqa: F811
     from tests.conftest import run_cli

@@ -42,7 +42,10 @@ def compact(*, boxes: dict[str, str] | None = None, wrap_buttons: tuple[str, ...
     css = ["[data-testid='stMainBlockContainer'] {padding-top: 3.75rem; padding-bottom: 0.25rem;}",
            "[data-testid='stMainBlockContainer'] h3 {padding-top: 0; padding-bottom: 0.25rem;}",
            "[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] {gap: 0.5rem;}",
-           "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] p {margin-bottom: 0;}"]
+           "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] p {margin-bottom: 0;}",
+           # Streamlit pulls a caption's box up by the 1rem its paragraph's margin had: with that margin gone, the
+           # line below was drawn over a caption's last line
+           "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] {margin-bottom: 0;}"]
     css += [_box_css(prefix, height) for prefix, height in (boxes or {}).items()]
     for prefix in wrap_buttons:
         sel = f'[class*="st-key-{prefix}"] button'

@@ -4,6 +4,9 @@
 in every row left out, and the shares of the ``percent`` and ``progress`` columns shown as percentages with one
 decimal (Streamlit's own "percent" format has two). The rows stay numbers, so a column sorts as numbers.
 
+``times`` are columns of stored moments (ISO 8601 UTC, as the database keeps them) shown as the reader's language
+writes a date and time, in the server's time zone; they stay moments, so they sort in time order.
+
 ``labels`` names the columns on screen in the reader's language (``{"annotator": N_("annotator")}``, translated
 here): the rows keep their keys, so ``percent``, ``progress``, ``column_config`` and a CSV of the same rows
 (``webui.page.safe_table``) go on using them.
@@ -16,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 import streamlit as st
 
 from medeval.core import display
+from medeval.core import i18n
 from medeval.core.i18n import _
 
 
@@ -25,7 +29,11 @@ def _config(cfg, **kwargs):
     return {k: given[k] for k in ("label", "help", "width") if given.get(k) is not None} | kwargs
 
 
-def dataframe(rows, *, percent: Iterable[str] = (), progress: Iterable[str] = (),
+# moment.js patterns (st.column_config.DatetimeColumn's format) that write what medeval.core.i18n.datetime_text writes
+MOMENT_FORMATS = {"zh-CN": "YYYY年M月D日 HH:mm", "en": "MMM D, YYYY, h:mm A"}
+
+
+def dataframe(rows, *, percent: Iterable[str] = (), progress: Iterable[str] = (), times: Iterable[str] = (),
               column_config: Mapping | None = None, drop_empty: bool = True, labels: Mapping[str, str] | None = None,
               **kwargs):
     """Draw ``rows`` (a list of dicts or a DataFrame) as a table; ``kwargs`` go to ``st.dataframe``. ``labels``:
@@ -35,12 +43,22 @@ def dataframe(rows, *, percent: Iterable[str] = (), progress: Iterable[str] = ()
     if isinstance(rows, Mapping):  # columns: {"name": [values]}
         rows = pd.DataFrame(rows)
     records = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else [dict(r) for r in rows]
-    percent, progress = tuple(percent), tuple(progress)
+    percent, progress, times = tuple(percent), tuple(progress), tuple(times)
     keep = {k for k, c in (column_config or {}).items() if isinstance(c, Mapping) and c.get("type_config", {}).get(
         "type") in ("line_chart", "bar_chart", "area_chart")}  # a chart of no points is still its column
     if drop_empty:
         records = display.drop_empty_columns(records, keep=keep)
     config = dict(column_config or {})
+    for col in times:
+        given = [r[col] for r in records if r.get(col) not in (None, "")]
+        moments = [i18n.local_moment(v) for v in given]
+        if not given or None in moments:  # a value that is no time: the column stays the text the records hold
+            continue
+        for r in records:
+            if r.get(col) not in (None, ""):
+                r[col] = i18n.local_moment(r[col])
+        config[col] = st.column_config.DatetimeColumn(**_config(config.get(col)),
+                                                      format=MOMENT_FORMATS[i18n.current()])
     for col in percent + progress:
         for r in records:
             if col in r:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from medeval.cli.base import db_option, emit, friendly, setting_option, warn_ungraded
+from medeval.cli.base import db_option, emit, friendly, language_option, setting_option, warn_ungraded
 from medeval.store.db import connect
 from medeval.store.migrate import applied_count
 
@@ -110,12 +110,15 @@ def grade_cmd(db_path, version):
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "md"]), default="md", show_default=True)
 @click.option("--version", "version", type=int, default=None, help="threshold-set version (default: the active one)")
 @click.option("--out", type=click.Path(dir_okay=False), help="write to this file instead of standard output")
+@language_option
 @friendly
-def report_cmd(db_path, fmt, version, out):
-    """Per model: tier shares, total score and level; per aspect; Welch's t-test vs backbone."""
+def report_cmd(db_path, fmt, version, out, language):
+    """Per model: tier shares, total score and level; per aspect; Welch's t-test vs backbone. --language: the
+    Markdown's words and the notes (JSON and CSV keep their English field names)."""
+    from medeval.core.i18n import language as in_language
     from medeval.reports.tier_report import build_report, render
 
-    with connect(db_path) as db:
+    with connect(db_path) as db, in_language(language):
         text = render(build_report(db, version), fmt)
     emit(text, out)
 

@@ -210,22 +210,48 @@ def percent(fraction: float, decimals: int = 0) -> str:
     return format_percent(fraction, format=fmt, locale=_babel_locale())
 
 
-def datetime_text(when: float | None, *, seconds: bool = False) -> str:
-    """A Unix time as the current language writes a date and time of day, in the server's time zone.
+def local_moment(when: float | str | None):
+    """A Unix time, or a time as the database stores it (ISO 8601, ``Z`` for UTC), as a naive ``datetime`` in the
+    server's time zone; ``None`` for nothing or for text that is no such time.
+
+    >>> local_moment("yesterday") is None
+    True
+    >>> local_moment("2026-11-28T09:05:00") .isoformat()
+    '2026-11-28T09:05:00'
+    """
+    if when is None or when == "":
+        return None
+    import datetime as _dt
+
+    if isinstance(when, str):
+        try:
+            moment = _dt.datetime.fromisoformat(when.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        # stored in UTC: shown in the server's zone, as Unix times are
+        return moment.astimezone().replace(tzinfo=None) if moment.tzinfo is not None else moment
+    return _dt.datetime.fromtimestamp(float(when))
+
+
+def datetime_text(when: float | str | None, *, seconds: bool = False) -> str:
+    """A moment as the current language writes a date and time of day, in the server's time zone.
+
+    ``when`` is a Unix time, or a time as the database stores it (ISO 8601, ``Z`` for UTC); text that is no
+    such time is given back as it is, since a page must still show what the record holds.
 
     >>> import time; t = time.mktime((2026, 11, 28, 9, 5, 0, 0, 0, -1))
     >>> with language("en"): datetime_text(t)
     'Nov 28, 2026, 9:05 AM'
     >>> with language("zh-CN"): datetime_text(t)
     '2026年11月28日 09:05'
+    >>> with language("en"): datetime_text("not a time")
+    'not a time'
     """
-    if when is None:
-        return ""
-    import datetime as _dt
-
+    moment = local_moment(when)
+    if moment is None:
+        return "" if when is None else str(when)
     from babel.dates import format_datetime
 
-    moment = _dt.datetime.fromtimestamp(float(when))
     if current() == "zh-CN":
         return format_datetime(moment, "y年M月d日 HH:mm" + (":ss" if seconds else ""), locale="zh_CN")
     return format_datetime(moment, "MMM d, y, h:mm" + (":ss" if seconds else "") + " a", locale="en")

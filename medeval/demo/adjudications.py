@@ -20,8 +20,10 @@ from medeval.engine import thresholds as th
 
 ADJUDICATOR = "senior1"
 N_ADJUDICATED = 5
-REASON = ("Simulated demo adjudication: the final tier follows how much of the reference's key points the "
-          "answer conveys.")
+# what the adjudicator wrote (one stored text: Chinese first, the English after it, as the demo's other reasons)
+REASON = ("演示（模拟）仲裁：最终等级取决于回答表达了多少参考答案的要点。"
+          "(Demo, simulated adjudication: the final tier follows how much of the reference's key points the "
+          "answer conveys.)")
 
 
 def add_demo_adjudications(db) -> dict:

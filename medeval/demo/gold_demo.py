@@ -32,10 +32,13 @@ ROUND_SETTINGS = {"qualification_required": True, "qualification_items": 4, "pas
                   "hidden_share": 0.1, "feedback": True, "alert_threshold": 0.7}
 CLINICIAN_SETTINGS = {"hidden_share": 0.1, "feedback": False, "alert_threshold": 0.7}
 DRIFTER = "sim_clin_d"
+# the reason a doctor reads after a hidden check (one stored text: Chinese first, the English after it)
 REASONS = (
-    "Demo (simulated): the answer misses or contradicts the reference's key points.",
-    "Demo (simulated): some key points are right, important ones are missing or wrong.",
-    "Demo (simulated): the answer conveys the reference's key points.",
+    "演示（模拟）：回答遗漏了参考答案的要点，或与之相矛盾。"
+    "(Demo, simulated: the answer misses or contradicts the reference's key points.)",
+    "演示（模拟）：部分要点正确，但重要的要点遗漏或有误。"
+    "(Demo, simulated: some key points are right, important ones are missing or wrong.)",
+    "演示（模拟）：回答表达了参考答案的要点。(Demo, simulated: the answer conveys the reference's key points.)",
 )
 
 

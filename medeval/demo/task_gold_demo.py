@@ -41,9 +41,9 @@ SIDES = {"factual": "support", "counterfactual": "refute"}  # the AccR item's qu
 SALT = 2  # the gold items' draw: one of the draws (most) in which a simulated doctor misses one
 # the reason a doctor reads after a hidden check (one stored text: Chinese first, the English after it)
 REASONS = {
-    "no": "Demo (simulated) 演示（模拟）：两个判断都正确，但其中一条理由不支持其判断。"
-          "(The verdicts are right but a reason given does not support its verdict.)",
-    "yes": "Demo (simulated) 演示（模拟）：两条理由都足以支撑各自的判断。(The reasons given justify both verdicts.)",
+    "no": "演示（模拟）：两个判断都正确，但其中一条理由不支持其判断。"
+          "(Demo, simulated: the verdicts are right but a reason given does not support its verdict.)",
+    "yes": "演示（模拟）：两条理由都足以支撑各自的判断。(Demo, simulated: the reasons given justify both verdicts.)",
 }
 
 

@@ -208,18 +208,30 @@ def render(rep: dict, fmt: str) -> str:
 
 
 def _markdown(rep: dict) -> str:
+    """The report as Markdown, in the current language (``medeval.core.i18n.language``: ``report --language``);
+    model, aspect and metric names are data and stay as stored."""
     ts = rep["threshold_set"]
     sc = rep.get("scorers")
-    out = ["# Model report", "",
-           f"Threshold set v{ts['version']} ({ts['name']}); " + (
-               f"{scorer_notes.cosine_text(sc)}; tokenizer {scorer_notes.tokenizer_sentence(sc, ts['tokenizer'])}."
-               if sc else f"cosine from {ts['embedding_model']}; tokenizer {ts['tokenizer']}.")]
-    out += [f"**{n}.**" for n in (scorer_notes.ungraded_notes(sc) if sc else []) if not n.startswith("cosine")]
+    out = ["# " + _("Model report"), "",
+           _("Threshold set v{version} ({name}); ").format(version=ts["version"], name=ts["name"]) + (
+               _("{cosine}; tokenizer {tokenizer}.").format(
+                   cosine=scorer_notes.cosine_text(sc), tokenizer=scorer_notes.tokenizer_sentence(sc, ts["tokenizer"]))
+               if sc else _("cosine from {model}; tokenizer {tokenizer}.").format(model=ts["embedding_model"],
+                                                                                 tokenizer=ts["tokenizer"]))]
+    # (why cosine is ungraded the line above says already)
+    out += [f"**{v['reason']}.**" for m, v in (sc["metrics"].items() if sc else ()) if v["reason"] and m != "cosine"]
     if ts.get("calibrated") is False:
-        out.append("**These cut-offs are provisional: not calibrated with clinicians for this embedding model.**")
-    out += ["", f"## Models (shares averaged over {scorer_notes.metrics_text(sc) if sc else 'the graded metrics'})",
-            "", "CW, PC, BC: the shares of Completely Wrong, Partially Correct and Basically Correct.", "",
-            "| model | kind | backbone | CW | PC | BC | total | level |", "|---|---|---|---|---|---|---|---|"]
+        out.append("**" + _("These cut-offs are provisional: not calibrated with clinicians for this embedding "
+                            "model.") + "**")
+    def head(cells: list[str]) -> str:
+        return "| " + " | ".join(cells)
+
+    cw, pc, bc, total = _("CW"), _("PC"), _("BC"), _("total")
+    out += ["", "## " + _("Models (shares averaged over {metrics})").format(
+                metrics=scorer_notes.metrics_text(sc) if sc else _("the graded metrics")),
+            "", _("CW, PC, BC: the shares of Completely Wrong, Partially Correct and Basically Correct."), "",
+            head([_("model"), _("kind"), _("backbone"), cw, pc, bc, total, _("level")]) + " |",
+            "|---|---|---|---|---|---|---|---|"]
     for r in rep["models"]:
         a = r["averaged"]
         if a:
@@ -227,8 +239,9 @@ def _markdown(rep: dict) -> str:
                        f"{percent(a['partially_correct'])} | {percent(a['basically_correct'])} | "
                        f"{a['total_score']:.2f} | {a['level']} |")
         else:
-            out.append(f"| {r['model']} | {r['kind']} | {r['backbone'] or ''} | | | | not graded | |")
-    out += ["", "## Per metric", "", "| model | metric | n | CW | PC | BC | total |", "|---|---|---|---|---|---|---|"]
+            out.append(f"| {r['model']} | {r['kind']} | {r['backbone'] or ''} | | | | {_('not graded')} | |")
+    out += ["", "## " + _("Per metric"), "", head([_("model"), _("metric"), "n", cw, pc, bc, total]) + " |",
+            "|---|---|---|---|---|---|---|"]
     for r in rep["models"]:
         for m, v in r["per_metric"].items():
             if v:
@@ -236,24 +249,24 @@ def _markdown(rep: dict) -> str:
                            f"{percent(v['partially_correct'])} | {percent(v['basically_correct'])} | "
                            f"{v['total_score']:.2f} |")
             else:
-                out.append(f"| {r['model']} | {scorer_notes.label(m)} | 0 | | | | not graded |")
-    out += ["", "## Per aspect (total score, averaged over metrics)", ""]
+                out.append(f"| {r['model']} | {scorer_notes.label(m)} | 0 | | | | {_('not graded')} |")
+    out += ["", "## " + _("Per aspect (total score, averaged over metrics)"), ""]
     models = [r["model"] for r in rep["models"]]
     aspects = sorted({r["aspect"] for r in rep["aspects"]})
     cell = {(r["model"], r["aspect"]): r["averaged"]["total_score"] for r in rep["aspects"] if r["averaged"]}
-    out += ["| aspect | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+    out += [f"| {_('aspect')} | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
     for a in aspects:
         out.append(f"| {a} | " + " | ".join(_fmt(cell.get((m, a)), 2) for m in models) + " |")
-    out += ["", "## Medical model vs backbone (Welch's t, * p < 0.05)", "",
-            "| medical | backbone | aspect | metric | t | p |", "|---|---|---|---|---|---|"]
+    out += ["", "## " + _("Medical model vs backbone (Welch's t, * p < 0.05)"), "",
+            head([_("medical"), _("backbone"), _("aspect"), _("metric"), "t", "p"]) + " |", "|---|---|---|---|---|---|"]
     for r in rep["ttests"]:
         if r.get("t") is None:
             out.append(f"| {r['medical']} | {r['backbone']} | {r['aspect'] or ''} | {r['metric'] or ''} | "
-                       f"undefined: {r['undefined_reason']} | |")
+                       + _("undefined: {reason}").format(reason=r["undefined_reason"]) + " | |")
         else:
             star = "*" if r["significant"] else ""
             out.append(f"| {r['medical']} | {r['backbone']} | {r['aspect']} | {r['metric']} | {r['t']:.2f}{star} | {r['p']:.3g} |")
-    out += ["", "## Notes", ""] + [f"- {n}" for n in rep["notes"]]
+    out += ["", "## " + _("Notes"), ""] + [f"- {n}" for n in rep["notes"]]
     return "\n".join(out) + "\n"
 
 

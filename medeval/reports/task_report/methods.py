@@ -24,27 +24,17 @@ N_BOOT = inspect.signature(common.continuous_agreement).parameters["n_boot"].def
 
 # ---------------------------------------------------------------- the words of the results' tables
 
-HEADS = {
-    "ci95": N_("95% CI"), "undefined_reason": N_("undefined because"), "n_items": N_("items"),
-    "n_raters": N_("raters"), "reading": N_("reading"), "rated": N_("rated"), "statistic": N_("statistic"),
-    "value": N_("value"), "model": N_("model"), "mean": N_("mean"), "ratings": N_("ratings"), "n": N_("n"),
-    "p": N_("p"), "criterion": N_("criterion"), "versus": N_("versus"), "judge win": N_("judge win"),
-    "judge tie": N_("judge tie"), "clinicians win": N_("clinicians win"), "clinicians tie": N_("clinicians tie"),
-    "cases": N_("cases"), "judge mean": N_("judge mean"), "judge rank": N_("judge rank"),
-    "clinicians mean": N_("clinicians mean"), "clinicians rank": N_("clinicians rank"), "source": N_("source"),
-    "share": N_("share"), "comparisons": N_("comparisons"), "lowest annotator": N_("lowest annotator"),
-    "highest annotator": N_("highest annotator"), "sd across annotators": N_("sd across annotators"),
-    "p (binomial, vs 1/2)": N_("p (binomial, vs 1/2)"), "strength": N_("strength"), "items": N_("items"),
-    "items checked": N_("items checked"), "AccR (items, majority)": N_("AccR (items, majority)"),
-    "AccR 95% CI (Wilson)": N_("AccR 95% CI (Wilson)"), "items without a majority": N_("items without a majority"),
-    "AccR (ratings)": N_("AccR (ratings)"), "factual reasons supporting": N_("factual reasons supporting"),
-    "counterfactual reasons supporting": N_("counterfactual reasons supporting"),
-    "items in the pool": N_("items in the pool"),
-    "claims without a twin (left out)": N_("claims without a twin (left out)"),
-    "annotator": N_("annotator"), "assigned": N_("assigned"), "done": N_("done"), "skipped": N_("skipped"),
-    "flagged": N_("flagged"), "answers": N_("answers"), "item": N_("item"), "note": N_("note"), "at": N_("at"),
-    "setting": N_("setting"),
-}
+# the results tables' heads: the CSV files' (one list of words, html_kit.CSV_HEADERS), and two of their own
+HEADS = {key: kit.CSV_HEADERS[key] for key in (
+    "ci95", "n_items", "n_raters", "reading", "rated", "statistic", "value", "model", "mean", "ratings", "n",
+    "p", "criterion", "versus", "judge win", "judge tie", "clinicians win", "clinicians tie", "cases",
+    "judge mean", "judge rank", "clinicians mean", "clinicians rank", "source", "share", "comparisons",
+    "lowest annotator", "highest annotator", "sd across annotators", "p (binomial, vs 1/2)", "strength",
+    "items", "items checked", "AccR (items, majority)", "AccR 95% CI (Wilson)", "items without a majority",
+    "AccR (ratings)", "factual reasons supporting", "counterfactual reasons supporting", "items in the pool",
+    "claims without a twin (left out)", "annotator", "assigned", "done", "skipped", "flagged", "answers",
+    "item", "note", "at",
+)} | {"undefined_reason": N_("undefined because"), "setting": N_("setting")}
 """A results table's column as the report heads it (English: the key itself, a few long keys shortened; the CSVs keep
 the keys, for programs). Any other column (a rubric's criterion) by its name, in the reader's language where the
 catalogue has it."""
