@@ -6,8 +6,8 @@ import json
 import streamlit as st
 
 from medeval.annotation import campaigns as cp
-from medeval.annotation.adjudication import METHODS as CONSENSUS_METHODS
-from medeval.calibration.cutoffs import consensus_label
+from medeval.calibration.validation import CONSENSUS_METHODS
+from medeval.calibration.validation import consensus_label
 from medeval.calibration.validation import DISPLAY_COLUMNS as MACHINE_COLUMNS
 from medeval.calibration.validation import display_rows as machine_rows
 from medeval.core import i18n
@@ -34,7 +34,8 @@ cid = ui.campaign_choice(camps, key="dash_campaign")["id"]
 try:
     with ui.db() as d:
         # the consensus chosen in "Clinicians vs the machine" below (a widget's value outlives the rerun)
-        s = dash.campaign_agreement(d, cid, actor=user, consensus=st.session_state.get("dash_consensus", "median"))
+        s = dash.campaign_agreement(d, cid, actor=user, consensus=st.session_state.get("dash_consensus",
+                                                                                    CONSENSUS_METHODS[0]))
 except MedevalError as e:
     st.error(ui.md_escape(str(e)))
     st.stop()
@@ -117,14 +118,16 @@ if s.get("machine"):
     st.selectbox(_("Consensus of the clinicians"), CONSENSUS_METHODS, key="dash_consensus",
                  format_func=consensus_label)
     _mv = s.get("machine_version") or {}
-    st.caption(_("Automated tiers under the active threshold set v{version} ({name}). Spearman between the "
-                 "{consensus} and each metric's raw score and automated tier (MedDisKEval Table 2; the paper reports "
-                 "> 0.7 on a random sample of 150). Draw such a sample as a random validation campaign. BLEU-1, "
-                 "ROUGE-1 and cosine rows: enumerated and declarative items only; numeric items have their own exact "
-                 "match row; average: the mean of the three metric tiers; average / all adds the numeric items' "
-                 "exact-match tier. Every row shows its n.").format(
-        version=_mv.get("version"), name=ui.md_escape(str(_mv.get("name"))),
-        consensus=_(dash.CONSENSUS_WORDS[s["consensus"]])))
+    _under = (_("Automated tiers under threshold set v{version} ({name}), the set this validation campaign "
+                "validates.") if _mv.get("source") == "validated" else
+              _("Automated tiers under the active threshold set v{version} ({name}) (the campaign records no set it "
+                "validates)."))
+    st.caption(_under.format(version=_mv.get("version"), name=ui.md_escape(str(_mv.get("name")))) + " " + _(
+        "Spearman between the {consensus} and each metric's raw score and automated tier (MedDisKEval Table 2; the "
+        "paper reports > 0.7 on a random sample of 150). Draw such a sample as a random validation campaign. "
+        "BLEU-1, ROUGE-1 and cosine rows: enumerated and declarative items only; numeric items have their own "
+        "exact match row; average: the mean of the three metric tiers; average / all adds the numeric items' "
+        "exact-match tier. Every row shows its n.").format(consensus=_(dash.CONSENSUS_WORDS[s["consensus"]])))
     _ov = s.get("machine_overlap")
     if _ov:
         (st.warning if _ov["shared_items"] or _ov["own_grades_calibrated"] else st.caption)(

@@ -230,7 +230,7 @@ def bench_lexical(cfg: dict, res: dict) -> None:
     from medeval.engine.metrics import lexical_scores, overlap_scores, ref_profile
     from medeval.engine.tokenize import Tokenizer, scoring_tokenizer
 
-    tokenize = scoring_tokenizer()  # what score_db uses: OpenCC t2s (default on), then the cjk-med-v2 tokens
+    tokenize = scoring_tokenizer()  # what score_db uses: OpenCC t2s (default on), then the cjk-med-v3 tokens
     n, repeats = cfg["pairs"], cfg["repeats"]
     log(f"lexical: generating {n:,} pairs")
     pairs = make_pairs(n)

@@ -13,7 +13,8 @@ KEPT = {
     "PDF", "HTML", "ZIP", "SQLite", "English", "AccR", "kappa", "alpha", "pingouin", "Markdown", "URL", "ID", "IDs",
     "https", "http", "www", "NER", "Exam", "cosine", "bleu", "rouge", "exact", "match", "Excel", "UTF",
     "GPT", "Wald", "Wilson", "bootstrap", "OpenCC", "Likert", "Table", "Fig", "NFKC", "CI", "SD", "IQR", "DEMO",
-    "Chromium", "Fisher", "Landis", "Koch", "Welch", "CMB-Exam", "CMB-Clin",
+    "Chromium", "Fisher", "Landis", "Koch", "Welch", "CMB-Exam", "CMB-Clin", "Bonett-Wright",
+    "atanh",  # the function Fisher's z is, as formulas write it
     "Enter", "Esc", "Ctrl", "Shift", "Tab",  # key names, as printed on the keys
     "Average",  # CMB's Table 6 column, quoted by name
     "import-cases", "import-judgements", "import-claims",  # commands

@@ -761,6 +761,13 @@ LIKERT_X = np.array([1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 1, 2, 3, 4, 5], float)
 LIKERT_Y = np.array([1, 1, 2, 3, 2, 4, 4, 5, 5, 4, 2, 2, 3, 3, 5], float)
 
 
+def _spearman_rows(a, b):
+    """Spearman's rho of each row pair (untied data: Pearson of the ranks), for scipy's vectorised permutation test."""
+    ra, rb = stats.rankdata(a, axis=-1), stats.rankdata(b, axis=-1)
+    ra, rb = ra - ra.mean(-1, keepdims=True), rb - rb.mean(-1, keepdims=True)
+    return (ra * rb).sum(-1) / np.sqrt((ra * ra).sum(-1) * (rb * rb).sum(-1))
+
+
 class TestCorrelation:
     @pytest.mark.parametrize("x, y", [(XS, YS), (LIKERT_X, LIKERT_Y)])
     @pytest.mark.parametrize(
@@ -803,7 +810,14 @@ class TestCorrelation:
         ref = {"spearman": stats.spearmanr, "pearson": stats.pearsonr, "kendall": stats.kendalltau}[method](x[keep], y[keep])
         est = ag.correlation(x, y, method=method)
         assert est.value == pytest.approx(float(ref[0]), abs=1e-12)
-        assert est.extra["p"] == pytest.approx(float(ref[1]), rel=1e-9)
+        if method == "spearman":  # 7 pairs: the exact permutation p-value (the data have no ties: scipy's agrees)
+            # one sample permuted against the other held fixed: all 7! pairings
+            exact = stats.permutation_test((y[keep],), lambda b, axis=-1: _spearman_rows(x[keep], b),
+                                           permutation_type="pairings", n_resamples=np.inf, vectorized=True)
+            assert est.extra["p"] == pytest.approx(exact.pvalue, rel=1e-9)
+            assert est.extra["p_method"] == "exact permutation"
+        else:
+            assert est.extra["p"] == pytest.approx(float(ref[1]), rel=1e-9)
         assert est.n_items == 10
         assert est.n_pairable == int(keep.sum()) == 7
 

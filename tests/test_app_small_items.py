@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from medeval.accounts import auth
 from medeval.annotation import campaigns as cp
+from medeval.core import i18n
 from medeval.store.db import connect
 from tests.test_app import _app, _texts, app_db  # noqa: F401  (the fixture)
 from tests.test_app_tasks import task_db  # noqa: F401  (the fixture)
@@ -95,5 +96,6 @@ def test_audit_log_caption_says_newest_first_and_the_table_is(app_db):  # noqa: 
     table = next(d.value for d in at.dataframe if "action" in d.value.columns)
     with connect(app_db["path"]) as db:
         newest = auth.audit_rows(db)[-1]
-    assert table.iloc[0]["at"] == newest["at"] and table.iloc[0]["action"] == newest["action"]
+    # (the page shows the stored UTC moment in the server's zone, as a moment that sorts)
+    assert table.iloc[0]["at"] == i18n.local_moment(newest["at"]) and table.iloc[0]["action"] == newest["action"]
     assert list(table["at"]) == sorted(table["at"], reverse=True)

@@ -89,6 +89,8 @@ SCORE_TEXTS = [
     ("Doctor 1: 5 points. Doctor 2: 4 points.", {1: 5.0, 2: 4.0}),
     ("Doctor 1 gets 4 points, Doctor 2 gets 2 points.", {1: 4.0, 2: 2.0}),
     ("医生1：5分", {1: 5.0}),
+    # a correction that names its response replaces that response's score (the shared 4 stays Doctor 1's)
+    ("医生1和医生2均为4分。修正：医生2：3分", {1: 4.0, 2: 3.0}),
     ("医生1得分：4分，医生2得分：3分", {1: 4.0, 2: 3.0}),
     ("Response 1: 3/5\nResponse 2: 4/5", {1: 3.0, 2: 4.0}),
     ("Assistant 1: 3.5\nAssistant 2: 4", {1: 3.5, 2: 4.0}),
@@ -136,7 +138,6 @@ def test_parse_judge_scores(text, want):
     "医生1：\n诊断正确，方案合理。\n得分：4分\n综上，医生1得分：5分",
     # a shared score and a later one of its own
     "Doctor 1 and Doctor 2 both get 4 points. On reflection, Doctor 1: 5 points.",
-    "医生1和医生2均为4分。修正：医生2：3分",
 ])
 def test_parse_judge_scores_conflict(text):
     with pytest.raises(InputError, match="two different scores") as e:

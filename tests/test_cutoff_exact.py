@@ -37,9 +37,10 @@ S2T = opencc.OpenCC("s2t")
 
 # ---------------------------------------------------------------- building texts with exact token counts
 
+# (findings and drugs only: a hedge such as 也许 or "maybe" is no entity, and the list splitter drops it)
 ZH_TERMS = ["咳嗽", "发热", "头痛", "乏力", "恶心", "呕吐", "腹泻", "胸闷", "气短", "皮疹", "咽痛", "流涕", "鼻塞", "盗汗",
             "消瘦", "黄疸", "水肿", "心悸", "眩晕", "失眠", "便秘", "尿频", "咯血", "抽搐", "昏迷", "关节僵硬", "肌肉酸",
-            "阿司匹林", "布洛芬", "青霉素", "二甲双胍", "胰岛素", "可能", "也许", "大概", "晕厥", "耳鸣", "视物模糊", "口渴",
+            "阿司匹林", "布洛芬", "青霉素", "二甲双胍", "胰岛素", "嗜睡", "鼻衄", "咯痰", "晕厥", "耳鸣", "视物模糊", "口渴",
             "多饮", "烦躁", "焦虑", "贫血", "紫癜", "瘙痒", "腰背", "体重下降", "食欲差", "畏寒", "寒战", "淋巴结", "肿大",
             "甲状腺", "肝脾", "骨折", "外伤", "血栓", "栓塞", "卒中", "偏瘫", "失语", "吞咽困难", "声嘶", "喘息", "哮鸣音",
             "痒", "麻", "胀", "冷", "痰", "渴", "闷", "喘", "疹", "瘀", "疣", "癣", "疥", "痔", "疝", "痫"]
@@ -47,7 +48,7 @@ EN_TERMS = ["fever", "cough", "headache", "fatigue", "nausea", "vomiting", "diar
             "arthralgia", "rhinorrhea", "chills", "sweats", "jaundice", "edema", "palpitations", "dizziness",
             "insomnia", "constipation", "hematuria", "hemoptysis", "seizures", "syncope", "tinnitus", "pruritus",
             "anemia", "aspirin", "ibuprofen", "penicillin", "metformin", "insulin", "amoxicillin", "prednisone",
-            "possibly", "maybe", "likely", "wheezing", "hoarseness", "dysphagia", "weakness", "anorexia", "pallor",
+            "sneezing", "bloating", "cramps", "wheezing", "hoarseness", "dysphagia", "weakness", "anorexia", "pallor",
             "lymphadenopathy", "splenomegaly", "hepatomegaly", "ascites", "cyanosis", "tachycardia", "bradycardia",
             "hypertension", "hypotension", "confusion", "delirium", "tremor", "ataxia", "aphasia", "ptosis"]
 

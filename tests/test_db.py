@@ -116,6 +116,7 @@ MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m026_fully_shown"])  # issue 32: wh
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m027_adjudication_fully_shown"])  # issue 32: adjudications too
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m028_threshold_set_state"])  # a killed publication leaves no set seen
 MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m029_user_language"])  # each account's interface language
+MIGRATION_NAMES = sorted(MIGRATION_NAMES + ["m030_table12_symbol_tokens"])  # Table 12 under cjk-med-v3+t2s
 
 
 def schema_text(path) -> str:

@@ -125,7 +125,7 @@ VERDICTS = [
     ("I cannot determine whether this is correct.", N),
     ("Yes, this is incorrect.", N),
     ("No, this is correct.", N),
-    ("Correct or incorrect: incorrect", N),
+    ("Correct or incorrect: incorrect", R),     # the prompt's option list, then the answer filled in
     ("Influenza is a viral infection, so the statement is correct.", N),
 ]
 

@@ -328,7 +328,7 @@ def test_the_help_tables_follow_the_readers_language():
         assert guide.guide_file("doctor") == guide.HELP_DIR / "zh-CN" / "doctor.md"
         here = guide.page_help("grade")
         assert here.section.title == "评级" and here.title == "Grade"  # the page's title: shown as _(title)
-        assert ("修改回答", "changing-an-answer") in here.related
+        assert ("修改答案", "changing-an-answer") in here.related
         found = guide.locate("users-audit", guide.role_guides("admin"))
         assert found[0] == "admin" and found[1].title == "用户与审计"
         assert i18n._(guide.GUIDES["adjudicator"]) == "仲裁医师"
@@ -354,7 +354,7 @@ def test_the_help_page_in_chinese(db_path):
     text = "\n".join(m.value for m in at.markdown)
     assert at.title[0].value == "帮助" and at.subheader[0].value == "如何使用“评级”"
     assert "# 医生使用说明" in text and "## 评分与比较" in text and "{#" not in text
-    assert "[修改回答](/help?guide=doctor&section=changing-an-answer)" in text
+    assert "[修改答案](/help?guide=doctor&section=changing-an-answer)" in text
     assert len(at.image) == sum(1 for s in guide.guide_sections("doctor", "zh-CN") for p in s.parts if p[0] == "image")
     at.query_params["section"] = "rate-compare"  # a start-here panel's link, the same in both languages
     at.run()

@@ -216,7 +216,9 @@ def test_response_correlations_match_scipy():
     x = [r[2] for r in CORR_ROWS]
     y = [r[3] for r in CORR_ROWS]
     n = len(x)
-    for key, fn, se in (("spearman", stats.spearmanr, math.sqrt(1.06 / (n - 3))),
+    rho = stats.spearmanr(x, y).statistic
+    # Spearman: Fisher z with the Bonett-Wright variance (1 + rho^2/2)/(n - 3), as per criterion
+    for key, fn, se in (("spearman", stats.spearmanr, math.sqrt((1 + rho ** 2 / 2) / (n - 3))),
                         ("pearson", stats.pearsonr, 1 / math.sqrt(n - 3))):
         ref = fn(x, y)
         got = s[key]

@@ -65,7 +65,9 @@ def test_bonett_wright_is_wider_than_plain_fisher_z():
     se = 1 / math.sqrt(27)
     assert lo < math.tanh(math.atanh(0.6) - 1.959963984540054 * se)
     assert hi > math.tanh(math.atanh(0.6) + 1.959963984540054 * se)
-    assert jd.bonett_wright_ci(0.6, 3) is None and jd.bonett_wright_ci(1.0, 10) == (1.0, 1.0)
+    # no interval for n <= 3, and none at |r| = 1 (atanh(1) is infinite), never the degenerate [1, 1]
+    assert jd.bonett_wright_ci(0.6, 3) is None and jd.bonett_wright_ci(1.0, 10) is None
+    assert jd.bonett_wright_ci(-1.0, 10) is None
 
 
 def test_names_match_case_insensitively_and_unmatched_criteria_are_listed():

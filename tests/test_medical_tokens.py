@@ -1,7 +1,8 @@
-"""Tokens of medical text (cjk-med-v2), OpenCC traditional -> simplified, the scorer ids, and m018.
+"""Tokens of medical text (cjk-med-v3), OpenCC traditional -> simplified, the scorer ids, m018 and m030.
 
 The golden reference is the first tokenizer (cjk-char-v1) as it was shipped, copied here: on text without
-Greek letters, the kept symbols and digits glued to letters, the two give the same tokens.
+Greek letters, the kept symbols, the polarity and direction markers, superscripts, circled list numbers and digits
+glued to letters, the two give the same tokens. The markers' own table and properties: tests/test_symbol_tokens.py.
 """
 
 from __future__ import annotations
@@ -33,10 +34,18 @@ def tokenize_v1(text: str) -> list[str]:
     return _V1_RE.findall(unicodedata.normalize("NFKC", text.translate(_V1_SUPER)).lower()) if text else []
 
 
-def _special(text: str) -> bool:
-    """Does ``text`` hold what cjk-med-v2 treats differently (a Greek letter, a kept symbol, a digit glued to a letter)?"""
-    t = unicodedata.normalize("NFKC", text.translate(_V1_SUPER)).lower()
-    return re.search(r"[\u03ac-\u03ce≥≤<>±%°]|[0-9][a-z]", t) is not None
+# what cjk-med-v3 reads and cjk-char-v1 did not: the kept symbols, the markers and their variants (any hyphen or
+# minus: v3 keeps some of them), a caret (an exponent) and list numbers NFKC leaves alone
+_NEW_SYMBOLS = "≥≤<>±%°+\\-−‐↑↓⇧⇩⇑⇓⬆⬇↗↘≧≦⩾⩽➕➖^❶-➓⓫-⓿"
+
+
+def _special(text: str, glued: bool = True) -> bool:
+    """Does ``text`` hold what cjk-med-v3 treats differently (a Greek letter, a kept symbol or marker, a superscript,
+    a circled list number, and with ``glued`` a digit glued to a letter)?"""
+    if re.search("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻\u2460-\u24ff\u3251-\u325f\u32b1-\u32bf]", text):
+        return True
+    t = unicodedata.normalize("NFKC", text).lower()
+    return re.search(rf"[\u03ac-\u03ce{_NEW_SYMBOLS}]" + (r"|[0-9][a-z]" if glued else ""), t) is not None
 
 
 def _split_glued(tokens: list[str]) -> list[str]:
@@ -72,11 +81,14 @@ def test_same_tokens_as_cjk_char_v1_on_text_without_the_new_symbols():
 
 
 def test_only_numbers_glued_to_units_change_without_symbols():
-    """Without Greek letters and kept symbols, v2 = v1 with each leading number split from its letters."""
+    """Without Greek letters, kept symbols and markers, v3 = v1 with each leading number split from its letters."""
     texts = _demo_texts() + VARIED + ["90mmHg", "5mg", "3d", "1a.5", "12abc34", "0.5g", "10mmol/L", "2h后"]
+    checked = 0
     for t in texts:
-        if not re.search(r"[\u03ac-\u03ce≥≤<>±%°]", unicodedata.normalize("NFKC", t.translate(_V1_SUPER)).lower()):
+        if not _special(t, glued=False):
+            checked += 1
             assert tokenize(t) == _split_glued(tokenize_v1(t)), t
+    assert checked > 2500
 
 
 @settings(max_examples=400, deadline=None)
@@ -190,11 +202,12 @@ def test_phrase_only_characters_cover_openccs_dictionaries(tmp_path):
 # ---------------------------------------------------------------- ids, setting, describe
 
 def test_scorer_ids_and_setting(monkeypatch):
-    assert tk.TOKENIZER_BASE == "cjk-med-v2" and tk.TOKENIZER_ID == "cjk-med-v2+t2s"
-    assert scorer_id() == "cjk-med-v2+t2s" and Tokenizer().id == "cjk-med-v2+t2s"
+    assert tk.TOKENIZER_BASE == "cjk-med-v3" and tk.TOKENIZER_ID == "cjk-med-v3+t2s"
+    assert tk.PREVIOUS_TOKENIZER_IDS == ("cjk-char-v1", "cjk-med-v2")  # the earlier ids, kept for stored scores
+    assert scorer_id() == "cjk-med-v3+t2s" and Tokenizer().id == "cjk-med-v3+t2s"
     for off in ("0", "false", "off", "no", " OFF "):
         monkeypatch.setenv("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED", off)
-        assert scorer_id() == "cjk-med-v2" and scoring_tokenizer() is tokenize
+        assert scorer_id() == "cjk-med-v3" and scoring_tokenizer() is tokenize
     monkeypatch.setenv("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED", "maybe")
     with pytest.raises(MedevalError, match="MEDEVAL_TRADITIONAL_TO_SIMPLIFIED must be 1 or 0"):
         scorer_id()
@@ -203,16 +216,23 @@ def test_scorer_ids_and_setting(monkeypatch):
 def test_table12_records_the_default_scorer():
     from medeval.engine.thresholds import TABLE12
     from medeval.store.migrations import m018_table12_tokenizer as m018
+    from medeval.store.migrations import m030_table12_symbol_tokens as m030
 
-    assert TABLE12.tokenizer == tk.TOKENIZER_ID == m018.NEW and TABLE12.scorer_for("rouge1") == scorer_id()
+    assert TABLE12.tokenizer == tk.TOKENIZER_ID == m030.NEW and TABLE12.scorer_for("rouge1") == scorer_id()
+    assert m030.OLD == m018.NEW  # the migrations chain: cjk-char-v1 -> cjk-med-v2+t2s -> cjk-med-v3+t2s
 
 
 def test_describe():
-    d = describe("cjk-med-v2+t2s")
+    d = describe("cjk-med-v3+t2s")
     assert "Greek letters" in d and "≥ ≤ < > ± % °" in d and "numbers split from units" in d
+    assert "the markers + - ↑ ↓ kept as tokens" in d and "not in a hyphenated name or a range" in d
     assert "converted to simplified with OpenCC (t2s)" in d and d.endswith(".")
-    assert "not converted" in describe("cjk-med-v2") and "dropped" in describe("cjk-char-v1")
+    assert "not converted" in describe("cjk-med-v3") and "dropped" in describe("cjk-char-v1")
+    old = describe("cjk-med-v2+t2s")  # stored scores of the previous tokenizer are still described as they were
+    assert "≥ ≤ < > ± % ° kept as tokens" in old and "markers" not in old and "not converted" in describe("cjk-med-v2")
     assert "not one of medeval's" in describe("jieba-x")
+    for tid in tk.PREVIOUS_TOKENIZER_IDS:  # every id a stored score may carry is described by its own rules
+        assert "not one of medeval's" not in describe(tid) and "not one of medeval's" not in describe(tid + "+t2s")
 
 
 # ---------------------------------------------------------------- score_db and m018
@@ -241,28 +261,29 @@ def test_score_db_records_t2s_and_table12_grades_it(db, tmp_path):
     _import_traditional(db, tmp_path)
     score_db(db, metrics=["rouge1", "bleu1", "exact_match"])
     s = _scores(db)
-    assert s[("M", "rouge1", "cjk-med-v2+t2s")] == 1.0  # 頭痛、頭暈、心悸 = 头痛；头晕；心悸
+    assert s[("M", "rouge1", "cjk-med-v3+t2s")] == 1.0  # 頭痛、頭暈、心悸 = 头痛；头晕；心悸
     assert s[("M", "exact_match", "first-number-v1")] == 0.0 and s[("N", "exact_match", "first-number-v1")] == 1.0
     th.grade_db(db)
     graded = db.conn.execute("SELECT count(*) FROM grades WHERE version = 1 AND metric IN ('bleu1','rouge1')").fetchone()
-    assert graded == (4,)  # the built-in Table 12 (m002 + m018) grades the new scorer's scores
+    assert graded == (4,)  # the built-in Table 12 (m002 + m018 + m030) grades the new scorer's scores
     assert severity_ranges(db) == {"M": 1, "N": 0}
     score_db(db, metrics=["rouge1"], t2s=False)  # off: another scorer id, scored as written
-    assert _scores(db)[("M", "rouge1", "cjk-med-v2")] < 1.0
+    assert _scores(db)[("M", "rouge1", "cjk-med-v3")] < 1.0
 
 
 def test_m018_moves_table12_and_keeps_calibrated_sets(tmp_path):
-    """An old database (scores and grades under cjk-char-v1) after m018: Table 12 records the new scorer, its old
-    lexical grades are gone (they would block the new ones), a clinician-calibrated set is left as it was."""
+    """An old database (scores and grades under cjk-char-v1) after m018 (and m030 after it): Table 12 records the
+    current scorer, its old lexical grades are gone (they would block the new ones), a clinician-calibrated set is left
+    as it was."""
     import json
 
     from medeval.engine import thresholds as th
     from medeval.engine.scoring import score_db
     from medeval.store.db import connect
-    from medeval.store.migrations import m018_table12_tokenizer as m018
+    from medeval.store.migrations import m030_table12_symbol_tokens as m030
 
     path = tmp_path / "old.db"
-    with connect(path) as db:  # a current database, turned back into one from before m018
+    with connect(path) as db:  # a current database, turned back into one from before m018 (so before m030)
         _import_traditional(db, tmp_path)
         conn = db.conn
         conn.execute("UPDATE threshold_sets SET tokenizer = 'cjk-char-v1'")
@@ -273,18 +294,67 @@ def test_m018_moves_table12_and_keeps_calibrated_sets(tmp_path):
         conn.execute("INSERT INTO scores VALUES (?, 'rouge1', 'cjk-char-v1', 0.5)", (rid,))
         conn.execute("INSERT INTO grades VALUES (?, 'rouge1', 1, 'cjk-char-v1', 1)", (rid,))
         conn.execute("INSERT INTO grades VALUES (?, 'rouge1', 2, 'cjk-char-v1', 1)", (rid,))
-        conn.execute("DELETE FROM _migrations WHERE name = 'm018_table12_tokenizer'")
+        conn.execute("DELETE FROM _migrations WHERE name IN ('m018_table12_tokenizer', 'm030_table12_symbol_tokens')")
         conn.commit()
     with connect(path) as db:
-        assert "m018_table12_tokenizer" in {n for (n,) in db.conn.execute("SELECT name FROM _migrations")}
+        assert {"m018_table12_tokenizer", "m030_table12_symbol_tokens"} <= {
+            n for (n,) in db.conn.execute("SELECT name FROM _migrations")}
         assert [tuple(r) for r in db.conn.execute("SELECT version, tokenizer FROM threshold_sets ORDER BY version")] \
-            == [(1, m018.NEW), (2, "cjk-char-v1")]
+            == [(1, m030.NEW), (2, "cjk-char-v1")]
         assert db.conn.execute("SELECT version FROM grades").fetchall() == [(2,)]  # v1's old grade removed
         assert db.conn.execute("SELECT count(*) FROM scores WHERE scorer = 'cjk-char-v1'").fetchone() == (1,)  # kept
         score_db(db, metrics=["rouge1"])
         th.grade_db(db, 1)
         assert db.conn.execute("SELECT scorer FROM grades WHERE version = 1 AND response_id = ?",
-                               (rid,)).fetchone() == ("cjk-med-v2+t2s",)
+                               (rid,)).fetchone() == ("cjk-med-v3+t2s",)
+
+
+def test_m030_moves_table12_and_its_provisional_copies_and_keeps_calibrated_sets(tmp_path):
+    """A database from before m030 (lexical scores and grades under cjk-med-v2+t2s): the built-in set and a provisional
+    copy adopted from it move to cjk-med-v3+t2s and lose their old lexical grades (which would block the new ones); a
+    clinician-calibrated set keeps cjk-med-v2+t2s and its grades; every stored score stays, none is rescored; scoring
+    then adds cjk-med-v3+t2s scores, which the moved sets grade."""
+    import json
+
+    from medeval.engine import thresholds as th
+    from medeval.engine.scoring import score_db
+    from medeval.store.db import connect
+    from medeval.store.migrations import m030_table12_symbol_tokens as m030
+
+    old = "cjk-med-v2+t2s"
+    path = tmp_path / "v2.db"
+    with connect(path) as db:  # a current database, turned back into one from before m030
+        _import_traditional(db, tmp_path)
+        conn = db.conn
+        conn.execute("UPDATE threshold_sets SET tokenizer = ?", (old,))
+        for version, name, by, prov in (
+                (2, "clinicians", "ana", {"campaign": 1}),
+                (3, "MedDisKEval Table 12 (bge)", "ana", {"adopted_from": "MedDisKEval Table 12", "calibrated": False}),
+                (4, "recalibrated copy", "ana", {"adopted_from": "MedDisKEval Table 12", "calibrated": True})):
+            conn.execute("INSERT INTO threshold_sets (version, name, tokenizer, embedding_model, provenance, created_at, "
+                         "created_by, active) VALUES (?, ?, ?, 'x', ?, 'now', ?, 0)",
+                         (version, name, old, json.dumps(prov), by))
+        rid = conn.execute("SELECT min(id) FROM responses").fetchone()[0]
+        conn.execute("INSERT INTO scores VALUES (?, 'rouge1', ?, 0.5)", (rid, old))
+        conn.execute("INSERT INTO scores VALUES (?, 'cosine', 'x', 0.5)", (rid,))
+        for version in (1, 2, 3, 4):
+            conn.execute("INSERT INTO grades VALUES (?, 'rouge1', ?, ?, 1)", (rid, version, old))
+        conn.execute("INSERT INTO grades VALUES (?, 'cosine', 1, 'x', 1)", (rid,))
+        conn.execute("DELETE FROM _migrations WHERE name = 'm030_table12_symbol_tokens'")
+        conn.commit()
+    with connect(path) as db:
+        conn = db.conn
+        assert [tuple(r) for r in conn.execute("SELECT version, tokenizer FROM threshold_sets ORDER BY version")] \
+            == [(1, m030.NEW), (2, old), (3, m030.NEW), (4, old)]
+        assert conn.execute("SELECT version, metric FROM grades ORDER BY version, metric").fetchall() \
+            == [(1, "cosine"), (2, "rouge1"), (4, "rouge1")]  # only the moved sets' lexical grades went
+        assert conn.execute("SELECT scorer, score FROM scores ORDER BY scorer").fetchall() == [(old, 0.5), ("x", 0.5)]
+        score_db(db, metrics=["rouge1"])
+        th.grade_db(db, 1)
+        assert conn.execute("SELECT scorer FROM grades WHERE version = 1 AND metric = 'rouge1' AND response_id = ?",
+                            (rid,)).fetchone() == (m030.NEW,)
+        assert conn.execute("SELECT score FROM scores WHERE response_id = ? AND scorer = ?", (rid, old)).fetchone() \
+            == (0.5,)  # the old score is history, not overwritten
 
 
 def test_cosine_embeds_the_simplified_text(db, tmp_path, monkeypatch):

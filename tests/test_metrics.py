@@ -67,7 +67,10 @@ def test_identical_texts_score_one():
 
 
 MEDICAL_VOCAB = ["TNF-α", "β受体", "5μg", "5µg", "≥", "≤", "＜", ">", "±", "%", "℃", "°", "HbA1c", "6.5%", "90mmHg",
-                 "Ⅱ级", "高血壓", "高血压", "γ-GT", "IL-6", "μmol/L", "10⁹/L", "Δ", "κ"]
+                 "Ⅱ级", "高血壓", "高血压", "γ-GT", "IL-6", "μmol/L", "10⁹/L", "Δ", "κ",
+                 # polarity and direction markers, their variants, superscripts and list numbers (cjk-med-v3)
+                 "(+)", "(-)", "(+++)", "（＋）", "（－）", "↑", "↓↓", "⬆", "≧", "⩽", "−2.5", "10¹²", "①", "ER-", "HER2+",
+                 "Mg²⁺", "cm³", "+/-", " - "]
 
 
 def _pairs(n, seed=7, medical=False):
@@ -131,7 +134,7 @@ def test_registry_and_did_you_mean():
 def test_reference_profile_gives_the_same_values_as_rouge_score_and_nltk():
     from medeval.engine.metrics import lexical_scores, ref_profile
 
-    tokenize = Tokenizer().tokenize  # the scoring tokenizer: OpenCC t2s, then cjk-med-v2
+    tokenize = Tokenizer().tokenize  # the scoring tokenizer: normalise, OpenCC t2s, then the cjk-med-v3 tokens
     scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=Tokenizer())
     pairs = _pairs(2000) + _pairs(1000, seed=9, medical=True) + [(ZH_REF, ZH_CAND), (ZH_CAND, ZH_REF), (EN_REF, EN_CAND),
                                                                   ("咳嗽", "咳咳咳咳")]
@@ -160,28 +163,50 @@ def test_reference_profile_is_not_used_up_by_scoring():
 
 # ---------------------------------------------------------------- the tokenizer's fast path
 
-def _tokenize_one_pass(text):
-    """The tokenizer as specified (module docstring): superscripts, then NFKC of everything, lowercase, findall."""
+def _normalize_one_pass(text):
+    """The normalisation as specified (module docstring): superscript runs, list numbers, NFKC of everything, the
+    symbol folds, the spelling folds -- each step on the whole text, no gate, one round."""
     import unicodedata
 
-    from medeval.engine.tokenize import _TOKEN_RE, SUPERSCRIPTS
+    from medeval.engine.tokenize import _FOLD_TABLE, _LIST_BREAKS, _SEQ_RE, _SUPER_RUN_RE, _seq, _super_run
 
-    return _TOKEN_RE.findall(unicodedata.normalize("NFKC", text.translate(SUPERSCRIPTS)).lower()) if text else []
+    t = _SUPER_RUN_RE.sub(_super_run, text).translate(_LIST_BREAKS)
+    return _SEQ_RE.sub(_seq, unicodedata.normalize("NFKC", t).translate(_FOLD_TABLE))
+
+
+def _tokenize_one_pass(text):
+    """The tokenizer as specified: the normalisation above, lowercase, findall."""
+    from medeval.engine.tokenize import _TOKEN_RE
+
+    return _TOKEN_RE.findall(_normalize_one_pass(text).lower()) if text else []
+
+
+def _scoring_one_pass(text):
+    """The scoring tokenizer as specified: normalise, OpenCC t2s, normalise, tokens."""
+    from medeval.core.chinese import to_simplified
+
+    return _tokenize_one_pass(to_simplified(_normalize_one_pass(text)))
 
 
 TRICKY = ["咳嗽；发热，头痛：（轻度）", "10．5×10⁹/L", "１０.５mg", "ＣＲＰ升高", "体温39.5℃", "Ａ\u0301ＢＣ",
-          "；\u0301咳", "a；b", "豈更車", "Ⅱ度肿大", "ｍｇ／ｋｇ", "x²+y³", "10⁻³", "ﬁbrosis", "㎎", "", "；，：（）"]
+          "；\u0301咳", "a；b", "豈更車", "Ⅱ度肿大", "ｍｇ／ｋｇ", "x²+y³", "10⁻³", "ﬁbrosis", "㎎", "", "；，：（）",
+          "尿蛋白（＋＋）", "尿糖（－）", "血钾↓", "⬆", "≧6.5", "＞＝3", "HbA1c >= 6.5%", "+/−", "(+-)", "①咳嗽②发热", "❶",
+          "PLT 100 x 10⁹/L", "cm^3", "Ｍｇ²⁺", "T值≦−2.5", "ER‑/PR‑", "＾"]
 
 
 def test_fast_tokenizer_equals_the_one_pass_definition():
     for text in TRICKY + [a + b for a, _ in _pairs(300) for b in ("；", "，ＣＴ", "¹²")]:
         assert tokenize(text) == _tokenize_one_pass(text), text
+    scoring = Tokenizer(t2s=True).tokenize  # its own fast path: no normalising and no OpenCC for most texts
+    for text in TRICKY + ["高血壓（＋）", "血鉀↓≧3", "豈①", "體重>=70kg"] + [a for a, _ in _pairs(300, seed=4, medical=True)]:
+        assert scoring(text) == _scoring_one_pass(text), text
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="咳嗽豈ab1.９ＡＣ；，：（）、。 ⁹²⁻\u0301℃Ⅱﬁ㎎", max_size=25))
+@given(st.text(alphabet="咳嗽豈壓ab1.９ＡＣ；，：（）、。 ⁹²⁻\u0301℃Ⅱﬁ㎎+-−－＋()↑⬇≧>=<x^①❶\n", max_size=25))
 def test_fast_tokenizer_equals_the_one_pass_definition_property(text):
     assert tokenize(text) == _tokenize_one_pass(text)
+    assert Tokenizer(t2s=True).tokenize(text) == _scoring_one_pass(text)
 
 
 def test_fast_path_assumptions_hold():
@@ -192,3 +217,16 @@ def test_fast_path_assumptions_hold():
     for wide, ascii_ in WIDE_PUNCTUATION:  # replacing them before NFKC cannot change NFKC's result
         assert unicodedata.normalize("NFKD", wide) == unicodedata.normalize("NFKC", wide) == ascii_
     assert not any(unicodedata.is_normalized("NFKC", ch) for ch in _SUPER)  # only NFKC-changed text has them
+    from medeval.engine.tokenize import _has_before_nfkc, _has_special, FOLDS, LIST_NUMBERS, normalize
+
+    for ch in LIST_NUMBERS + "".join(FOLDS) + "^":  # every other character the steps change is gated
+        assert _has_special(ch) or _has_before_nfkc(ch), ch
+    for ch in "".join(_SUPER) + LIST_NUMBERS:  # what steps 1 and 2 change sends the text through every step
+        assert _has_before_nfkc(ch)
+    for spelling in (">=", "<=", "+/-", "(+-)"):
+        assert _has_special(spelling)
+    for ch in FOLDS.values():  # what the folds write is final: NFKC-normal, not gated again
+        assert unicodedata.is_normalized("NFKC", ch) and not _has_special(ch)
+    assert len(LIST_NUMBERS) == 142 and "①" in LIST_NUMBERS and "❿" in LIST_NUMBERS and "Ⓐ" not in LIST_NUMBERS
+    for text in TRICKY:  # one round reaches the fixed point: normalising again changes nothing
+        assert normalize(normalize(text)) == normalize(text), text

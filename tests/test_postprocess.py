@@ -27,7 +27,8 @@ def test_extract_answer(response, expected, matched):
     ("咳嗽，咳嗽，发热", ["咳嗽", "发热"]),  # duplicates removed
     ("缓和疼痛；普及教育", ["缓和疼痛", "普及教育"]),  # no split inside words
     ("cough, runny nose and fever", ["cough", "runny nose", "fever"]),
-    ("布洛芬 0.5g", ["布洛芬 0.5g"]),  # decimals are not separators
+    # a dose is no part of the entity (keeping it was a defect); a decimal point is still no separator
+    ("布洛芬 0.5g", ["布洛芬"]), ("0.9%氯化钠注射液", ["0.9%氯化钠注射液"]), ("维生素B1.5", ["维生素B1.5"]),
 ])
 def test_split_entities(text, entities):
     assert split_entities(text) == entities
@@ -148,7 +149,7 @@ LEAD_INS = [  # (answer, aspect, entities after post-processing) -- the kinds of
     ("I think the symptoms are cough and fever", "Primary Symptoms", ["cough", "fever"]),
     ("根据临床经验，伴随症状有乏力、食欲减退", "Associated Symptoms", ["乏力", "食欲减退"]),
     ("常用药物包括：对乙酰氨基酚、布洛芬等药物。", "Medications", ["对乙酰氨基酚", "布洛芬"]),
-    ("药物：布洛芬 0.2g", "Medications", ["布洛芬 0.2g"]),
+    ("药物：布洛芬 0.2g", "Medications", ["布洛芬"]),  # the dose is no part of the entity
     ("治疗药物主要有阿莫西林和头孢克肟", "Medications", ["阿莫西林", "头孢克肟"]),
     ("Medications include ibuprofen and acetaminophen.", "Medications", ["ibuprofen", "acetaminophen"]),
     ("就诊科室为呼吸内科", "Departments", ["呼吸内科"]),
@@ -221,7 +222,8 @@ def test_rouge_of_a_lead_in_answer_equals_the_bare_list():
 # ---------------------------------------------------------------- Severity Level: numerals and ranges
 
 LEVELS = [
-    ("Ⅱ级", 2.0), ("II级", 2.0), ("ⅱ级", 2.0), ("二级", 2.0), ("兩級", None), ("2级", 2.0), ("２级", 2.0),
+    ("Ⅱ级", 2.0), ("II级", 2.0), ("ⅱ级", 2.0), ("二级", 2.0), ("兩級", None), ("两级", None), ("二級", 2.0), ("Ⅲ級", 3.0),
+    ("2级", 2.0), ("２级", 2.0),
     ("Level II", 2.0), ("level 4", 4.0), ("grade 3", 3.0), ("Grade III", 3.0), ("危重等级为Ⅲ级", 3.0),
     ("危重等级：３级", 3.0), ("属于四级（慢性，较轻）", 4.0), ("第一级", 1.0), ("1级，危及生命", 1.0), ("3", 3.0),
     ("等级为 IV", 4.0), ("Ⅳ度", 4.0), ("病程3天，属于二级", 2.0), ("I think it is level 2", 2.0),
@@ -264,12 +266,14 @@ def test_no_level(text):
 
 
 def test_one_numeral_table():
-    """postprocess has no numeral table of its own: medeval.core.chinese is the one."""
+    """The Severity Level reader has no numeral table of its own: medeval.core.chinese is the one."""
     import inspect
 
     import medeval.engine.postprocess as pp
+    import medeval.engine.severity as sev
 
-    src = inspect.getsource(pp)
+    assert "_CN_DIGITS" not in inspect.getsource(pp)
+    src = inspect.getsource(sev)
     assert "_CN_DIGITS" not in src and '"三": 3' not in src and "parse_int" in src
 
 
@@ -312,3 +316,63 @@ def test_bare_numbers_that_are_no_range_of_levels(text, level):
     from medeval.engine.postprocess import severity_level
 
     assert severity_level(text) == (level, None)
+
+
+# ---------------------------------------------------------------- Severity Level: medeval's reading and the paper's
+
+# (answer, level under medeval's level-word reading, under the paper's first-number reading); None: no level, with the
+# status after it. Decided by hand: the level a clinician reads, and the first number the paper's rule takes.
+SEVERITY_READINGS = [
+    ("48小时内出现休克，属于一级", 1.0, 48.0),
+    ("APACHE II评分25分，危重等级为2级", 2.0, 25.0),
+    ("GCS评分8分，属于1级（危及生命）", 1.0, 8.0),
+    ("发病后6小时内需紧急处理，危重等级Ⅰ级", 1.0, 6.0),
+    ("患者血压180/110mmHg，危重等级1级", 1.0, 180.0),
+    ("病程约2周，属于三级", 3.0, 2.0),
+    ("病程第3天，属于二级", 2.0, 3.0),  # 第3天 is a day, not level 3
+    ("第二胎，妊娠第30周，危重等级第一级", 1.0, 30.0),
+    ("危重等级：3级（慢性病程，症状较轻）", 3.0, 3.0),
+    ("**危重等级：2级**\n\n理由：起病1天内进展迅速", 2.0, 2.0),
+    ("3", 3.0, 3.0),
+    ("二级", 2.0, 2.0),  # no Arabic number: the level mention is the first number in both readings
+    ("I think it is level 2", 2.0, 2.0),
+    ("Grade III; mortality about 10% within 30 days", 3.0, 3.0),
+    ("Level 4 (chronic); symptoms for 3 months", 4.0, 4.0),
+    ("危重等級為Ⅱ級，24小時內需處理", 2.0, 2.0),
+    ("24小时内可能进展，2-3级", "range", 24.0),  # the paper's first number is 24, no range
+    ("三至四级", "range", "range"),  # a range of levels is no level in both readings
+    ("无法判断", "no_number", "no_number"),
+]
+
+
+def _reading(got):
+    level, status = got
+    return level if status is None else status
+
+
+@pytest.mark.parametrize("text,level_word,first", SEVERITY_READINGS)
+def test_severity_level_under_both_readings(text, level_word, first):
+    from medeval.engine.postprocess import severity_level
+
+    assert _reading(severity_level(text, "level-word")) == level_word
+    assert _reading(severity_level(text, "first-number")) == first
+
+
+def test_the_severity_reading_is_a_setting_used_by_process_and_exact_match(monkeypatch):
+    from medeval.engine.metrics import exact_match
+    from medeval.engine.postprocess import severity_level
+
+    text = "48小时内出现休克，属于一级"
+    monkeypatch.delenv("MEDEVAL_SEVERITY_READING", raising=False)
+    assert severity_level(text) == (1.0, None)  # medeval's reading is the default
+    assert process(text, "感冒", "Severity Level").number == 1.0 and exact_match("1", text) == 1.0
+    monkeypatch.setenv("MEDEVAL_SEVERITY_READING", "first-number")
+    assert severity_level(text) == (48.0, None)
+    assert process(text, "感冒", "Severity Level").number == 48.0 and exact_match("1", text) == 0.0
+    monkeypatch.setenv("MEDEVAL_SEVERITY_READING", "First-Number")  # case means nothing here
+    assert severity_level(text) == (48.0, None)
+    monkeypatch.setenv("MEDEVAL_SEVERITY_READING", "first")
+    with pytest.raises(MedevalError, match="MEDEVAL_SEVERITY_READING must be one of level-word, first-number"):
+        severity_level(text)
+    with pytest.raises(ValueError, match="reading must be one of"):
+        severity_level(text, "paper")

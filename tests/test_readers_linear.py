@@ -31,10 +31,11 @@ from medeval.core.limits import TEXT_MAX_CHARS
 from medeval.core.safe_markdown import _NESTING, WORK_BUDGET, _link_destination, _MD, safe_markdown, work
 from medeval.core.text import char_before
 from medeval.engine import postprocess as pp
+from medeval.engine import severity as sev
 from medeval.engine.aspects import ASPECTS, BY_NAME
 from medeval.engine.tokenize import scoring_tokenizer, tokenize
 from medeval.stats.exam import METHODS, cmb_match_choice, extract_answer
-from medeval.stats.exam import extract as ee
+from medeval.stats.exam import reading as er
 from medeval.stats.exam import groups as eg
 from medeval.stats.factcheck import patterns as fp
 from medeval.stats.factcheck.verdict import LABELS, STATUSES, parse_verdict
@@ -246,8 +247,8 @@ def test_possessive_expressions_match_as_their_plain_forms(text):
         _same(rx, text)
     for rx in (fp.POST_HEDGE_ANY_RE, fp.POST_HEDGE_SUPPORT_RE):
         _same(rx, low)
-    for rx in (eg.NEG_AFTER, eg._EQUAL_AFTER, eg._SEP, ee._POS_AFTER, ee._QUESTION_AFTER, pp._RANGE_RE, pp._LEVEL_RE):
-        _same(rx, low if rx in (pp._RANGE_RE, pp._LEVEL_RE) else text)
+    for rx in (eg.NEG_AFTER, eg._EQUAL_AFTER, eg._SEP, er._POS_AFTER, er._QUESTION_AFTER, sev._RANGE_RE, sev._LEVEL_RE):
+        _same(rx, low if rx in (sev._RANGE_RE, sev._LEVEL_RE) else text)
     alt = pp._names_alternation(_SYMPTOMS)
     _same(pp._zh_after_disease(alt), text)
     _same(pp._en_pattern("flu", alt), text)
@@ -294,7 +295,7 @@ _rationale = st.lists(st.sampled_from(["医生1", "第二个回答", "回答1", 
 @settings(max_examples=300, deadline=None)
 @given(_rationale)
 def test_the_rationale_indexes_answer_as_the_searches_did(text):
-    sent = js._Sentences(text)
+    sent = js.Sentences(text)
     old_head = _plain(jp.HEAD_BEFORE)
     for i in range(len(text) + 1):
         m = jp.MENTION_RE.search(text, i)

@@ -46,7 +46,7 @@ def test_the_report_in_chinese_has_no_english_interface_words(graded, tmp_path):
     assert not left, sorted(left)
     with open(paths["annotators_csv"], encoding="utf-8") as f:
         header = next(csv.reader(f))
-    assert header[0] == "标注者" and all(_has_chinese(h) or h in ("n",) for h in header), header
+    assert header[0] == "标注者" and all(_has_chinese(h) or h in ("n",) for h in header), [h for h in header if not _has_chinese(h)]
 
 
 def test_english_stays_the_default_and_as_before(graded, tmp_path):  # noqa: F811

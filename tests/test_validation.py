@@ -271,16 +271,21 @@ def test_an_old_validation_campaign_that_shares_items_is_counted_and_said(scored
     calib = cp.create_random_campaign(db, "calibration", 18, list(ANNOTATORS), k=2, seed=12, actor=None)
     shared = len(_items(db, vid) & _items(db, calib))
     assert shared > 0
-    db.conn.execute("UPDATE campaigns SET config = json_remove(config, '$.allow_overlap') WHERE id = ?", (vid,))
+    # drawn before the rule, the campaign recorded neither the overlap choice nor a set it validates: it is read
+    # against the active set, the one calibrated on the sharing campaign
+    db.conn.execute("UPDATE campaigns SET config = json_remove(config, '$.allow_overlap', '$.validates_version') "
+                    "WHERE id = ?", (vid,))
     db.conn.commit()
-    _calibrated_from(db, calib, v)
+    cal_v = _calibrated_from(db, calib, v)
     ov = val.overlap(db, vid)
     assert ov["shared_items"] == shared and ov["allow_overlap"] is None
     assert f"{shared} of this campaign's 18 items are also items there" in ov["text"]
     assert "not independent" in ov["text"]
-    # the calibration campaign validated against its own set says so
-    own = val.overlap(db, calib)
+    # the calibration campaign (drawn as a random sample, so it records v as the set it validates) read against
+    # the set its own grades calibrated says so; by default it is read against v, which no campaign calibrated
+    own = val.overlap(db, calib, version=cal_v)
     assert own["own_grades_calibrated"] and "not an independent validation" in own["text"]
+    assert val.overlap(db, calib)["version"] == v and not val.overlap(db, calib)["own_grades_calibrated"]
 
 
 def test_calibration_campaigns_follow_kept_and_adopted_cut_offs(scored):
@@ -322,3 +327,191 @@ def test_cli_create_random_allow_overlap_and_machine_agreement(scored, db_path):
         ("exact_match", "numeric"), ("average", "all")}
     assert all(isinstance(x["n"], int) and x["n"] > 0 for x in rows)
     assert "overlap with calibration:" in r.stderr and "20 of this campaign's 36 items" in r.stderr
+
+
+# ---------------------------------------------------------------- the set a validation campaign validates
+
+
+def _tier_by_rouge(db, v):
+    return lambda rid, name: (int(_db_value(db, rid, "exact_match", "tier", v)) if _types(db)[rid] == "numeric"
+                              else int(_db_value(db, rid, "rouge1", "tier", v)))
+
+
+def test_table2_is_computed_under_the_validated_set_not_the_active_one(scored):
+    """A random validation campaign drawn while v was active validates v. A set published afterwards (v2, every
+    ROUGE-1 answer in the top tier) becomes active: the campaign's Table 2 -- in the library, the agreement report
+    and the page's summary alike -- stays computed under v, and says so; v2 is used only when asked for."""
+    db, v = scored
+    cid = cp.create_random_campaign(db, "validation", 36, list(ANNOTATORS), k=3, seed=5, actor=None)
+    _grade_everything(db, cid, _tier_by_rouge(db, v))
+    cut = dict(th.TABLE12.cutoffs)
+    cut[("rouge1", "enumerated")] = cut[("rouge1", "declarative")] = (0.0, 0.0)
+    (tok,) = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'rouge1'")}
+    v2 = th.store(db, th.ThresholdSet(name="lenient", cutoffs=cut, tokenizer=tok,
+                                      embedding_model=th.TABLE12.embedding_model), created_by="test")
+    th.activate(db, v2)
+    assert th.active(db).version == v2
+    ts, source = val.validated_set(db, cid)
+    assert (ts.version, source) == (v, "validated")
+
+    def rouge_tier(rows):
+        return next(r for r in rows if r["metric"] == "rouge1" and r["aspect_type"] == "enumerated"
+                    and r["against"] == "tier")
+
+    default = val.machine_agreement(db, cid, actor=None)
+    under_v = val.machine_agreement(db, cid, version=v, actor=None)
+    under_v2 = val.machine_agreement(db, cid, version=v2, actor=None)
+    assert default == under_v
+    # the clinicians gave exactly v's ROUGE-1 tier: rho = 1 under v; under v2 every tier is 2 -> undefined
+    assert rouge_tier(under_v)["spearman"] == pytest.approx(1.0)
+    assert rouge_tier(under_v2)["spearman"] is None
+    s = dash.campaign_agreement(db, cid, actor=None, n_boot=0)
+    assert s["machine"] == under_v
+    assert s["machine_version"]["version"] == v and s["machine_version"]["source"] == "validated"
+    assert f"threshold set v{v}" in s["methods"] and "the set this validation campaign validates" in s["methods"]
+    assert val.overlap(db, cid)["version"] == v
+
+
+def test_a_campaign_that_validates_no_set_is_read_under_the_active_one_and_says_so(scored):
+    db, v = scored
+    cid = cp.create_random_campaign(db, "validation", 12, list(ANNOTATORS), k=2, seed=6, actor=None)
+    db.conn.execute("UPDATE campaigns SET config = json_remove(config, '$.validates_version') WHERE id = ?", (cid,))
+    db.conn.commit()
+    ts, source = val.validated_set(db, cid)
+    assert (ts.version, source) == (v, "active")
+    _grade_everything(db, cid, _tier_by_rouge(db, v))
+    s = dash.campaign_agreement(db, cid, actor=None, n_boot=0)
+    assert s["machine_version"]["source"] == "active" and "the active set" in s["methods"]
+
+
+# ---------------------------------------------------------------- two medians, two names
+
+
+def test_lower_median_and_mean_of_middle_are_two_consensus_methods(scored):
+    """Two annotators per item who split 0 / 1: the lower median is 0 (a tier someone gave), the mean of the two
+    middle tiers 0.5; the library's bare "median" is the lower median; every report names the one used."""
+    db, v = scored
+    cid = cp.create_random_campaign(db, "split", 8, ["va", "vb"], k=2, seed=2, actor=None)
+    _grade_everything(db, cid, lambda rid, name: 0 if name == "va" else 1)
+    low = val.consensus_tiers(db, cid, "lower-median")
+    mid = val.consensus_tiers(db, cid, "mean-of-middle")
+    assert set(low.values()) == {0.0} and set(mid.values()) == {0.5} and len(low) == 8
+    assert val.consensus_tiers(db, cid, "median") == low == val.consensus_tiers(db, cid)
+    with pytest.raises(MedevalError, match="lower-median, mean-of-middle, majority, adjudicated"):
+        val.consensus_tiers(db, cid, "mean")
+    default = dash.campaign_agreement(db, cid, actor=None, n_boot=0)
+    assert default["consensus"] == "lower-median" and "lower median clinician tier" in default["methods"]
+    mean = dash.campaign_agreement(db, cid, actor=None, n_boot=0, consensus="mean-of-middle")
+    assert mean["consensus"] == "mean-of-middle" and "mean of the two middle tiers" in mean["methods"]
+    from medeval.reports.agreement_report import render_html
+
+    assert "Consensus of the clinicians: lower median (the lower median of the annotators" in render_html(default)
+    assert "Consensus of the clinicians: mean of the two middle tiers" in render_html(mean)
+
+
+def test_report_agreement_refuses_a_bare_median_and_calibrate_reads_it_as_the_lower_median(scored, db_path,
+                                                                                           tmp_path):
+    from click.testing import CliRunner
+
+    from medeval.cli import main
+
+    db, v = scored
+    cid = cp.create_random_campaign(db, "split", 8, ["va", "vb"], k=2, seed=2, actor=None)
+    _grade_everything(db, cid, lambda rid, name: 0 if name == "va" else 1)
+    r = CliRunner().invoke(main, ["report-agreement", "--db", str(db_path), "--campaign", str(cid), "--out",
+                                  str(tmp_path / "rep"), "--no-pdf", "--n-boot", "0", "--consensus", "median"])
+    assert r.exit_code == 1 and "ambiguous" in r.output
+    assert "lower-median" in r.output and "mean-of-middle" in r.output
+    assert not (tmp_path / "rep").exists()
+    r = CliRunner().invoke(main, ["report-agreement", "--db", str(db_path), "--campaign", str(cid), "--out",
+                                  str(tmp_path / "rep"), "--no-pdf", "--n-boot", "0", "--consensus", "mean-of-middle"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "rep" / "summary.json").read_text())["consensus"] == "mean-of-middle"
+    # calibrate: the two spellings give the same (lower-median) consensus; a cut-off needs a tier someone gave
+    out = [CliRunner().invoke(main, ["calibrate", "--db", str(db_path), "--campaign", str(cid), "--n-boot", "0",
+                                     "--consensus", c]) for c in ("median", "lower-median")]
+    assert all(o.exit_code == 0 for o in out), out[0].output
+    assert out[0].stdout == out[1].stdout
+
+
+# ---------------------------------------------------------------- one model's cosine under two scorer ids
+
+
+def _cosine_graded_by(db, version) -> dict[int, str]:
+    return dict(db.conn.execute("SELECT response_id, scorer FROM grades WHERE version = ? AND metric = 'cosine'",
+                                (version,)))
+
+
+def test_cosine_with_and_without_t2s_is_graded_by_the_conversion_the_set_records(scored, monkeypatch):
+    """The fixture scored cosine with the conversion (``+t2s``, first); scored again without it, each response has
+    both. A set recording ``+t2s`` (its tokenizer id) grades the converted scores, one recording none the others --
+    whichever was stored first and whatever the setting is when grading runs."""
+    db, v = scored
+    score_db(db, metrics=["cosine"], embedding_model="t2-fake", t2s=False)
+    model = th.TABLE12.embedding_model
+    ids = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'cosine'")}
+    assert ids == {model + "+t2s", model}
+    (tok,) = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'rouge1'")}
+    assert tok.endswith("+t2s")
+    monkeypatch.setenv("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED", "0")  # the setting of the moment decides nothing
+    with_t2s = th.store(db, th.ThresholdSet(name="t2s", cutoffs=dict(th.TABLE12.cutoffs), tokenizer=tok,
+                                            embedding_model=model), created_by="test")
+    without = th.store(db, th.ThresholdSet(name="as written", cutoffs=dict(th.TABLE12.cutoffs),
+                                           tokenizer=tok[: -len("+t2s")], embedding_model=model), created_by="test")
+    th.grade_db(db, with_t2s)
+    th.grade_db(db, without)
+    a, b = _cosine_graded_by(db, with_t2s), _cosine_graded_by(db, without)
+    text_items = sum(1 for t in _types(db).values() if t != "numeric")
+    assert len(a) == len(b) == text_items
+    assert set(a.values()) == {model + "+t2s"} and set(b.values()) == {model}
+    # Table 2 reads the same score the grade came from
+    cid = cp.create_random_campaign(db, "validation", 36, list(ANNOTATORS), k=2, seed=8, actor=None)
+    _grade_everything(db, cid, _tier_by_rouge(db, v))
+    score = dict(db.conn.execute("SELECT response_id, score FROM scores WHERE metric = 'cosine' AND scorer = ?",
+                                 (model,)))
+    cons = val.consensus_tiers(db, cid)
+    row = next(r for r in val.machine_agreement(db, cid, version=without, actor=None)
+               if r["metric"] == "cosine" and r["aspect_type"] == "enumerated" and r["against"] == "score")
+    ids_e = [rid for rid in cons if _types(db)[rid] == "enumerated"]
+    assert row["spearman"] == pytest.approx(stats.spearmanr([cons[r] for r in ids_e],
+                                                            [score[r] for r in ids_e]).statistic, abs=1e-12)
+
+
+def test_two_fingerprints_of_a_local_model_are_not_graded_by_whichever_came_first(scored):
+    """A set for ``other/m3e-base`` matches local directories named m3e-base. A response scored by one fingerprint
+    is graded by it; one scored by two (equally close: the set names neither) is not graded, and cosine_pick says
+    which ids tie. The leaderboard's count of a set that is not active agrees with the stored grades."""
+    from medeval.reports.leaderboard import live_tier_counts
+    from medeval.reports.tier_report import tier_counts
+
+    db, v = scored
+    rids = sorted(r for r, t in _types(db).items() if t == "enumerated")[:4]
+    rows = [(rids[0], "st:m3e-base:aaaa+t2s", 0.9), (rids[1], "st:m3e-base:aaaa+t2s", 0.5),
+            (rids[1], "st:m3e-base:bbbb+t2s", 0.1), (rids[2], "st:m3e-base:bbbb+t2s", 0.2),
+            (rids[2], "st:m3e-base:bbbb", 0.95)]
+    db.conn.executemany("INSERT INTO scores (response_id, metric, scorer, score) VALUES (?, 'cosine', ?, ?)", rows)
+    db.conn.commit()
+    (tok,) = {s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'rouge1'")}
+    ts = th.ThresholdSet(name="local", cutoffs=dict(th.TABLE12.cutoffs), tokenizer=tok,
+                         embedding_model="other/m3e-base")
+    version = th.store(db, ts, created_by="test")
+    th.grade_db(db, version)
+    graded = _cosine_graded_by(db, version)
+    tiers = dict(db.conn.execute("SELECT response_id, tier FROM grades WHERE version = ? AND metric = 'cosine'",
+                                 (version,)))
+    assert graded == {rids[0]: "st:m3e-base:aaaa+t2s", rids[2]: "st:m3e-base:bbbb+t2s"}
+    assert tiers == {rids[0]: 2, rids[2]: 0}  # 0.9 >= 0.75; 0.2 < 0.35 (the +t2s score, not 0.95 without it)
+    assert th.cosine_pick(ts, ["st:m3e-base:aaaa+t2s", "st:m3e-base:bbbb+t2s"]) == (
+        None, ["st:m3e-base:aaaa+t2s", "st:m3e-base:bbbb+t2s"])
+    assert th.cosine_pick(ts, ["st:m3e-base:bbbb", "st:m3e-base:bbbb+t2s"]) == ("st:m3e-base:bbbb+t2s", [])
+    assert th.cosine_pick(ts, [th.TABLE12.embedding_model + "+t2s"]) == (None, [])  # another model
+    live = live_tier_counts(db, version)
+    stored = tier_counts(db, version)
+    assert {k: c for k, c in live.items() if k[2] == "cosine"} == {k: c for k, c in stored.items() if k[2] == "cosine"}
+    from medeval.reports import scorer_notes
+
+    notes = scorer_notes.ungraded_notes(scorer_notes.scorers(db, th.load(db, version)))
+    assert any(n.startswith("cosine of 1 response not graded") and "fingerprint aaaa" in n
+               and "fingerprint bbbb" in n for n in notes)
+    assert th.cosine_undetermined(db, th.load(db, version)) == {
+        "responses": 1, "scorers": ["st:m3e-base:aaaa+t2s", "st:m3e-base:bbbb+t2s"]}

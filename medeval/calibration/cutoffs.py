@@ -3,8 +3,8 @@
 MedDisKEval §3.2.2: clinicians tier examples sampled per score interval; "the
 thresholds that best divide the graded examples into the tiers become the grading
 standard". For one (metric, aspect type), given each graded item's automated score and
-the clinicians' consensus tier (the median of the annotators' tiers; with an even
-number of annotators the lower median, so a tie never invents a tier; or, chosen explicitly, the
+the clinicians' consensus tier (the lower median of the annotators' tiers, ``lower-median``: with an even number
+of annotators the lower middle tier, never the mean of the two, so a tie never invents a tier; or the
 majority or the adjudicated tier: ``consensus=``, medeval.annotation.adjudication), this searches
 **every** pair of cut-offs that matters -- one between each two consecutive distinct
 scores, plus the ends of the metric's range -- and keeps the pair that maximises the
@@ -63,7 +63,7 @@ class Calibration:
 
 
 def consensus(tiers: list[int]) -> int:
-    """The clinicians' consensus tier: the (lower) median of the annotators' tiers."""
+    """The clinicians' consensus tier: the lower median of the annotators' tiers (never the mean of two)."""
     return adj.lower_median(tiers)
 
 
@@ -71,16 +71,16 @@ def _one_tier(tiers: list[int]) -> int:
     """The adjudicated consensus of rows that already hold it (one per item); raw per-annotator rows cannot."""
     if len(tiers) != 1:
         raise MedevalError("the adjudicated consensus needs a campaign's adjudications: calibrate from the "
-                           "campaign (--campaign ID), or choose median or majority for a file")
+                           "campaign (--campaign ID), or choose lower-median or majority for a file")
     return int(tiers[0])
 
 
 # how the annotators' tiers of one item become its expert tier (``consensus=``; see medeval.annotation.adjudication)
 CONSENSUS = {"median": consensus, "majority": adj.majority}
 CONSENSUS_METHODS = adj.METHODS  # median, majority, adjudicated (the last from a campaign's adjudications)
-CONSENSUS_LABELS = {"median": N_("median (MedDisKEval)"), "majority": N_("majority (ties: lower median)"),
-                    "adjudicated": N_("adjudicated where available (else median)")}
-"""Each consensus method as a page offers it (``format_func=consensus_label``)."""
+CONSENSUS_LABELS = {"median": N_("lower median (MedDisKEval; the lower of the two middle tiers)"),
+                    "majority": N_("majority (ties: lower median)"), "adjudicated": N_("adjudicated (else lower median)")}
+"""Each consensus as a page offers it (``format_func``); "median" is the lower median: a cut-off needs a tier."""
 
 
 def consensus_label(method: str) -> str:

@@ -15,14 +15,27 @@ mean of the three metric tiers, on enumerated and declarative items; ``average``
 numeric items with their exact-match tier -- the convention of the report's total score, which the
 paper calls "equivalent to the average score in Table 2".
 
-The consensus is chosen explicitly (``consensus=``): "median" (the default, as before: the median of
-the tiers, x.5 when an even number of annotators split evenly), "majority" (the most frequent tier,
-ties to the lower median) or "adjudicated" (the adjudicator's final tier where there is one, else the
-lower median) -- see :mod:`medeval.annotation.adjudication`.
+The consensus is chosen explicitly (``consensus=``, :data:`CONSENSUS_METHODS`), and two medians are two names:
+"lower-median" (the default: the lower of the two middle tiers when an even number of annotators split, so
+always a tier an annotator gave -- the calibration's consensus, :mod:`medeval.annotation.adjudication`) and
+"mean-of-middle" (the median as statistics computes it: the mean of the two middle tiers, x.5 when an even
+panel splits evenly); "majority" (the most frequent tier, ties to the lower median) or "adjudicated" (the
+adjudicator's final tier where there is one, else the lower median). The bare word "median" is the library's
+lower median, as everywhere else in medeval; the command line refuses it here (``report-agreement``), where
+it used to mean the mean of the middle two: a researcher must pick one of the two names.
+
+The threshold set: the figures of a validation campaign are computed under the set it validates (the
+``validates_version`` recorded when it was drawn, :func:`validated_set`), not the set active when the report
+is read -- a set published since would otherwise be "validated" by a sample drawn for another. A campaign that
+records none (a calibration campaign) is computed under the active set, and the result says which.
+
+Cosine: a response scored by several ids of the set's embedding model is read by the one the set's grading
+picks (:func:`medeval.engine.thresholds.cosine_pick`); where two fit equally, its cosine row leaves it out.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import defaultdict
 
@@ -31,20 +44,79 @@ import sqlite_utils
 from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
 from medeval.annotation import adjudication as adj
+from medeval.core.errors import MedevalError
 from medeval.annotation.campaigns.sampling import validation_overlap
 from medeval.core.display import aspect_type_name
 from medeval.core.i18n import N_, _
 from medeval.engine import thresholds as th
 from medeval.engine.registry import label, report_metrics
 from medeval.stats.agreement import correlation
+from medeval.stats.agreement.correlations import ci_undefined_reason
+
+CONSENSUS_METHODS = ("lower-median", "mean-of-middle", "majority", "adjudicated")
+"""How "Clinicians vs the machine" combines an item's tiers (the first is the default)."""
+CONSENSUS_NAMES = {"lower-median": N_("lower median"), "mean-of-middle": N_("mean of the two middle tiers"),
+                   "majority": N_("majority"), "adjudicated": N_("adjudicated")}
+"""Each consensus as a page or report names it (English, marked: show ``_()`` of it)."""
+CONSENSUS_NOTES = {
+    "lower-median": N_("the lower median of the annotators' tiers: with an even number of annotators the lower of "
+                       "the two middle tiers, so always a tier an annotator gave (the calibration's consensus)"),
+    "mean-of-middle": N_("the median as statistics computes it: with an even number of annotators the mean of the "
+                         "two middle tiers (x.5 when they split evenly)"),
+    "majority": N_("the most frequent tier; ties resolved to the lower median"),
+    "adjudicated": N_("the adjudicator's final tier where an item was adjudicated, otherwise the lower median"),
+}
+"""What each consensus is, in a clause (English, marked: show ``_()`` of it)."""
+AMBIGUOUS_MEDIAN = ("--consensus median is ambiguous: choose lower-median (the lower of the two middle tiers when "
+                    "an even number of annotators split, always a tier someone gave -- what calibrate uses) or "
+                    "mean-of-middle (the mean of the two middle tiers, x.5 when they split evenly -- what "
+                    "report-agreement called median before)")
 
 
-def consensus_tiers(db: sqlite_utils.Database, campaign_id: int, consensus: str = "median") -> dict[int, float]:
-    """response id -> the consensus of the annotators' latest tiers (skips left out) by the method ``consensus``."""
-    if adj.check_method(consensus) != "median":
+def consensus_key(method: str | None) -> str:
+    """The canonical consensus name of a summary (one written before the two medians were named: "median" was
+    the mean of the two middle tiers there)."""
+    return {None: "mean-of-middle", "median": "mean-of-middle"}.get(method, method)
+
+
+CONSENSUS_WORDS = {
+    "lower-median": N_("lower median clinician tier (the lower of the two middle tiers when an even number of "
+                       "clinicians split, so always a tier a clinician gave)"),
+    "mean-of-middle": N_("median clinician tier taken as the mean of the two middle tiers (x.5 when an even number "
+                         "of clinicians split evenly)"),
+    "majority": N_("majority clinician tier (the most frequent tier; ties resolved to the lower median)"),
+    "adjudicated": N_("adjudicated tier (a senior clinician's final tier where an item was adjudicated, otherwise the "
+                      "lower median clinician tier)"),
+}
+"""How "Clinicians vs the machine" names each consensus (English, marked: show ``_()`` of it)."""
+
+
+def check_consensus(method: str) -> str:
+    """The canonical name of an agreement consensus (:data:`CONSENSUS_METHODS`); the library's bare "median" is the
+    lower median (as in :mod:`medeval.annotation.adjudication` and the calibration). Anything else: an error."""
+    if method in ("median", "lower-median"):
+        return "lower-median"
+    if method not in CONSENSUS_METHODS:
+        raise MedevalError(_("consensus {method} is not one of {methods}: choose one of them").format(
+            method=repr(method), methods=", ".join(CONSENSUS_METHODS)))
+    return method
+
+
+def consensus_label(method: str) -> str:
+    """A consensus in words, with what it is (in the language of the moment)."""
+    m = check_consensus(method)
+    return _("{name} ({note})").format(name=_(CONSENSUS_NAMES[m]), note=_(CONSENSUS_NOTES[m]))
+
+
+def consensus_tiers(db: sqlite_utils.Database, campaign_id: int, consensus: str = "lower-median") -> dict[int, float]:
+    """response id -> the consensus of the annotators' latest tiers (skips left out) by the method ``consensus``
+    (:data:`CONSENSUS_METHODS`)."""
+    method = check_consensus(consensus)
+    if method != "mean-of-middle":
         by_response = dict(db.conn.execute("SELECT id, response_id FROM campaign_items WHERE campaign_id = ?",
                                            (campaign_id,)).fetchall())
-        return {by_response[item]: float(t) for item, t in adj.consensus(db, campaign_id, consensus).items()}
+        return {by_response[item]: float(t) for item, t in adj.consensus(
+            db, campaign_id, "median" if method == "lower-median" else method).items()}
     q = ("SELECT ci.response_id, g.tier FROM latest_grade_annotations g JOIN campaign_items ci ON ci.id = g.item_id "
          "WHERE ci.campaign_id = ? AND g.skipped = 0")
     by_item: dict[int, list[int]] = defaultdict(list)
@@ -90,32 +162,59 @@ DISPLAY_COLUMNS = {"metric": N_("metric"), "aspect type": N_("aspect type"), "ag
 
 def display_rows(rows: list[dict]) -> list[dict]:
     """The rows of :func:`machine_agreement` as a page shows them, in the reader's language: each metric by its
-    label, the 95% CI as one text, what the row is computed on, and why it is undefined (if it is). The columns
+    label, the 95% CI as one text, what the row is computed on, and why it (or its CI) is undefined. The columns
     keep their English keys (:data:`DISPLAY_COLUMNS` heads them on screen)."""
     return [{"metric": label(r["metric"]), "aspect type": aspect_type_name(r["aspect_type"]),
              "against": _(AGAINST[r["against"]]) if r["against"] in AGAINST else r["against"], "n": r["n"],
-             "Spearman": r["spearman"], "95% CI": f"{r['ci95'][0]:.2f} – {r['ci95'][1]:.2f}" if r["ci95"] else None,
-             "p": r["p"], "items": r.get("definition", ""), "undefined": r.get("undefined_reason")} for r in rows]
+             "Spearman": r["spearman"], "95% CI": f"{r['ci95'][0]:.2f} – {r['ci95'][1]:.2f}" if r["ci95"] else (
+                 _("undefined") if r.get("ci_undefined_reason") else None),
+             "p": r["p"], "items": r.get("definition", ""),
+             "undefined": r.get("undefined_reason") or r.get("ci_undefined_reason")} for r in rows]
+
+
+def validated_set(db: sqlite_utils.Database, campaign_id: int) -> tuple[th.ThresholdSet, str]:
+    """The threshold set "Clinicians vs the machine" is computed under for a campaign, and why: ``(set,
+    "validated")`` for a validation campaign (the ``validates_version`` it recorded when it was drawn), else
+    ``(the active set, "active")``. A recorded set this database no longer has is an error, not a silent switch."""
+    row = db.conn.execute("SELECT config FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None:
+        raise MedevalError(_("no campaign {id}").format(id=campaign_id))
+    cfg = json.loads(row[0]) if row[0] else {}
+    v = cfg.get("validates_version")
+    if isinstance(v, int) and not isinstance(v, bool):
+        try:
+            return th.load(db, v), "validated"
+        except MedevalError:
+            raise MedevalError(_("campaign {id} validates threshold set v{version}, which this database no longer "
+                                 "has: choose the set to compare with explicitly").format(id=campaign_id, version=v))
+    return th.active(db), "active"
+
+
+def _set_of(db, campaign_id: int, version: int | None) -> th.ThresholdSet:
+    return th.load(db, version) if version is not None else validated_set(db, campaign_id)[0]
 
 
 def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: int | None = None,
-                      actor: User | None, consensus: str = "median") -> list[dict]:
-    """Rows of {metric, aspect_type, against ('score'|'tier'), n, spearman, ci95, p, definition}.
+                      actor: User | None, consensus: str = "lower-median") -> list[dict]:
+    """Rows of {metric, aspect_type, against ('score'|'tier'), n, spearman, ci95, p, definition,
+    undefined_reason, ci_undefined_reason}.
 
-    Spearman between the clinicians' consensus tier (``consensus``: median, majority, adjudicated) and the
-    automated score or tier under ``version`` (default: the active set). Metric rows: enumerated and
-    declarative items only; ``exact_match``: numeric items; ``average``: the mean of the three metric tiers
-    (an item counts only when all three are graded). See the module docstring.
+    Spearman between the clinicians' consensus tier (``consensus``: :data:`CONSENSUS_METHODS`) and the
+    automated score or tier under ``version`` (default: the set the campaign validates, else the active set:
+    :func:`validated_set`). Metric rows: enumerated and declarative items only; ``exact_match``: numeric items;
+    ``average``: the mean of the three metric tiers (an item counts only when all three are graded). See the
+    module docstring.
     """
     authorize(actor, "reports.read", db=db)
-    adj.check_method(consensus)
-    ts = th.load(db, version) if version is not None else th.active(db)
+    check_consensus(consensus)
+    ts = _set_of(db, campaign_id, version)
     consensus = consensus_tiers(db, campaign_id, consensus)
     if not consensus:
         return []
     ids = list(consensus)
-    scores: dict[tuple[int, str], float] = {}
+    found: dict[tuple[int, str], dict[str, float]] = defaultdict(dict)  # (response, metric) -> {scorer: score}
     tiers: dict[tuple[int, str], int] = {}
+    graded_by: dict[tuple[int, str], str] = {}
     atype: dict[int, str] = {}
     for i in range(0, len(ids), 500):
         part = ids[i:i + 500]
@@ -124,14 +223,24 @@ def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: i
                 f"SELECT s.response_id, s.metric, s.scorer, s.score, k.aspect_type FROM scores s "
                 f"JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
                 f"WHERE s.response_id IN ({marks})", part):
-            ok = ts.grades(metric, scorer)
-            if ok:
-                scores[(rid, metric)] = score
+            if ts.grades(metric, scorer):
+                found[(rid, metric)][scorer] = score
                 atype[rid] = t
-        for rid, metric, tier in db.conn.execute(
-                f"SELECT response_id, metric, tier FROM grades WHERE version = ? AND response_id IN ({marks})",
+        for rid, metric, scorer, tier in db.conn.execute(
+                f"SELECT response_id, metric, scorer, tier FROM grades WHERE version = ? AND response_id IN ({marks})",
                 [ts.version, *part]):
             tiers[(rid, metric)] = tier
+            graded_by[(rid, metric)] = scorer
+    scores: dict[tuple[int, str], float] = {}
+    for key, by in found.items():
+        # the score whose grade is stored; else the one the set's grading picks (none where two cosine ids tie)
+        scorer = graded_by.get(key) if graded_by.get(key) in by else (
+            th.cosine_pick(ts, by)[0] if key[1] == "cosine" else next(iter(by)))
+        if scorer is None:
+            continue
+        scores[key] = by[scorer]
+        if key not in tiers and (key[1], atype[key[0]]) in ts.cutoffs:  # the set was not graded on it (yet)
+            tiers[key] = ts.grade(key[1], atype[key[0]], by[scorer])
     present = sorted({t for t in atype.values()})
     text_groups = [t for t in TEXT_TYPES if t in present]
     groups = text_groups + ([POOLED] if len(text_groups) > 1 else [])
@@ -173,25 +282,32 @@ def machine_agreement(db: sqlite_utils.Database, campaign_id: int, *, version: i
             e = correlation(x, y, "spearman")
             rows.append({"metric": metric, "aspect_type": group, "against": against, "n": e.n_pairable,
                          "spearman": e.value, "ci95": list(e.ci95) if e.ci95 else None, "p": e.extra.get("p"),
-                         "undefined_reason": e.undefined_reason,
+                         "undefined_reason": e.undefined_reason, "ci_undefined_reason": ci_undefined_reason(e),
                          "definition": row_definition(metric, group)})
     return rows
 
 
 def overlap(db: sqlite_utils.Database, campaign_id: int, *, version: int | None = None) -> dict:
-    """The campaign's items shared with the campaigns that calibrated ``version`` (default: the active set).
+    """The campaign's items shared with the campaigns that calibrated ``version`` (default: :func:`validated_set`).
 
     See :func:`medeval.annotation.campaigns.sampling.validation_overlap`.
     """
-    ts = th.load(db, version) if version is not None else th.active(db)
-    return validation_overlap(db, campaign_id, ts)
+    return validation_overlap(db, campaign_id, _set_of(db, campaign_id, version))
 
 
 def methods_sentence(rows: list[dict], mv: dict | None, ov: dict | None) -> str:
     """How the rows of "Clinicians vs the machine" are defined, with their n, and the overlap with calibration (in
     the language of the moment)."""
-    out = (_(" (automated tiers under threshold set v{version}, {name})").format(version=mv["version"], name=mv["name"])
-           if mv else "") + _(". ")
+    if mv and mv.get("source") == "validated":
+        out = _(" (automated tiers under threshold set v{version}, {name}: the set this validation campaign "
+                "validates)").format(version=mv["version"], name=mv["name"])
+    elif mv and mv.get("source") == "active":
+        out = _(" (automated tiers under threshold set v{version}, {name}: the active set; the campaign records no "
+                "set it validates)").format(version=mv["version"], name=mv["name"])
+    else:
+        out = (_(" (automated tiers under threshold set v{version}, {name})").format(
+            version=mv["version"], name=mv["name"]) if mv else "")
+    out += _(". ")
     overlap_text = _("Overlap with calibration: {text}. ").format(text=ov["text"]) if ov else ""
     if not rows:
         return out + overlap_text

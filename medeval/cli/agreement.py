@@ -44,9 +44,12 @@ def agreement_cmd(ratings, level, categories, fmt, n_boot, seed):
 @click.option("--n-boot", type=int, default=1000, show_default=True,
               help=f"bootstrap resamples for CIs (0 to {BOOT_MAX})")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap (0 to 2^32 - 1)")
-@click.option("--consensus", type=click.Choice(["median", "majority", "adjudicated"]), default="median",
-              show_default=True, help="the clinicians' tier per item for 'clinicians vs the machine' (agreement "
-                                      "statistics always use the raw grades)")
+@click.option("--consensus", type=click.Choice(["lower-median", "mean-of-middle", "majority", "adjudicated", "median"]),
+              default="lower-median", show_default=True,
+              help="the clinicians' tier per item for 'clinicians vs the machine' (agreement statistics always use "
+                   "the raw grades): lower-median (the lower of the two middle tiers, as calibrate), mean-of-middle "
+                   "(x.5 when an even panel splits evenly), majority or adjudicated; a bare 'median' is refused as "
+                   "ambiguous")
 @language_option
 @friendly
 def report_agreement_cmd(db_path, campaign_id, out_dir, pdf, n_boot, seed, consensus, language):
@@ -55,6 +58,11 @@ def report_agreement_cmd(db_path, campaign_id, out_dir, pdf, n_boot, seed, conse
     from medeval.reports.agreement_report import write_report
     from medeval.reports.dashboard import campaign_agreement
 
+    from medeval.calibration.validation import AMBIGUOUS_MEDIAN
+    from medeval.core.errors import MedevalError
+
+    if consensus == "median":  # it meant the mean of the middle two here, the lower median in calibrate: say which
+        raise MedevalError(AMBIGUOUS_MEDIAN)
     actor = local_actor()
     n_boot, seed = _bootstrap(n_boot, seed)
     with i18n.language(language):  # the statistics' names and the methods paragraph are words of the report too

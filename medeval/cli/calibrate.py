@@ -24,10 +24,13 @@ from medeval.store.db import connect
 @click.option("--n-boot", type=int, default=200, show_default=True,
               help="bootstrap resamples for the spread of the criterion and the stability of the cut-offs")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap")
-@click.option("--consensus", type=click.Choice(["median", "majority", "adjudicated"]), default="median",
-              show_default=True, help="an item's expert tier from its annotators' tiers: the lower median, the most "
-                                      "frequent tier (ties: lower median), or the adjudicated tier where there is "
-                                      "one (else median; needs --campaign); recorded with --publish")
+@click.option("--consensus", type=click.Choice(["lower-median", "majority", "adjudicated", "median"]),
+              default="lower-median", show_default=True,
+              help="an item's expert tier from its annotators' tiers: the lower median (the lower of the two middle "
+                   "tiers, always a tier someone gave; 'median' is accepted for it: a cut-off needs a tier, so the "
+                   "mean of the middle two cannot be meant), the most frequent tier (ties: lower median), or the "
+                   "adjudicated tier where there is one (else the lower median; needs --campaign); recorded with "
+                   "--publish")
 @click.option("--estimator", type=click.Choice(["smooth", "search"]), default=None,
               help="smooth: a psychometric curve per cut-off, the cut-off where it crosses 0.5 (calibration v2); "
                    "search: the exhaustive search maximising --criterion. Default: the estimator an active "
@@ -44,6 +47,8 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, co
     """
     from medeval.calibration.cutoffs import calibrate_rows, campaign_rows, read_graded
 
+    if consensus == "lower-median":  # the calibration's own name for it (recorded in publications as "median")
+        consensus = "median"
     actor = local_actor()
     if (graded is None) == (campaign_id is None):
         raise click.UsageError("give either a GRADED file or --campaign ID")
@@ -53,7 +58,7 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, co
         publish_name = check_name(publish_name, what="--publish (the threshold set's name)")
     if graded is not None and consensus == "adjudicated":
         raise MedevalError("--consensus adjudicated needs the campaign's adjudications: give --campaign ID instead "
-                           "of a file, or choose median or majority")
+                           "of a file, or choose lower-median or majority")
     if graded is not None:
         rows = read_graded(graded)
     else:

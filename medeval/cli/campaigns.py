@@ -174,7 +174,8 @@ def campaign_reopen(db_path, campaign_id):
 @campaign_grp.command("machine-agreement")
 @db_option
 @click.argument("campaign_id", type=int)
-@click.option("--version", "version", type=int, default=None, help="threshold-set version (default: the active one)")
+@click.option("--version", "version", type=int, default=None,
+              help="threshold-set version (default: the one a validation campaign validates, else the active one)")
 @friendly
 def campaign_machine_agreement(db_path, campaign_id, version):
     """Spearman of the clinicians' consensus tier vs each metric's score and tier (JSON rows, each with its n).

@@ -38,6 +38,8 @@ run of digits is no number a person wrote -- float() turns 400 nines into ``inf`
 
 # A character class of every single-character numeral, for regular expressions.
 NUMERAL_CLASS = "[" + "".join(sorted(NUMERALS)) + "]"
+CHINESE_DIGIT_CLASS = "[" + "".join(CHINESE_DIGITS) + "]"
+"""The Chinese numerals alone (零 to 十, simplified and traditional), for list markers and counts in Chinese text."""
 _CN_INT_RE = re.compile(r"^(?:([一二两兩三四五六七八九])?(十))?([〇零一二两兩三四五六七八九])?$")
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df]")

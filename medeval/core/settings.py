@@ -228,7 +228,7 @@ SETTINGS: tuple[Setting, ...] = (
             "--batch-size", type="int", low=1, example="500"),
     Setting("MEDEVAL_TRADITIONAL_TO_SIMPLIFIED", "1",
             "`score` turns traditional Chinese into simplified with OpenCC (t2s) before tokenising and embedding "
-            "(高血壓 = 高血压); lexical scorer id `cjk-med-v2+t2s`; `0`: scored as written (`cjk-med-v2`)",
+            "(高血壓 = 高血压); lexical scorer id `cjk-med-v3+t2s`; `0`: scored as written (`cjk-med-v3`)",
             "--traditional-to-simplified/--keep-traditional", type="bool"),
     Setting("MEDEVAL_PLUGINS", "",
             "metric plugins: comma-separated module names, each calling `medeval.register_metric` on import, loaded "
@@ -272,6 +272,12 @@ SETTINGS: tuple[Setting, ...] = (
             "lower bounds of the model levels on the total score, level 1 first (a total on a bound reaches it); "
             "medeval's own bands -- the paper's Table 4 names four levels but no cut-offs, and these defaults "
             "reproduce its grouping of its 12 models", type="list", item="float", parser=_parse_level_bands),
+    Setting("MEDEVAL_SEVERITY_READING", "level-word",
+            "how a Severity Level answer is read when it is imported: `level-word` (medeval's: the first level "
+            "mention, a numeral before 级/度 or after level/grade, so a duration or a score before it is passed over: "
+            "48小时内…属于一级 is 1) or `first-number` (the paper's rule, MedDisKEval 3.2.1: the first number, 48); "
+            "in both a range of levels (三至四级) is no level",
+            type="choice", choices=("level-word", "first-number"), fold_case=True),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}

@@ -283,6 +283,13 @@ def add_simulated_clinicians(db, *, before_calibration=None) -> dict:
         results = cal.calibrate_rows(cal.campaign_rows(db, kid), n_boot=200, rng=DEMO_SEED)
         version = cal.publish(db, results, name=CALIBRATED_SET, actor=actor, source=cal.campaign_source(db, kid))
         published = True
+        # the sample was drawn (without the calibration items) to validate this set, which did not exist yet: record
+        # it, so Table 2 is computed under it rather than under the set active when the sample was drawn
+        from medeval.store.db import transaction
+
+        with transaction(db):
+            db.conn.execute("UPDATE campaigns SET config = json_set(config, '$.validates_version', ?) WHERE id = ?",
+                            (version, vid))
     return {"clinicians": names, "campaigns": {VALIDATION_CAMPAIGN: vid, CALIBRATION_CAMPAIGN: kid},
             "grades_added": added, "version": version, "published": published,
             "active": th.active(db).version == version, "before_calibration": extra}

@@ -42,7 +42,7 @@ class Aspect:
 
 ASPECTS: tuple[Aspect, ...] = (
     Aspect("Patient Population", "常见患病人群", ENUMERATED,
-           "The most group of individuals affected by the disease.",
+           "The group of individuals most affected by the disease.",  # Table 1 reads "The most group of ..."
            "该疾病最常累及的人群，如高发年龄段、有某病史的人群或特定性别人群。",
            ("人群", "患病人群", "易患人群", "好发人群", "高发人群", "易感人群", "高危人群", "发病人群", "常见人群", "Population",
             "Patient Populations", "Affected Population", "At-risk Population", "Risk Groups")),

@@ -18,6 +18,9 @@ RESPONSE_COLUMNS = ["model", "disease", "aspect", "response"]
 
 
 def key(text: str) -> str:
+    """A disease, model or backbone name as stored and compared: NFKC, white space collapsed. Names only -- as
+    ``annotation/cases/formats.py`` compares them; the texts that are scored (reference, response) are read as
+    written and normalised once, by post-processing (``medeval.engine.tokenize.normalize``)."""
     return " ".join(unicodedata.normalize("NFKC", text).split())
 
 

@@ -11,8 +11,8 @@ knowledge-base text r̂, the candidate the (post-processed) model answer r.
 * :func:`cosine` -- cosine of sentence embeddings from an embedding backend.
 
 Lexical metrics use :func:`medeval.engine.tokenize.scoring_tokenizer` (CJK characters, Latin words, numbers
-split from units, Greek letters and ≥ ≤ < > ± % °; traditional Chinese turned into simplified with OpenCC unless
-``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED=0``).
+split from units, Greek letters, ≥ ≤ < > ± % ° and the markers + - ↑ ↓; traditional Chinese turned into simplified
+with OpenCC unless ``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED=0``).
 The scorer functions only: :mod:`medeval.engine.registry` declares each of them as a metric (name, range, the
 aspect types it applies to, scorer id) beside the plugins', and answers "did you mean" for unknown names.
 """

@@ -5,11 +5,12 @@
    when none matches, :func:`strip_lead_in` removes a lead-in naming the aspect without
    the disease ("主要症状为…", "该病的常见症状有以下几种：…", "The main symptoms include …");
    the response is left unchanged when neither matches.
-2. Enumerated aspects: :func:`split_entities` into a list (a rule-based
-   splitter; :data:`ENTITY_EXTRACTORS` lets a model-based extractor replace it),
-   then joined with spaces for scoring.
+2. Enumerated aspects: :func:`split_entities` into the entities a clinician reader lists (a rule-based
+   splitter that leaves out doses, asides, hedges, qualifiers, headings and pleasantries;
+   :data:`ENTITY_EXTRACTORS` lets a model-based extractor replace it), then joined with spaces for scoring.
 3. Numeric aspect (Severity Level): :func:`severity_level` -- "二级", "Ⅱ级", "II级", "level II",
-   "grade 3" read as one level (numerals from :mod:`medeval.core.chinese`); a range ("三至四级",
+   "grade 3" read as one level (numerals from :mod:`medeval.core.chinese`), the level word first or, with
+   ``MEDEVAL_SEVERITY_READING=first-number``, the paper's first number; a range ("三至四级",
    "3-4级", "level 2 or 3") is no single level: no number, note ``range``, exact match 0
    (``medeval.engine.scoring.severity_ranges`` counts them).
 
@@ -22,16 +23,16 @@ from __future__ import annotations
 import functools
 import math
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Callable
 
-from medeval.core.chinese import CHINESE_DIGITS, MAX_DIGITS, parse_int, to_simplified
+from medeval.core.chinese import CHINESE_DIGIT_CLASS, to_simplified
 from medeval.engine.aspects import BY_NAME, DECLARATIVE, ENUMERATED, NUMERIC, Aspect
-from medeval.engine.tokenize import SUPERSCRIPTS as _SUPERSCRIPTS
+from medeval.engine.entity_rules import (CLOSING_EN_RE, CLOSING_ZH_FIRST, CLOSING_ZH_RE, ENDS, FLAT_ASIDE_RE, RULES_FIRST,
+                                         RULES_LAST, WORD_RE, entity, labels_read, without_asides)
+from medeval.engine.severity import RANGE, SEVERITY_READINGS, first_number, severity_level  # noqa: F401  (re-exported)
+from medeval.engine.tokenize import normalize as _normalize
 
-RANGE = "range"
-"""Post-processing note of a Severity Level answer that names a range of levels ("三至四级"): no single number."""
 NONE_ANSWERS = {"无", "没有", "暂无", "none", "none.", "n/a", "无。", "不详", "nil"}
 
 
@@ -44,7 +45,9 @@ class Processed:
 
 
 def _norm(text: str) -> str:
-    return unicodedata.normalize("NFKC", text or "")
+    # the tokenizer's one normalisation (NFKC and what must come before it): a reference, an extracted answer and
+    # an answer kept whole then give the same tokens
+    return _normalize(text or "")
 
 
 def _aspect_names(aspect: Aspect) -> list[str]:
@@ -177,48 +180,67 @@ def strip_lead_in(answer: str, aspect: Aspect) -> tuple[str, bool]:
     return (answer or "").strip(), False
 
 
-_SEP_RE = re.compile(r"(?:[;；、,，。!！?？\t/|·•]|\.(?=\s|$))+")
+# "/" separates ("咳嗽/发热") except inside a unit ("5mg/kg/d", "3次/日")
+_SEP_RE = re.compile(r"(?:[;；、,，。!！?？\t|·•]|\.(?=\s|$)"
+                     r"|(?<![\da-zμ次])/|/(?!\s*+(?:kg|m2|d|h|日|天|次|周|小时|day|dose|min)(?![a-z])))+", re.I)
+_LINES_RE = re.compile(r"[\r\n]+")
 _CONJ_RE = re.compile(r"以及|及|和|与|或|\band\b|\bor\b")
-_LEAD_RE = re.compile(r"^\s*(?:\(?\d+[.)、)）]|[①-⑳]|[-*•]|[a-z][.)])\s*", re.I)
+# list markers: "1.", "(2)", "③", bullets ("-", "*", "+", "•"), a quote ">", "a)", "一、", "(二)"
+_LEAD_RE = re.compile(r"^\s*(?:\(?\d+[.)、)）](?!\d)|[①-⑳]|[-*•+>]|[a-z][.)]"
+                      rf"|{CHINESE_DIGIT_CLASS}{{1,3}}[、.]|\({CHINESE_DIGIT_CLASS}{{1,3}}\))\s*", re.I)
 _INLINE_MARK_RE = re.compile(r"(?:(?<=\s)|(?<=[。；;:]))\(?\d{1,2}[.、)）](?!\d)")  # "1. 咳嗽 2. 发热" on one line
 _CIRCLED_RE = re.compile(r"[①-⑳]")  # before NFKC, which turns ③ into 3
 # "咳嗽(更正:干咳)": the entity before "(更正" / "(correction" is replaced by what the brackets give (see _corrected)
 _CORRECTION_OPEN_RE = re.compile(r"\(\s*+(?:更正|纠正|应为|正确为|correction)", re.I)
 _PAREN_RE = re.compile(r"[()]")
 _ENTITY_STOPS = frozenset("、,;。")  # with white space: where the entity before a correction starts
-_TRAIL_RE = re.compile(r"(?:等等|等)(?:症状|表现|疾病|并发症|药物|检查|部位|科室|手术|人群|情况)?$")
-_ADVICE_RE = re.compile(r"咨询医生|咨询专业|遵医嘱|及时就医|请就医|尽早就医|仅供参考|以医生|consult\s+(?:a|your)\s+"
-                        r"(?:doctor|physician)|seek\s+medical", re.I)
 
 
 def split_entities(text: str) -> list[str]:
-    """Rule-based entity splitter for enumerated aspects.
+    """Rule-based entity splitter for enumerated aspects: the entities a reader lists, in order, each once.
 
-    Splits on list punctuation and on conjunctions (和/及/以及/与/或, and/or)
-    where both sides keep at least two characters, strips list markers and a
-    trailing 等, removes duplicates (first occurrence wins).
+    Splits on list punctuation and on conjunctions (和/及/以及/与/或, and/or) where both sides keep at least two
+    characters, and on a colon after a label ("对症治疗：退热"); strips list markers, markdown, a trailing 等, and
+    what is no entity (``docs/FIDELITY.md`` lists the rules with examples): headings, notes and intro labels
+    ("主要包括："), bracketed asides ("头孢类（如头孢呋辛）"), doses, frequencies and routes after a drug
+    ("0.5g bid po"), hedges ("可能是…吧", "maybe"), qualifiers before a finding ("少数患者还会出现黄疸": 黄疸) and
+    closing pleasantries or advice ("祝您早日康复", "如有不适请及时就医"). Duplicates are removed (first occurrence
+    wins).
 
     >>> split_entities("主要症状为咳嗽、流涕和发烧等。")
     ['主要症状为咳嗽', '流涕', '发烧']
-    >>> split_entities("1. 阿莫西林\\n2. 头孢克肟")
-    ['阿莫西林', '头孢克肟']
+    >>> split_entities("1. 阿莫西林 0.5g tid\\n2. 头孢类（如头孢呋辛）\\n祝您早日康复！")
+    ['阿莫西林', '头孢类']
     """
     out: list[str] = []
     seen: set[str] = set()  # out as a set: a membership test per piece on a list was quadratic in the pieces
     text = _INLINE_MARK_RE.sub("\n", _norm(_CIRCLED_RE.sub("\n", text or "")))
     if "(" in text:
         text = _corrected(text)  # "咳嗽（更正：干咳）": the corrected entity
-    lines = [_LEAD_RE.sub("", _norm(_LEAD_RE.sub("", line))) for line in re.split(r"[\r\n]+", text)]
-    for part in (p for line in lines for p in _SEP_RE.split(line)):
-        part = _LEAD_RE.sub("", part).strip(" \"'“”‘’「」()（）[]【】:：")
-        if not part or _ADVICE_RE.search(part) or part.lower().rstrip(".") in ("etc", "and so on", "等", "等等"):
-            continue  # advice ("具体请咨询医生") and "etc." are not entities
-        pieces = _split_conj(part)
-        for p in pieces:
-            p = _TRAIL_RE.sub("", p.strip()).strip()
-            if p and p not in seen:
-                seen.add(p)
-                out.append(p)
+    if "**" in text or "__" in text:  # markdown bold ("**咳嗽**") marks an entity, it is not part of it
+        text = text.replace("**", "").replace("__", "")
+    for line in _LINES_RE.split(text):
+        line = _LEAD_RE.sub("", _norm(_LEAD_RE.sub("", line)))
+        if not line or line[0] == "#":  # a markdown heading ("### 常用药物") names the list, it is not in it
+            continue
+        if "(" in line or ")" in line:
+            line = FLAT_ASIDE_RE.sub("", line)
+            if "(" in line or ")" in line:  # nested, unpaired, or a polarity: the full pass
+                line = without_asides(line)
+        for segment in (labels_read(line) if ":" in line else (line,)):
+            for part in _SEP_RE.split(segment):
+                part = _LEAD_RE.sub("", part).strip(ENDS)
+                if not part or (not CLOSING_ZH_FIRST.isdisjoint(part) and CLOSING_ZH_RE.search(part)) \
+                        or (" " in part and CLOSING_EN_RE.search(part)) \
+                        or part.lower().rstrip(".") in ("etc", "and so on", "等", "等等"):
+                    continue  # advice ("具体请咨询医生"), pleasantries ("祝您早日康复") and "etc." are not entities
+                for p in _split_conj(part):
+                    p = p.strip()
+                    if p and (p[0] in RULES_FIRST or p[-1] in RULES_LAST or "等" in p):  # most pieces need no rule
+                        p = entity(p)
+                    if p and p not in seen and (p[0].isalnum() or WORD_RE.search(p)):
+                        seen.add(p)
+                        out.append(p)
     return out
 
 
@@ -284,95 +306,6 @@ def _split_conj(part: str) -> list[str]:
         start = cut.end()
     rest = part[start:].strip() if out else part
     return out + [rest] if rest else out
-
-
-# Severity levels. Text is NFKC-normalised and lowercased first, so "Ⅱ" is "ii" and "３" is "3".
-# An Arabic number starts where a run of digits starts and takes the whole run (possessive): a search no longer
-# reads a long run of digits again from each of its digits (quadratic), and no match changes -- what follows a
-# number is never a digit. Runs of spaces before a word are taken whole for the same reason.
-_CN_NUM = "[" + "".join(sorted(CHINESE_DIGITS)) + "]"  # the one table, medeval.core.chinese
-_NUM = rf"(?:(?<!\d)\d++(?:\.\d++)?|{_CN_NUM}{{1,3}}|(?<![a-z])[ivx]{{1,4}}(?![a-z]))"
-_AFTER = r"\s*+(?:级|等|度|类|期)"
-_BEFORE = r"(?:level|grade|class|stage|severity|等级|级别|分级|第)\s*+(?:为|是|:|of|is|=)?\s*+"
-_SEP = r"\s*+(?:至|到|~|〜|-|–|—|或者|或是|或|和|与|、|/|\bto\b|\bor\b|\band\b)\s*+"
-_RANGE_RE = re.compile(rf"({_NUM})(?:{_AFTER})?{_SEP}(?:{_BEFORE})?({_NUM}){_AFTER}"
-                       rf"|{_BEFORE}({_NUM})(?:{_AFTER})?{_SEP}(?:{_BEFORE})?({_NUM})")
-_LEVEL_RE = re.compile(rf"({_NUM}){_AFTER}|{_BEFORE}({_NUM})")
-_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
-_BARE_RANGE_RE = re.compile(r"(\d+)\s*(?:至|到|~|〜|-|–|—|或|or|to)\s*(\d+)(?![\d.])(?!\s*(?:天|日|周|月|年|岁|小时|次|个|"
-                            r"mg|ml|g\b|kg|cm|mm|%|/|\^|×|x\b))")
-
-
-_UNREADABLE = "unreadable"  # a level mention whose number is too long to be a level
-
-
-def _too_long(token: str) -> bool:
-    """An Arabic number with more than ``MAX_DIGITS`` digits before its decimal point is no level (float() makes
-    400 nines ``inf``); Chinese and Roman numerals are at most 4 characters."""
-    return len(token.partition(".")[0]) > MAX_DIGITS
-
-
-def _value(token: str) -> float | None:
-    """A numeral read with the package's one table (Arabic, Chinese up to 99, Roman)."""
-    try:
-        return float(token)
-    except ValueError:
-        v = parse_int(token)
-        return None if v is None else float(v)
-
-
-def severity_level(text: str) -> tuple[float | None, str | None]:
-    """(level, status) of a Severity Level answer: ``(2.0, None)`` for one level, ``(None, "range")`` when the
-    answer names a range or a choice of levels, ``(None, "no_number")`` when it names none.
-
-    The first level mention decides: a numeral before 级/等/度/类/期 or after level/grade/等级 (Arabic,
-    Chinese or Roman -- "Ⅱ级", "II级", "level II"); without any, the first Arabic number ("3"). Roman
-    numerals count only next to such a word, so "I think" is not level 1. A number with more than ``MAX_DIGITS``
-    digits (:mod:`medeval.core.chinese`) is no level: when it decides, the answer has ``no_number``.
-
-    >>> severity_level("危重等级为Ⅱ级"), severity_level("grade 3"), severity_level("三至四级")
-    ((2.0, None), (3.0, None), (None, 'range'))
-    >>> severity_level("level 2 or 3"), severity_level("无法判断")
-    ((None, 'range'), (None, 'no_number'))
-    """
-    t = unicodedata.normalize("NFKC", (text or "").translate(_SUPERSCRIPTS)).lower()
-    found = []  # (start, its level: a number, None for a range, or _UNREADABLE) of each level mention
-    r = _RANGE_RE.search(t)
-    if r:
-        a, b = (r.group(1), r.group(2)) if r.group(1) is not None else (r.group(3), r.group(4))
-        if _too_long(a) or _too_long(b):
-            found.append((r.start(), _UNREADABLE))
-        elif (va := _value(a)) is not None and (vb := _value(b)) is not None:
-            found.append((r.start(), None if va != vb else va))
-    m = _LEVEL_RE.search(t)
-    if m:
-        token = m.group(1) if m.group(1) is not None else m.group(2)
-        v = _UNREADABLE if _too_long(token) else _value(token)
-        if v is not None:
-            found.append((m.start(), v))
-    if found:  # the first level mention decides; a range starting at the same place wins
-        value = min(found, key=lambda f: (f[0], f[1] is not None))[1]
-        if value is _UNREADABLE:
-            return None, "no_number"
-        return (None, RANGE) if value is None else (value, None)
-    n = _NUMBER_RE.search(t)  # no level word: the first Arabic number ("3"), unless it opens a range ("3-4")
-    if not n or _too_long(n.group(0)):
-        return None, "no_number"
-    b = _BARE_RANGE_RE.match(t, n.start())
-    if b and float(b.group(1)) != float(b.group(2)) and max(float(b.group(1)), float(b.group(2))) <= 10:
-        return None, RANGE
-    return float(n.group(0)), None
-
-
-def first_number(text: str) -> float | None:
-    """The level of a numeric answer (:func:`severity_level`); None when it has none or names a range.
-
-    >>> first_number("危重等级：３级")
-    3.0
-    >>> first_number("属于二级") , first_number("无法判断"), first_number("3-4级")
-    (2.0, None, None)
-    """
-    return severity_level(text)[0]
 
 
 EntityExtractor = Callable[[str], list[str]]

@@ -5,7 +5,7 @@ short ``BEGIN IMMEDIATE`` transaction (the scores are computed before it opens),
 so an interrupted run keeps what it finished, the next run continues with the
 rest, and an annotator's grade never waits long for the write lock. Responses of
 an import still being written are not scored (``importer.visible_responses``). Scores carry their scorer id: the
-tokenizer for BLEU-1/ROUGE-1 (``cjk-med-v2+t2s``: with OpenCC's traditional -> simplified conversion, setting
+tokenizer for BLEU-1/ROUGE-1 (``cjk-med-v3+t2s``: with OpenCC's traditional -> simplified conversion, setting
 ``MEDEVAL_TRADITIONAL_TO_SIMPLIFIED``, which also applies to the texts embedded for cosine), the embedding model
 id for cosine, a plugin metric's own id (``medeval.engine.registry``; a plugin's scores go through its batch form
 when it has one, and each is checked against the metric's range before its chunk is written).

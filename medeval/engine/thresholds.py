@@ -33,6 +33,15 @@ import sqlite_utils
 
 from medeval.core.errors import MedevalError
 from medeval.core.i18n import N_
+from medeval.engine.cosine_scorers import (  # noqa: F401 (the cosine choice, imported from here by its readers)
+    cosine_blockers,
+    cosine_conversion,
+    cosine_pick,
+    cosine_rank,
+    cosine_scorers_in_order,
+    cosine_undetermined,
+    embedding_matches,
+)
 from medeval.engine.cutoff_rule import DECIMALS, canonical, canonical_array, reach_bound, reaches  # noqa: F401
 from medeval.engine.threshold_files import read_json, threshold_cutoffs
 from medeval.engine.metrics import EXACT_SCORER_ID
@@ -295,38 +304,9 @@ def adopt(db: sqlite_utils.Database, version: int, embedding_model: str, *, crea
 
 # ---------------------------------------------------------------- grading in the database
 
-def embedding_matches(set_model: str, scorer: str) -> bool:
-    """Does a cosine score's scorer id belong to the model a set was calibrated for?
-
-    A local directory named like the set's model (``m3e-base`` for ``moka-ai/m3e-base``) matches. The ``+t2s``
-    suffix (texts converted from traditional to simplified Chinese before embedding) does not change the model.
-
-    >>> embedding_matches("moka-ai/m3e-base", "st:m3e-base:1a2b+t2s"), embedding_matches("x", "y+t2s")
-    (True, False)
-    """
-    from medeval.engine.tokenize import T2S_SUFFIX
-
-    if scorer.endswith(T2S_SUFFIX):
-        scorer = scorer[: -len(T2S_SUFFIX)]
-    if scorer == set_model:
-        return True
-    base = set_model.rstrip("/").split("/")[-1]
-    return scorer.startswith(f"st:{base}:")
-
-
 GRADE_CHUNK = 5000
 """Responses graded per write transaction when a whole version is graded (a few ms each)."""
 _NO_END = 2 ** 63 - 1
-
-
-def cosine_scorers_in_order(ts: ThresholdSet, scorers) -> list[str]:
-    """The cosine ``scorers`` ``ts`` grades, in the order they are graded: one model scored with and without the
-    traditional->simplified conversion, the current setting's scores first (a response keeps its first grade)."""
-    from medeval.engine.tokenize import T2S_SUFFIX, traditional_to_simplified
-
-    on = traditional_to_simplified(None)
-    return sorted((s for s in scorers if embedding_matches(ts.embedding_model, s)),
-                  key=lambda s: (s.endswith(T2S_SUFFIX) != on, s))
 
 
 def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, upto: int | None = None) -> int:
@@ -334,26 +314,31 @@ def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, u
 
     Same rule as :func:`tier`, as SQL: each raw score is compared with :func:`reach_bound` of the cut-offs
     (scores on a cut-off reach it; stored scores are not rounded). Only scores from the scorers the set was calibrated for
-    are graded, and only those of responses ``after < id <= upto`` (default: all).
+    are graded (cosine: one per response, :func:`cosine_blockers`), and only those of responses ``after < id <= upto``
+    (default: all).
     """
     ts = load(db, version, building=True)
     conn = db.conn
     upto = _NO_END if upto is None else upto
-    cosine_scorers = cosine_scorers_in_order(ts, [s for (s,) in conn.execute(
+    blockers = cosine_blockers(ts, [s for (s,) in conn.execute(
         "SELECT DISTINCT scorer FROM scores WHERE metric = 'cosine' AND response_id > ? AND response_id <= ?",
         (after, upto))])
     before = conn.total_changes
     for (metric, atype), (low, high) in ts.cutoffs.items():
-        scorers = cosine_scorers if metric == "cosine" else [ts.scorer_for(metric)]
+        scorers = sorted(blockers) if metric == "cosine" else [ts.scorer_for(metric)]
         for scorer in scorers:
+            # a cosine score is graded only where no closer or equally close scorer scored the response too
+            others = blockers.get(scorer, []) if metric == "cosine" else []
+            not_blocked = (f" AND NOT EXISTS (SELECT 1 FROM scores s2 WHERE s2.response_id = s.response_id AND "
+                           f"s2.metric = s.metric AND s2.scorer IN ({','.join('?' * len(others))}))" if others else "")
             conn.execute(
                 "INSERT OR IGNORE INTO grades (response_id, metric, version, scorer, tier) "
                 "SELECT s.response_id, s.metric, ?, s.scorer, "
                 "CASE WHEN s.score < ? THEN 0 WHEN s.score < ? THEN 1 ELSE 2 END "
                 "FROM scores s JOIN responses r ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id "
                 "WHERE s.response_id > ? AND s.response_id <= ? AND s.metric = ? AND s.scorer = ? "
-                "AND k.aspect_type = ?",
-                (version, reach_bound(low), reach_bound(high), after, upto, metric, scorer, atype))
+                f"AND k.aspect_type = ?{not_blocked}",
+                (version, reach_bound(low), reach_bound(high), after, upto, metric, scorer, atype, *others))
     return conn.total_changes - before
 
 

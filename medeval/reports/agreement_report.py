@@ -17,13 +17,15 @@ import plotly.graph_objects as go
 
 from medeval.annotation.campaign_text import kind_label
 from medeval.annotation.gold.results import qualification_words
-from medeval.calibration.validation import DISPLAY_COLUMNS
+from medeval.calibration.validation import CONSENSUS_NAMES as VALIDATION_CONSENSUS_NAMES
+from medeval.calibration.validation import CONSENSUS_NOTES, DISPLAY_COLUMNS
 from medeval.calibration.validation import display_rows as machine_rows
 from medeval.core.display import percent
 from medeval.core import i18n
 from medeval.core.i18n import N_, _
 from medeval.engine.registry import label as metric_label
 from medeval.reports import html_kit as kit
+from medeval.reports.dashboard import consensus_key
 from medeval.reports.html_kit import chromium_path, print_pdf  # noqa: F401  (imported from here by pages, tests)
 
 TIER_NAMES = (N_("Completely Wrong"), N_("Partially Correct"), N_("Basically Correct"))  # shown with _()
@@ -182,7 +184,7 @@ def render_html(s: dict) -> str:
     stats = "".join(_statistic(p) for p in s["panel"])
     machine = ""
     if s.get("machine"):
-        consensus = s.get("consensus", "median")
+        consensus = consensus_key(s.get("consensus"))
         machine = (f"<h2>{esc(_('Clinicians vs the machine'))}</h2><p>"
                    + esc(_("Consensus of the clinicians: {method} ({note}).").format(
                        method=_(CONSENSUS_NAMES.get(consensus, consensus)),
@@ -222,7 +224,7 @@ def render_html(s: dict) -> str:
 
 
 STATUS_NAMES = {"open": N_("open"), "closed": N_("closed")}
-CONSENSUS_NAMES = {"median": N_("median"), "majority": N_("majority"), "adjudicated": N_("adjudicated")}
+CONSENSUS_NAMES = VALIDATION_CONSENSUS_NAMES
 
 
 def tiers_under(s: dict) -> str:
@@ -239,7 +241,10 @@ def machine_notes_html(s: dict) -> str:
     esc = kit.esc
     mv, ov = s.get("machine_version"), s.get("machine_overlap")
     out = "<p>"
-    if mv:
+    if mv and mv.get("source") == "validated":
+        out += esc(_("Automated tiers under threshold set v{version} ({name}), the set this validation campaign "
+                     "validates.").format(version=mv["version"], name=mv["name"])) + " "
+    elif mv:
         out += esc(_("Automated tiers under threshold set v{version} ({name}).").format(
             version=mv["version"], name=mv["name"])) + " "
     out += esc(_("BLEU-1, ROUGE-1 and cosine rows cover the enumerated and declarative items only; the numeric "
@@ -252,10 +257,7 @@ def machine_notes_html(s: dict) -> str:
     return out
 
 
-CONSENSUS_NOTE = {"median": N_("the lower median of the annotators' tiers"),
-                  "majority": N_("the most frequent tier; ties resolved to the lower median"),
-                  "adjudicated": N_("the adjudicator's final tier where an item was adjudicated, otherwise the "
-                                    "median")}  # shown with _()
+CONSENSUS_NOTE = CONSENSUS_NOTES  # shown with _()
 
 
 def adjudication_html(s: dict) -> str:

@@ -10,7 +10,9 @@ agreement and Fleiss' kappa are shown for orientation only.
 Adjudication (:mod:`medeval.annotation.adjudication`) never changes these statistics: they stay
 computed on the raw annotations. The summary says how many items were adjudicated and how often the
 adjudicator chose the annotators' majority tier; the consensus of "Clinicians vs the machine" is
-chosen explicitly (``consensus=``: median, majority or adjudicated) and stated in the methods.
+chosen explicitly (``consensus=``: lower-median, mean-of-middle, majority or adjudicated,
+:data:`medeval.calibration.validation.CONSENSUS_METHODS`) and stated in the methods. "Clinicians vs the machine"
+is computed under the set a validation campaign validates (:func:`medeval.calibration.validation.validated_set`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from medeval.stats.agreement import (
     krippendorff_alpha,
     percent_agreement,
 )
+from medeval.calibration.validation import CONSENSUS_WORDS, consensus_key  # noqa: F401 (pages read them here)
+from medeval.stats.agreement.correlations import ci_undefined_reason
 
 TIER_CATEGORIES = (0, 1, 2)
 BREAK_S = 10 * 60  # a gap longer than this between two answers is a break, not time spent on an item
@@ -241,6 +245,7 @@ def annotator_panel(db: sqlite_utils.Database, campaign_id: int, all_answers: li
             "flagged": flagged.get(name, 0), "n_shared": len(shared),
             "spearman_vs_panel": e.value if e else None, "spearman_ci95": list(e.ci95) if e and e.ci95 else None,
             "undefined_reason": (e.undefined_reason if e else _("no item shared with another annotator")),
+            "spearman_ci95_undefined_reason": ci_undefined_reason(e) if e else None,  # e.g. |rho| = 1
             "exact_agreement_vs_panel": exact, "mean_difference_vs_panel": bias,
             "median_seconds_per_item": float(np.median(gaps)) if gaps else None,
             "drift": blocks,
@@ -269,13 +274,16 @@ def tier_distribution(graded: list[Answer]) -> list[dict]:
 
 
 def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: User | None, n_boot: int = 1000,
-                       seed: int = 0, include_machine: bool = True, consensus: str = "median") -> dict:
+                       seed: int = 0, include_machine: bool = True, consensus: str = "lower-median") -> dict:
     """Everything the dashboard shows for one campaign, as plain data (JSON-ready).
 
-    ``consensus``: how "Clinicians vs the machine" combines an item's tiers (recorded as ``consensus``).
+    ``consensus``: how "Clinicians vs the machine" combines an item's tiers (recorded by its canonical name as
+    ``consensus``; the bare "median" is the lower median).
     """
+    from medeval.calibration.validation import check_consensus
+
     n_boot, seed = check_bootstrap(n_boot, seed)  # before any work: a bad value is a one-line error
-    adj.check_method(consensus)
+    consensus = check_consensus(consensus)
     authorize(actor, "reports.read", db=db)
     row = db.conn.execute("SELECT name, kind, config, status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None:
@@ -303,14 +311,12 @@ def campaign_agreement(db: sqlite_utils.Database, campaign_id: int, *, actor: Us
         "adjudication": adj.summary(db, campaign_id),
     }
     if include_machine:
-        from medeval.calibration.validation import machine_agreement
+        from medeval.calibration.validation import machine_agreement, overlap, validated_set
 
-        from medeval.calibration.validation import overlap
-        from medeval.engine import thresholds as th
-
-        ts = th.active(db)
+        ts, source = validated_set(db, campaign_id)  # the set a validation campaign validates, else the active one
         out["machine"] = machine_agreement(db, campaign_id, version=ts.version, actor=None, consensus=consensus)
-        out["machine_version"] = {"version": ts.version, "name": ts.name, "embedding_model": ts.embedding_model}
+        out["machine_version"] = {"version": ts.version, "name": ts.name, "embedding_model": ts.embedding_model,
+                                  "source": source}
         out["machine_overlap"] = overlap(db, campaign_id, version=ts.version)
     out["gold"] = gold_summary(db, campaign_id)
     out["methods"] = " ".join(x for x in (methods_paragraph(out), methods_sentence(db, campaign_id)) if x)
@@ -374,19 +380,14 @@ def methods_paragraph(s: dict) -> str:
     if kappa and kappa["value"] is not None:
         text += _(" (mean kappa = {kappa})").format(kappa=_fmt(kappa["value"]))
     text += (_(". Agreement with the automated evaluation was measured as Spearman's rho between the {consensus} and "
-               "each metric's raw score and automated tier, with Fisher-z 95% confidence intervals").format(
-                 consensus=_(CONSENSUS_WORDS[s.get("consensus", "median")]))
+               "each metric's raw score and automated tier, with 95% confidence intervals by Fisher z with the "
+               "Bonett-Wright variance (1 + rho^2/2)/(n - 3) (none for n <= 3 or |rho| = 1, where it is undefined) "
+               "and p-values exact by permutation for n <= 9").format(
+                 consensus=_(CONSENSUS_WORDS[consensus_key(s.get("consensus"))]))
              + methods_sentence_machine(s) + _("ICC is not reported because tiers are ordinal, not interval, data."))
     return text + adjudication_sentence(s.get("adjudication"))
 
 
-CONSENSUS_WORDS = {
-    "median": N_("median clinician tier"),
-    "majority": N_("majority clinician tier (the most frequent tier; ties resolved to the lower median)"),
-    "adjudicated": N_("adjudicated tier (a senior clinician's final tier where an item was adjudicated, otherwise the "
-                      "lower median clinician tier)"),
-}
-"""How "Clinicians vs the machine" names each consensus (English, marked: show ``_()`` of it)."""
 
 
 def methods_sentence_machine(s: dict) -> str:

@@ -156,6 +156,8 @@ CSV_HEADERS = {
     "annotator": N_("annotator"), "assigned": N_("assigned"), "answered": N_("answered"), "graded": N_("graded"),
     "skipped": N_("skipped"), "skip_rate": N_("skip rate"), "flagged": N_("flagged"), "n_shared": N_("shared items"),
     "spearman_vs_panel": N_("Spearman vs panel"), "spearman_ci95": N_("95% CI"),
+    "ci_undefined_reason": N_("why no 95% CI"), "ci95_undefined_reason": N_("why no 95% CI"),
+    "spearman_ci95_undefined_reason": N_("why no 95% CI"),
     "exact_agreement_vs_panel": N_("same tier as panel"),
     "mean_difference_vs_panel": N_("mean difference (+ = more lenient)"),
     "median_seconds_per_item": N_("median s / item"), "block": N_("block"), "answers": N_("answers"),

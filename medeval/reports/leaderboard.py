@@ -118,7 +118,8 @@ def live_tier_counts(db: sqlite_utils.Database, version: int) -> dict[tuple[str,
 
     The same rule and scorers as grading (:func:`medeval.engine.thresholds.grade_db_in_tx`: a raw score against
     :func:`~medeval.engine.cutoff_rule.reach_bound` of each cut-off; the scorers the set grades; a response scored
-    by two matching cosine scorers counted once, by the one graded first) and the same spreading of the numeric
+    by two matching cosine scorers counted once, by the one the set records, or not at all when two fit it
+    equally, :func:`medeval.engine.thresholds.cosine_blockers`) and the same spreading of the numeric
     aspect's exact-match tiers over every report metric counted. So a page can show or compare a set that was never
     made active (Table 12 in every database) without grading on a page view (issue 22 leftover).
     """
@@ -133,8 +134,9 @@ def live_tier_counts(db: sqlite_utils.Database, version: int) -> dict[tuple[str,
         # cut-offs made SQLite read the scores once per aspect type)
         tier_sql = "CASE k.aspect_type " + " ".join(
             "WHEN ? THEN (CASE WHEN s.score < ? THEN 0 WHEN s.score < ? THEN 1 ELSE 2 END)" for _ in cuts) + " END"
-        for i, scorer in enumerate(order):
-            earlier = order[:i]
+        blockers = th.cosine_blockers(ts, found) if metric == "cosine" else {}
+        for scorer in order:
+            earlier = blockers.get(scorer, [])
             not_before = (f" AND NOT EXISTS (SELECT 1 FROM scores s2 WHERE s2.response_id = s.response_id AND "
                           f"s2.metric = s.metric AND s2.scorer IN ({','.join('?' * len(earlier))}))" if earlier else "")
             q = (f"SELECT m.name, k.aspect, {tier_sql}, count(*) FROM scores s JOIN responses r ON r.id = s.response_id "

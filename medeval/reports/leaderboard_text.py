@@ -52,7 +52,8 @@ FIELD_NAMES = {
     "high_ci95": N_("high 95% CI"), "stable_share": N_("stable share"),
 }
 """A provenance's fields in words (English: as :func:`medeval.core.display.words` writes the code)."""
-CONSENSUS_NAMES = {"median": N_("median"), "majority": N_("majority"), "adjudicated": N_("adjudicated")}
+CONSENSUS_NAMES = {"median": N_("lower median"), "majority": N_("majority"), "adjudicated": N_("adjudicated")}
+# a publication's "median" is the calibration's lower median (a cut-off needs a tier someone gave), so said
 
 
 def _field(key: str) -> str:

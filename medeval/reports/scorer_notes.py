@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from medeval.core.i18n import _
+from medeval.core.i18n import _, ngettext
 from medeval.engine import thresholds as th
 from medeval.engine import registry
 from medeval.engine.registry import report_metrics
@@ -109,6 +109,9 @@ def scorers(db: sqlite_utils.Database, ts: th.ThresholdSet, *, graded_metrics: s
     used = [s["scorer"] for s in cos["scorers"] if s["graded_by_set"]] if cos["graded"] else \
         [s["scorer"] for s in cos["scorers"]]
     out["cosine_models"] = [embedding_name(s) for s in used]
+    # responses scored by two ids that fit the set equally (two fingerprints of a local model): not graded, said
+    cos["undetermined"] = th.cosine_undetermined(db, ts) if len(cos["scorers"]) > 1 else {"responses": 0,
+                                                                                         "scorers": []}
     lex = {s["scorer"] for m in ("bleu1", "rouge1") for s in out["metrics"][m]["scorers"]
            if s["graded_by_set"] or not out["metrics"][m]["graded"]}
     out["tokenizers"] = sorted(lex)
@@ -139,5 +142,16 @@ def tokenizer_sentence(info: dict, ts_tokenizer: str) -> str:
 
 
 def ungraded_notes(info: dict) -> list[str]:
-    """One sentence per report metric without tiers under the set."""
-    return [v["reason"] for v in info["metrics"].values() if v["reason"]]
+    """One sentence per report metric without tiers under the set, and one for cosine scores of responses that two
+    equally fitting scorer ids scored (left ungraded rather than graded by whichever came first)."""
+    notes = [v["reason"] for v in info["metrics"].values() if v["reason"]]
+    und = info["metrics"].get("cosine", {}).get("undetermined") or {}
+    if und.get("responses"):
+        notes.append(ngettext(
+            "cosine of {n} response not graded: it was scored by {scorers}, which fit the set's embedding model "
+            "equally well; record the exact scorer id in a set (`medeval thresholds adopt VERSION ID`) to grade it",
+            "cosine of {n} responses not graded: each was scored by {scorers}, which fit the set's embedding model "
+            "equally well; record the exact scorer id in a set (`medeval thresholds adopt VERSION ID`) to grade them",
+            und["responses"]).format(n=und["responses"],
+                                     scorers=", ".join(embedding_name(s) for s in und["scorers"])))
+    return notes

@@ -22,8 +22,13 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+# a cell whose score the judge corrected ("4→5", "4 -> 5", "~~4~~ 5"): the score after the change is the cell's
+_FIXED_CELL = re.compile(rf"[\s*_`]*(?:~~[^~|]*~~|{jp.NUM}\s*(?:分|points?|/\s*\d+)?\s*(?:→|->|=>|⇒))[\s*_`]*"
+                         rf"{jp.SCORE}{jp.UNIT}[\s*_`]*", re.I)
+
+
 def _score(cell: str):
-    m = _CELL.fullmatch(cell)
+    m = _CELL.fullmatch(cell) or _FIXED_CELL.fullmatch(cell)
     return m if m else None
 
 

@@ -341,7 +341,7 @@ class RubricRating(TaskType):
                            "ranking_spearman": s["ranking"]["spearman"]["value"]}
                 stats = [{"statistic": k, "value": v["value"], "ci95": v.get("ci95"),
                           "n": v.get("n", v.get("n_pairs", v.get("n_cases"))),
-                          "undefined_reason": v.get("undefined_reason")}
+                          "undefined_reason": v.get("undefined_reason") or v.get("ci_undefined_reason")}
                          for k, v in (("Spearman (per response)", s["spearman"]), ("Pearson (per response)", s["pearson"]),
                                       ("Accuracy_2-tuple", s["accuracy_2tuple"]),
                                       ("Accuracy_triple", s["accuracy_triple"]),

@@ -113,6 +113,10 @@ def _stat(row: dict | None, label: str, digits=3) -> str:
         return _("{statistic} = {value} (95% CI {low} to {high})").format(
             statistic=label, value=kit.fmt(row["value"], digits), low=kit.fmt(ci[0], digits),
             high=kit.fmt(ci[1], digits))
+    why = row.get("ci_undefined_reason") or row.get("undefined_reason")  # a defined value's: why it has no CI
+    if why:  # e.g. |r| = 1: said, not left out as if the CI had not been computed
+        return _("{statistic} = {value} (95% CI undefined: {reason})").format(
+            statistic=label, value=kit.fmt(row["value"], digits), reason=term(why))
     return _("{statistic} = {value}").format(statistic=label, value=kit.fmt(row["value"], digits))
 
 
@@ -307,8 +311,10 @@ def judge_methods(r: dict, judge: str) -> str:
     stats = _table_rows(r, "statistics")
     if stats:
         parts.append(_("The judge's score of each response was compared with the clinicians' score (mean over "
-                       "criteria, then over clinicians): {statistics} (Spearman and Pearson with Fisher-z "
-                       "CIs).").format(statistics=_semicolons(
+                       "criteria, then over clinicians): {statistics} (Spearman and Pearson with Fisher-z 95% "
+                       "CIs: Pearson with variance 1/(n - 3), Spearman with the Bonett-Wright variance "
+                       "(1 + rho^2/2)/(n - 3), as per criterion; no CI at |r| = 1; Spearman's p exact by "
+                       "permutation for n <= 9).").format(statistics=_semicolons(
             _("{statistic} (n = {n})").format(statistic=_stat(x, term(x["statistic"])), n=x.get("n"))
             for x in stats)))
     else:

@@ -94,7 +94,9 @@ def summarise(rows: Sequence[tuple], level: str, categories: Sequence | None = N
         if numeric_table:
             sp = correlation(table.values[:, 0], table.values[:, 1], "spearman")
             out["spearman"] = {"rho": sp.value, "p": sp.extra.get("p"), "ci95": list(sp.ci95) if sp.ci95 else None,
-                               "undefined_reason": sp.undefined_reason}
+                               "undefined_reason": sp.undefined_reason,
+                               "ci_undefined_reason": sp.extra.get("ci_undefined_reason") if sp.value is not None
+                               else None, "p_method": sp.extra.get("p_method"), "method": sp.method}
     return out
 
 
@@ -125,7 +127,8 @@ def render_summary(s: dict, fmt: str) -> str:
     for k, v in (s.get("cohen_kappa") or {}).items():
         rows.append((f"cohen_kappa_{k}", v["value"], v["ci95"], v["undefined_reason"]))
     if "spearman" in s:
-        rows.append(("spearman_rho", s["spearman"]["rho"], s["spearman"]["ci95"], s["spearman"]["undefined_reason"]))
+        sp = s["spearman"]  # a defined rho without a CI (|rho| = 1, n <= 3) says why in the reason column
+        rows.append(("spearman_rho", sp["rho"], sp["ci95"], sp["undefined_reason"] or sp.get("ci_undefined_reason")))
     if fmt == "csv":
         buf = io.StringIO()
         w = csvsafe.writer(buf, lineterminator="\n")
@@ -140,6 +143,7 @@ def render_summary(s: dict, fmt: str) -> str:
                "| statistic | value | 95% CI |", "|---|---|---|"]
         for name, v, ci, why in rows:
             val = f"undefined: {why}" if v is None else f"{v:.4f}"
-            out.append(f"| {name} | {val} | {f'[{ci[0]:.4f}, {ci[1]:.4f}]' if ci else ''} |")
+            ci_cell = f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else (f"undefined: {why}" if v is not None and why else "")
+            out.append(f"| {name} | {val} | {ci_cell} |")
         return "\n".join(out) + "\n"
     raise MedevalError(f"unknown format {fmt!r}")

@@ -10,23 +10,40 @@ single-choice question it then keeps the first. So "根据CT和ECG结果，选D"
 C -- the C of "CT".
 
 :func:`extract_answer` first turns traditional Chinese into simplified (``core.chinese.to_simplified``, so
-"本題選D" and "答案為B" read as "本题选D", "答案为B"), then reads, in this order, and stops at the first that
-gives letters:
+"本題選D" and "答案為B" read as "本题选D", "答案为B") and full-width letters into ASCII (NFKC: "答案：Ｂ"), drops
+markdown emphasis (``**B**``), then reads:
 
-1. ``answer_phrase`` -- an explicit answer: "答案：D", "正确答案是 B、D", "故选C",
-   "The answer is (B)", "the correct answers are B and D", "answer: b" (lower case
-   only after an English phrase, and never the article "a" in "the answer is a
-   bacterial infection"), and a stated final choice: "更倾向于B", "首选D" (beats
-   "备选B"), "排除A、B、C后，只剩D", "I lean towards D", "which leaves D".
-   "答案/answer is/故选/倾向/首选" phrases beat a bare "选D"; the *last* phrase of a kind
-   wins (a chain of thought ends with its answer: "答案是A吗？不，应该是C" -- a question
-   "…A吗？" is not an answer -- gives C).
-2. ``leading`` -- the response starts with the letters: "B", "B. 急性阑尾炎",
-   "(B)", "ABD", "A,B,D", "A、B和D".
-3. ``statement`` -- per-option statements: "B项正确", "D选项符合", "Option C is
-   correct" (minus options declared wrong).
-4. ``single_letter`` -- exactly one option letter standing on its own in the text.
-5. ``option_text`` -- no letter, but the text of exactly one option is quoted.
+1. The **choices the response commits to**, in the order of the text: explicit answers ("答案：D", "正确答案是 B、D",
+   "故选C", "The answer is (B)", "the correct answers are B and D", "answer: b" -- lower case only after an English
+   phrase, never the article "a"), stated final choices ("更倾向于B", "首选D" -- not "备选B" --, "排除A、B、C后，只剩D",
+   "I lean towards D", "which leaves D"), plain choices ("我选B", "应该选C", "改选C", "更正为C", "I would choose C",
+   "I'd go with B"), the letters the response starts with ("B", "B. 急性阑尾炎", "(B)", "ABD", "A、B和D") and a line
+   that holds nothing but letters after a heading or a preamble ("### 答案\n**B**"). A choice spoken of is not
+   made: "选A的理由", "如果选A，……", "……则应选D", "误选A", "很多考生选A", "也可选择C", "Some might choose A".
+   **The last committed choice wins**: a choice after a revision word (不对, 等等, 重新考虑, 复核, 再想想, 更正, 改选,
+   仔细看, 其实, actually, on second thought, wait, Hmm, "No,", re-reading ...) replaces every choice before it, and
+   a final answer ("最终答案", "final answer") replaces earlier plain ones; after a revision word a concluding
+   statement counts as a choice too ("不对，C才是正确答案", "I think C is more appropriate"). Two different choices
+   with nothing between them that settles which stands are ``ambiguous`` ("The answer is B. I would choose C."; two
+   final answers that disagree), whatever their wording -- never the first or the strongest silently.
+   A choice followed by 吧 or a question mark ("是B吧？", "选C?", "答案是A吗？") is a **hedge**, not a commitment
+   ("那就选B吧。" is a decision): alone it is ``ambiguous``; a later firm choice wins over it; a revision that ends in
+   a hedge ("答案是A。等等，是C吧？") is ``ambiguous``; without a revision word the committed choice stands ("答案是A，
+   也可能是C吧？").
+2. ``statement`` -- per-option statements: "B项正确", "D选项符合", "Option C is correct" (minus options declared
+   wrong).
+3. ``single_letter`` -- exactly one option letter standing on its own in the text (a letter offered as a
+   possibility, "也可能是B", "maybe D", is a hedge); for a multiple-answer question also one list introduced in a
+   sentence ("可引起发热的是A、B、D").
+4. ``option_text`` -- no letter, but the text of exactly one option is quoted.
+
+The method of a committed choice is ``answer_phrase``, or ``leading`` for the letters a line holds alone.
+
+A **list of letters** is read whole in any separator style: "ABD", "A、B、D", "A,B,D", "A B D" (spaces only:
+"答案 B C E"), "A和C", "A and C", "A, C and D", "答案：A，B，因为……". For a single-answer question (``multi=False``,
+from the key's ``question_type``) a list is ``ambiguous``, never its first letter; without a question type the letters
+are read as written and compared as a set. Options echoed back before the answer ("A. 高血压 B. 糖尿病 C. 冠心病")
+are not choices.
 
 Letters are only read as options when they stand alone: not inside words or
 abbreviations (CT, ECG, DNA, COPD, HBeAg, CD4), not as terms (B超, A型, C反应蛋白,
@@ -38,11 +55,10 @@ chosen.
 Where the response does not determine the choice the reading is ``ambiguous`` with a
 reason (``Extraction.note``) and the letters it names (``candidates``), never a guessed
 letter: several letters with nothing to decide between them ("Both A and C are
-possible", "A和B都有可能"), alternatives ("答案是B或C", "A or B"), two final answers
-that disagree with no correction between them ("最终答案：A……最终答案：B"), or a
-non-empty response that names no option at all. CMB's regex takes the first capital
-letter in these cases. An ambiguous answer counts as wrong in ``accuracy_ambiguous_wrong``;
-a person may settle it (``medeval exam-review``, the Exam results page), and
+possible", "A和B都有可能"), alternatives ("答案是B或C", "A or B", "A还是C？"), choices that conflict with no revision
+between them, a hedge, a list for a single-answer question, or a non-empty response that names no option at all.
+CMB's regex takes the first capital letter in these cases. An ambiguous answer counts as wrong in
+``accuracy_ambiguous_wrong``; a person may settle it (``medeval exam-review``, the Exam results page), and
 ``accuracy_settled`` counts it with the settled letters (unsettled ones as wrong).
 
 >>> extract_answer("根据CT和ECG结果，选D", "ABCDE").letters

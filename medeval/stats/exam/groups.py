@@ -22,7 +22,8 @@ _DASH_WORD = re.compile(r"-\S")  # "D-二聚体"
 # a run of several letters that is a common abbreviation, not an answer, although its letters are in order
 _ABBREVIATIONS = frozenset({"ACE", "BCG", "ABG", "ACD", "ADE", "BE", "AD", "CE", "DE", "EF", "AF"})
 # an abbreviation-like run still counts when it stands alone ("答案：AD", "BE。")
-_ALONE_AFTER = re.compile(r"\s*(?:$|[.,;:!?。，；：！？、)\]）】\"”'’])")
+# (the end of a line ends it too: "答案：ACE\n\n希望对您有帮助！")
+_ALONE_AFTER = re.compile(r"[ \t]*+(?:$|\n|[.,;:!?。，；：！？、)\]）】\"”'’])")
 # before a letter: 维生素D, 辅酶A, 蛋白C, 维他命E, vitamin D, hepatitis B, type A, group B ...
 _TERM_BEFORE_RE = re.compile(r"(?:[素酶白命]|\b(?:vitamin|hepatitis|type|group|protein|factor|class|grade|stage|"
                              r"phase|lead|wave|influenza|coenzyme|immunoglobulin|plan|cluster|zone|site|chain|"
@@ -37,7 +38,7 @@ NEG_AFTER = re.compile(r"^\s*+[)\]）】]?\s*+(?:项|选项)?\s*+[:：]?\s*+(?:�
 # A run of spaces before a word is taken whole (``\s*+``, possessive) where nothing after it can start with a
 # space: the same matches, but a long run is read once instead of being shared out between two neighbouring
 # ``\s*`` in every way (quadratic: "A" + 20,000 spaces + "x" took seconds).
-_SEP = re.compile(r"\s*+(?:、|,|，|;|；|/|和|与|以及|及|或者|或|\+|&|\band\b|\bor\b)\s*|[ \t]+", re.I)
+_SEP = re.compile(r"\s*+(?:、|,|，|;|；|/|和|与|以及|及|或者|或|还是|\+|&|\band\b|\bor\b)\s*|[ \t]+", re.I)
 # after a letter, another one in the list: spaces and a bracket, then (see _list_goes_on) the end of a sentence,
 # or a separator and the next letter
 _CLOSE_GAP = re.compile(r"\s*+[)\]）】]?+\s*+")
@@ -45,7 +46,7 @@ _LIST_NEXT = re.compile(r"$|[.。;；!！?？]|(?:[,，、/]|和|与|及|或)\s*
 _AND_OR_NEXT = re.compile(r"(?:and|or)\s\s*+[(\[（【]?+\s*+[A-Za-z](?![A-Za-z])", re.I)
 _OPEN = re.compile(r"[(\[（【]\s*")
 _CLOSE = re.compile(r"\s*[)\]）】]")
-_TERMINAL_LOWER = re.compile(r"\s*(?:$|[.,;:!?。，；：！？)\]）】])")
+_TERMINAL_LOWER = re.compile(r"[ \t]*+(?:$|\n|[.,;:!?。，；：！？)\]）】])")
 
 
 def _list_goes_on(s: str, k: int) -> bool:
@@ -57,6 +58,31 @@ def _list_goes_on(s: str, k: int) -> bool:
     if "\n" in s[k:j] or _LIST_NEXT.match(s, j):
         return True
     return j > k and s[j - 1].isspace() and _AND_OR_NEXT.match(s, j) is not None
+
+
+def _list_item(s: str, k: int, spaced: bool = False, depth: int = 0) -> bool:
+    """Is the letter ending at ``k``, reached over a comma or spaces, an item of the list: the list goes on after
+    it (:func:`_list_goes_on`), or a comma follows it and no letter ("答案：A，B，因为……"; what starts a new clause
+    is a letter followed by a word: "答案：B，A项错误").
+
+    A list written with spaces only (``spaced``: "答案 B C E", "答案：A B，理由……") goes on over further letters
+    separated by spaces up to the end of the list; the look-ahead is bounded (a list has at most a few letters),
+    so a long run of letters and spaces is still read in linear time."""
+    if _list_goes_on(s, k):
+        return True
+    j = _CLOSE_GAP.match(s, k).end()
+    if _LIST_END_COMMA.match(s, j):
+        return True
+    if spaced and depth < 8 and j > k and s[j - 1] in " \t":
+        m = _SPACED_NEXT.match(s, j)
+        return bool(m) and _list_item(s, m.end(), True, depth + 1)
+    return False
+
+
+# a list item followed by a comma and then no letter: "A，B，因为……" (a letter after the comma is read by _LIST_NEXT)
+_LIST_END_COMMA = re.compile(r"[,，、]\s*+(?![(\[（【]?\s*[A-Za-z])")
+# the next item of a list written with spaces: one capital letter standing alone
+_SPACED_NEXT = re.compile(r"[A-Z](?![A-Za-z0-9\-])")
 
 
 def letter_ok(s: str, start: int, end: int, valid: str, lower_ok: bool, option_texts: dict | None) -> bool:
@@ -162,7 +188,8 @@ def read_group(s: str, pos: int, valid: str, lower_ok: bool, option_texts: dict 
         if k2 > nxt:
             weak = s[i:sep.end()].strip() in ("", ",", "，", ";", "；")
             # over a comma or a space only a list goes on ("B, D", "A, C and D"), not a new clause ("答案：B，A项错误")
-            if letter_ok(s, nxt, k2, valid, lower_ok, option_texts) and (not weak or _list_goes_on(s, k2)):
+            spaced = s[i:sep.end()].strip() == ""
+            if letter_ok(s, nxt, k2, valid, lower_ok, option_texts) and (not weak or _list_item(s, k2, spaced)):
                 if weak and cut is None:
                     cut = (len(letters), i)
                 alt = alt or bool(_ALT_SEP.search(s[i:sep.end()]))
@@ -179,7 +206,7 @@ def read_group(s: str, pos: int, valid: str, lower_ok: bool, option_texts: dict 
     return letters, i, alt
 
 
-_ALT_SEP = re.compile(r"或|\bor\b", re.I)
+_ALT_SEP = re.compile(r"或|还是|\bor\b", re.I)  # "B或C", "A还是C？", "B or C": alternatives
 _LETTERS = re.compile(r"[A-Za-z]*")
 
 

@@ -183,7 +183,9 @@ def score_answers(key: dict[str, Question], responses: dict[str, tuple[int, str]
     for qid, q in key.items():
         if qid in responses:
             line, text = responses[qid]
-            ex = extract_answer(text, q.options or None)
+            # several letters for a single-answer question are ambiguous; the question type says which it is (the
+            # key's answer does not: how a response is read never depends on the letters it is scored against)
+            ex = extract_answer(text, q.options or None, multi=q.multi if q.question_type else None)
             cmb = cmb_match_choice(text, q.multi)  # unsorted, compared as CMB score.py does
         else:
             line, text, ex, cmb = None, "", Extraction("", "unanswered", "no response in the answers file"), ""

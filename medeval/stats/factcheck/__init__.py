@@ -49,9 +49,16 @@ Chinese is first turned into simplified (:func:`medeval.core.chinese.to_simplifi
 so "說法正確" reads like "说法正确". Leading filler is skipped: interjections and
 lead-ins ("嗯，", "好的，", "首先，", "关于这个问题，", "作为AI助手，", "Sure,", "As an AI
 language model, ..."), headers ("答案：", "回答：", "The answer is"), "这个说法是", "这是",
-"The statement is", "I'd say", markdown, quotes and a restated claim. "X的说法" reads
-as X ("这是错误的说法" -> refute) unless it introduces what would be right ("正确的说法是：
-……" -> no verdict). A qualification right after the verdict ("正确，但不完全", "True,
+"The statement is", "I'd say", markdown, quotes and a restated claim. Every noun a response
+calls the claim by reads like 说法 (观点, 看法, 表述, 描述, 陈述, 论述, 结论, 判断, 命题, 提法,
+这句话; "This view is", "The description above is"), and "为真"/"为假" are verdicts ("该命题为
+真"). "X的说法" (or "X的观点" ...) reads as X ("这是错误的说法" -> refute) unless it introduces
+what would be right ("正确的说法是：……" -> no verdict). The prompt's own words echoed before
+the answer ("下列说法是否正确？", "如果正确，请先回复"正确"，然后给出原因。") are skipped, and so
+is its option list when the answer fills it in ("正确/错误：正确", "判断（正确/错误）：错误",
+"请回答'正确'或'错误'：正确", "True/False: False", "[x] 正确 [ ] 错误"): the options are the
+template's, the verdict after them is the answer. Options that nothing fills in ("正确/错误"
+alone) remain two verdicts. A qualification right after the verdict ("正确，但不完全", "True,
 but not always") makes the answer hedged; after a refutation, "并非所有……" is its
 reason, not a hedge. A verdict that only comes after content ("根据……，这个说法是正确
 的") does not start the response. Negations are read as refutations: "不正确" is never

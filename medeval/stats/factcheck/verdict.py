@@ -42,14 +42,19 @@ class Verdict:
 
 
 def normalise(text: str) -> str:
-    """NFKC, traditional -> simplified (OpenCC), lower case, straight apostrophes."""
-    return to_simplified(unicodedata.normalize("NFKC", text)).lower().replace("’", "'").replace("‘", "'")
+    """NFKC, traditional -> simplified (OpenCC), lower case, straight apostrophes; an underscore is markdown
+    emphasis ("__True__"), read as a space so that the word before it still ends ("true" + "_" is no word)."""
+    return (to_simplified(unicodedata.normalize("NFKC", text)).lower().replace("’", "'").replace("‘", "'")
+            .replace("_", " "))
 
 
 def _strip_filler(s: str, claim: str | None) -> str:
     """Drop leading filler, quotes and a restated claim, repeatedly."""
     for _ in range(12):
         before = s
+        u = P.UNTICKED_OPTION_RE.match(s)
+        if u:
+            s = s[u.end():]  # "[ ] 正确 [x] 错误": the unticked option is not the answer
         s = s[P.SKIP_NO_QUOTES.match(s).end():]
         q = P.QUOTE_RE.match(s)
         if q and len(q.group(1)) > 3 and not _starts_with_verdict(q.group(1)):
@@ -62,6 +67,9 @@ def _strip_filler(s: str, claim: str | None) -> str:
         m = P.FILLER_RE.match(s)
         if m and m.end() > 0:
             s = s[m.end():]
+        t = P.TEMPLATE_RE.match(s)
+        if t:
+            s = s[t.end():]  # the prompt's option list that the answer fills in: "正确/错误：正确"
         if s == before:
             break
     return s[P.SKIP.match(s).end():]
@@ -94,6 +102,8 @@ def _second_verdict(rest: str, label: str, matched: str) -> "Verdict | None":
         h = pat.match(rest)
         if h:
             return Verdict(None, "hedged", (matched + rest[:h.end()]).strip(), lead=label)
+    if P.UNTICKED_RE.match(rest):
+        return None  # "[x] 正确 [ ] 错误": the other option, left unticked, is not a second verdict
     after = _strip_filler(rest[P.JOIN_RE.match(rest).end():], None)
     label2, matched2, _ = _verdict_at(after)
     if label2 is not None and label2 != label:

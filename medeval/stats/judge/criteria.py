@@ -9,9 +9,11 @@ of every response -- all above 0.71 for GPT-4 in the paper -- here with Spearman
   clinicians rate as "no judge scores".
 * Pearson: :func:`scipy.stats.pearsonr` with the Fisher-z 95% CI (se = 1/sqrt(n-3)), the interval
   ``pearsonr(...).confidence_interval()`` gives. Spearman: :func:`scipy.stats.spearmanr` (average ranks for
-  ties) with a Fisher-z CI using the Bonett & Wright (2000) variance (1 + r²/2)/(n-3).
+  ties) with a Fisher-z CI using the Bonett & Wright (2000) variance (1 + r²/2)/(n-3) -- the one Spearman
+  interval of medeval (:mod:`medeval.stats.agreement.correlations`), the same as for the overall score.
 * Undefined (value ``None`` with ``undefined_reason``, never NaN): fewer than 3 responses, or one side gives
-  every response the same score. No CI for n <= 3; a perfect correlation has the CI [r, r].
+  every response the same score. No CI for n <= 3, nor at |r| = 1 (Fisher's z is infinite there): the CI is
+  ``None`` and ``ci_undefined_reason`` says why. Spearman's p is exact (permutations) for n <= 9.
 * The paper does not say over what its Pearson runs (App. E.3, Figure 5: "on each perspective"; §5.3 compares
   the models' rankings). The unit here is the response; with ``model_of`` the Pearson over the models' mean
   scores on the criterion (each side's mean over the same responses) is given too, as "Pearson (model means)".
@@ -19,16 +21,14 @@ of every response -- all above 0.71 for GPT-4 in the paper -- here with Spearman
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Hashable, Mapping
 
+from medeval.stats.agreement.correlations import Z975, ci_undefined_reason, fisher_ci  # noqa: F401 (Z975: API)
 from medeval.stats.agreement.ratings import Estimate
 from medeval.stats.judge.measures import _corr
-
-Z975 = 1.959963984540054
 
 
 def criterion_key(name: str) -> str:
@@ -37,13 +37,9 @@ def criterion_key(name: str) -> str:
 
 
 def bonett_wright_ci(r: float, n: int) -> tuple[float, float] | None:
-    """95% CI of a Spearman correlation by Fisher z with the Bonett-Wright variance (1 + r²/2)/(n-3)."""
-    if n <= 3:
-        return None
-    if abs(r) >= 1:
-        return (r, r)
-    z, se = math.atanh(r), math.sqrt((1 + r * r / 2) / (n - 3))
-    return (math.tanh(z - Z975 * se), math.tanh(z + Z975 * se))
+    """95% CI of a Spearman correlation by Fisher z with the Bonett-Wright variance (1 + r²/2)/(n-3); None for
+    n <= 3 or |r| = 1 (:func:`medeval.stats.agreement.correlations.fisher_ci` says why)."""
+    return fisher_ci(r, n, "spearman")[0]
 
 
 @dataclass(frozen=True)
@@ -61,7 +57,8 @@ class CriterionAgreement:
 
     def rows(self) -> list[dict]:
         """A row per statistic (Pearson, Spearman, and Pearson (model means) when computed): ``criterion,
-        statistic, value, ci95, p, n, undefined_reason`` (n: responses, or models for the model means)."""
+        statistic, value, ci95, p, n, undefined_reason`` (n: responses, or models for the model means;
+        ``undefined_reason`` of a defined value: why it has no CI, e.g. |r| = 1)."""
         out = []
         stats = [("Pearson", self.pearson, self.n), ("Spearman", self.spearman, self.n)]
         if self.models is not None:
@@ -73,14 +70,15 @@ class CriterionAgreement:
             else:
                 out.append({"criterion": self.criterion, "statistic": name, "value": e.value,
                             "ci95": list(e.ci95) if e.ci95 else None, "p": e.extra.get("p"), "n": n,
-                            "undefined_reason": e.undefined_reason})
+                            "undefined_reason": e.undefined_reason or ci_undefined_reason(e)})
         return out
 
     def to_dict(self) -> dict:
         def est(e):
             return None if e is None else {"value": e.value, "ci95": list(e.ci95) if e.ci95 else None,
-                                           "p": e.extra.get("p"), "undefined_reason": e.undefined_reason,
-                                           "method": e.method}
+                                           "p": e.extra.get("p"), "p_method": e.extra.get("p_method"),
+                                           "undefined_reason": e.undefined_reason,
+                                           "ci_undefined_reason": ci_undefined_reason(e), "method": e.method}
         return {"criterion": self.criterion, "expert_criterion": self.expert_criterion, "n": self.n,
                 "status": self.status, "pearson": est(self.pearson), "spearman": est(self.spearman),
                 "pearson_model_means": est(self.models),
@@ -138,10 +136,6 @@ def criterion_agreement(judge: Mapping[str, Mapping[Hashable, float]],
         what = f"response on {name}"
         pearson = _corr(x, y, "pearson", "responses scored by both", what, what)
         spearman = _corr(x, y, "spearman", "responses scored by both", what, what)
-        if spearman.value is not None:
-            spearman = dataclasses.replace(
-                spearman, ci95=bonett_wright_ci(spearman.value, len(x)),
-                method="spearman correlation (scipy); 95% CI by Fisher z with the Bonett-Wright variance")
         models = _model_means(scores, experts[ename], model_of, name) if model_of is not None else None
         out.append(CriterionAgreement(name, ename, len(x), pearson, spearman, "computed", models))
     for key, ename in by_key.items():

@@ -55,6 +55,10 @@ def _corr(x, y, method: str, unit: str, what_j: str, what_h: str) -> Estimate:
 def response_correlations(responses: Sequence[Response]) -> dict[str, Estimate]:
     """Spearman and Pearson between judge and clinicians over responses (002 §4.3, Table 2), Fisher-z CIs.
 
+    The intervals are :func:`medeval.stats.agreement.correlations.correlation`'s: Pearson with variance
+    1/(n-3), Spearman with the Bonett-Wright variance (1 + r²/2)/(n-3) -- the same Spearman interval as per
+    criterion (:mod:`medeval.stats.judge.criteria`) and for the model rankings.
+
     Notes
     -----
     Responses of one case are not independent (same question, often the same
@@ -280,7 +284,11 @@ def ranking_spearman(responses: Sequence[Response]) -> Estimate:
     -----
     n is the number of models: with fewer than 3 it is undefined, and with a
     handful a single swap moves it a lot (3 models: 1, 0.5, -0.5 or -1). The
-    CI is not given for n <= 3.
+    CI (Bonett-Wright variance) is not given for n <= 3, nor when the rankings
+    agree or disagree perfectly (|rho| = 1: Fisher's z is infinite; the
+    estimate's ``extra["ci_undefined_reason"]`` says so). The p-value is the
+    exact permutation p for up to 9 models: four models in the same order give
+    p = 2/24, not the t approximation's 0.
     """
     judge = {m.model: m.mean for m in model_ranking(responses, "judge")}
     human = {m.model: m.mean for m in model_ranking(responses, "clinicians")}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from medeval.core.errors import MedevalError
+from medeval.stats.agreement.correlations import EXACT_MAX_N
 from medeval.stats.judge.measures import SOURCES
 
 
@@ -17,31 +18,48 @@ def _csv_rows(s: dict) -> list[list]:
     for key in ("spearman", "pearson"):
         e = s[key]
         ci = e["ci95"] or [None, None]
-        rows.append([key, "", "", "", e["value"], ci[0], ci[1], e["p"], e["n"], e["undefined_reason"]])
+        rows.append([key, "", "", "", e["value"], ci[0], ci[1], e["p"], e["n"], e["undefined_reason"],
+                     e.get("ci_undefined_reason")])
     a2, a3 = s["accuracy_2tuple"], s["accuracy_triple"]
-    rows.append(["accuracy_2tuple", "", "", "", a2["value"], None, None, None, a2["n_pairs"], a2["undefined_reason"]])
-    rows.append(["accuracy_triple", "", "", "", a3["value"], None, None, None, a3["n_cases"], a3["undefined_reason"]])
+    rows.append(["accuracy_2tuple", "", "", "", a2["value"], None, None, None, a2["n_pairs"], a2["undefined_reason"],
+                 None])
+    rows.append(["accuracy_triple", "", "", "", a3["value"], None, None, None, a3["n_cases"], a3["undefined_reason"],
+                 None])
     e = s["ranking"]["spearman"]
     ci = e["ci95"] or [None, None]
-    rows.append(["ranking_spearman", "", "", "", e["value"], ci[0], ci[1], e["p"], e["n"], e["undefined_reason"]])
+    rows.append(["ranking_spearman", "", "", "", e["value"], ci[0], ci[1], e["p"], e["n"], e["undefined_reason"],
+                 e.get("ci_undefined_reason")])
     for src in SOURCES:
         for a, cells in s["win_rate"][src].items():
             for b, c in cells.items():
                 for stat in ("win", "tie", "loss"):
                     rows.append([f"{stat}_rate", src, a, b, c[stat], None, None, None, c["n_cases"],
-                                 c.get("undefined_reason")])
+                                 c.get("undefined_reason"), None])
     for c in s.get("criteria", []):
         for key in ("pearson", "spearman", "pearson_model_means"):
             e = c.get(key) or {"value": None, "ci95": None, "p": None, "undefined_reason": c["status"]}
             ci = e["ci95"] or [None, None]
             n = c["n_models"] if key == "pearson_model_means" else c["n"]
             rows.append([f"{key}_criterion", "", c["criterion"], "", e["value"], ci[0], ci[1], e["p"], n,
-                         e["undefined_reason"]])
+                         e["undefined_reason"], e.get("ci_undefined_reason")])
     for src in SOURCES:
         for m in s["ranking"][src]:
-            rows.append(["mean_score", src, m["model"], "", m["mean"], None, None, None, m["n_responses"], None])
-            rows.append(["rank", src, m["model"], "", m["rank"], None, None, None, m["n_responses"], None])
+            rows.append(["mean_score", src, m["model"], "", m["mean"], None, None, None, m["n_responses"], None, None])
+            rows.append(["rank", src, m["model"], "", m["rank"], None, None, None, m["n_responses"], None, None])
     return rows
+
+
+METHODS_NOTE = (f"95% CIs by Fisher z: Pearson with variance 1/(n - 3), Spearman with the Bonett-Wright variance "
+                f"(1 + rho^2/2)/(n - 3); no CI for n <= 3 or |r| = 1. Spearman's p is the exact permutation p-value "
+                f"for n <= {EXACT_MAX_N} (all n! orderings), scipy's t approximation above.")
+"""How the Markdown report's intervals and p-values were computed (one Spearman interval everywhere)."""
+
+
+def _ci_cell(ci, why) -> str:
+    """A 95% CI as a report cell: the interval, or why a defined value has none (e.g. |r| = 1)."""
+    if ci:
+        return f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+    return f"undefined: {why}" if why else ""
 
 
 def _pct(v) -> str:
@@ -61,7 +79,7 @@ def render(s: dict, fmt: str) -> str:
         buf = io.StringIO()
         w = csvsafe.writer(buf, lineterminator="\n")
         w.writerow(["statistic", "source", "model_a", "model_b", "value", "ci95_low", "ci95_high", "p", "n",
-                    "undefined_reason"])
+                    "undefined_reason", "ci95_undefined_reason"])
         for row in _csv_rows(s):
             w.writerow(["" if v is None else (repr(v) if isinstance(v, float) else v) for v in row])
         return buf.getvalue()
@@ -73,18 +91,20 @@ def render(s: dict, fmt: str) -> str:
     out += [f"> warning: {w}" for w in s["warnings"]] + ([""] if s["warnings"] else [])
     out += ["| statistic | value | 95% CI | n |", "|---|---|---|---|"]
 
-    def line(name, value, ci, n, why, pct=False):
+    def line(name, value, ci, n, why, pct=False, ci_why=None):
         val = f"undefined: {why}" if value is None else (_pct(value) if pct else f"{value:.4f}")
-        out.append(f"| {name} | {val} | {f'[{ci[0]:.4f}, {ci[1]:.4f}]' if ci else ''} | {n} |")
+        out.append(f"| {name} | {val} | {_ci_cell(ci, ci_why)} | {n} |")
 
     for key, label in (("spearman", "Spearman (responses)"), ("pearson", "Pearson (responses)")):
         e = s[key]
-        line(label, e["value"], e["ci95"], e["n"], e["undefined_reason"])
+        line(label, e["value"], e["ci95"], e["n"], e["undefined_reason"], ci_why=e.get("ci_undefined_reason"))
     a2, a3 = s["accuracy_2tuple"], s["accuracy_triple"]
     line("Accuracy_2-tuple", a2["value"], None, f"{a2['n_pairs']} pairs", a2["undefined_reason"], pct=True)
     line("Accuracy_triple", a3["value"], None, f"{a3['n_cases']} cases", a3["undefined_reason"], pct=True)
     e = s["ranking"]["spearman"]
-    line("Spearman (model rankings)", e["value"], e["ci95"], f"{e['n']} models", e["undefined_reason"])
+    line("Spearman (model rankings)", e["value"], e["ci95"], f"{e['n']} models", e["undefined_reason"],
+         ci_why=e.get("ci_undefined_reason"))
+    out += ["", METHODS_NOTE]
     if s.get("criteria"):
         out += ["", "Per criterion (CMB-Clin §5.3), the judge's score against the clinicians' mean, over the "
                 "responses both scored:", "", "| criterion | Pearson | 95% CI | Spearman | 95% CI | n | Pearson (model means) | 95% CI | models |",
@@ -100,8 +120,7 @@ def render(s: dict, fmt: str) -> str:
                 elif e["value"] is None:
                     cells += [f"undefined: {e['undefined_reason']}", ""]
                 else:
-                    ci = e["ci95"]
-                    cells += [f"{e['value']:.4f}", f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else ""]
+                    cells += [f"{e['value']:.4f}", _ci_cell(e["ci95"], e.get("ci_undefined_reason"))]
             out.append(f"| {c['criterion']} | " + " | ".join(cells) + f" | {c.get('n_models') or ''} |")
     models = s["win_rate"]["models"]
     if len(models) >= 2:

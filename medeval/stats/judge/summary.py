@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
+from medeval.stats.agreement.correlations import ci_undefined_reason
 from medeval.stats.agreement.ratings import Estimate
 from medeval.stats.judge.criteria import criterion_agreement
 from medeval.stats.judge.measures import (
@@ -24,7 +25,8 @@ _SHOW = 20  # case ids listed in warnings before "..."
 
 def _est(e: Estimate) -> dict:
     return {"value": e.value, "ci95": list(e.ci95) if e.ci95 else None, "p": e.extra.get("p"),
-            "n": e.n_pairable, "undefined_reason": e.undefined_reason, "method": e.method}
+            "p_method": e.extra.get("p_method"), "n": e.n_pairable, "undefined_reason": e.undefined_reason,
+            "ci_undefined_reason": ci_undefined_reason(e), "method": e.method}
 
 
 def _cases_list(cases: Sequence[str]) -> str:
