@@ -48,6 +48,10 @@ light. See ``docs/metrics.md``.
 
 __version__ = "0.1.0"
 
+from medeval.core import startup as _startup
+
+_startup.install()  # sqlite-utils without pandas (medeval.core.startup says why)
+
 LAYERS = ("core", "store", "stats", "accounts", "engine", "annotation", "calibration", "reports", "demo", "cli")
 
 

@@ -24,7 +24,7 @@ given ``rng``; never returns a graded index or the same index twice.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
+# (scipy is imported where it is used: `python -m medeval` and the app's pages start without it)
 
 from medeval.calibration.smooth import check_inputs
 from medeval.core.errors import MedevalError
@@ -42,6 +42,7 @@ def _rng(rng) -> np.random.Generator:
 
 
 def _loglik(scores, y, cs, lws):
+    from scipy.special import expit
     z = (scores[None, None, :] - cs[:, None, None]) / np.exp(lws)[None, :, None]
     p = DESIGN_LAPSE / 2 + (1 - DESIGN_LAPSE) * expit(z)
     return (y * np.log(p) + (1 - y) * np.log1p(-p)).sum(axis=2)
@@ -74,6 +75,7 @@ def posterior(scores, tiers, k: int, lo: float, hi: float):
 
 def _info(x: np.ndarray, c: np.ndarray, lw: np.ndarray):
     """Fisher information of one grade at scores ``x`` about (c, log w), per draw: three [draws, x] arrays."""
+    from scipy.special import expit
     w = np.exp(lw)[:, None]
     z = (x[None, :] - c[:, None]) / w
     f = expit(z)

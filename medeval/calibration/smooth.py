@@ -30,8 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import expit
+# (scipy is imported where it is used: `python -m medeval` and the app's pages start without it)
 
 from medeval.core.errors import MedevalError
 
@@ -115,6 +114,7 @@ def _unpack(theta, n_cl):
 
 def _nll(theta, s, y, codes, n_cl):
     """Negative log posterior (likelihood x weak priors) and its gradient."""
+    from scipy.special import expit
     c, logw, lapse, skew, off = _unpack(theta, n_cl)
     shift = off[codes] if n_cl > 1 else 0.0
     d = s - c - shift
@@ -141,6 +141,7 @@ def _nll(theta, s, y, codes, n_cl):
 
 def curve_at(x, c, logw, lapse, skew):
     """The fitted P(tier >= k | score) at scores ``x`` (the average clinician)."""
+    from scipy.special import expit
     d = np.asarray(x, dtype=float) - c
     w = np.exp(logw + np.where(d < 0, -skew / 2, skew / 2))
     return lapse / 2 + (1 - lapse) * expit(d / w)
@@ -162,6 +163,7 @@ def _split_start(s, y) -> float:
 
 
 def _fit(s, y, codes, n_cl, lo, hi, *, fixed_c=None, start=None):
+    from scipy.optimize import minimize
     span = max(hi - lo, 1e-3)
     bounds = [(lo - span, hi + span), (np.log(1e-4), np.log(2.0)), (0.0, LAPSE_MAX), (-3.0, 3.0)]
     bounds += [(-0.5, 0.5)] * (n_cl if n_cl > 1 else 0)

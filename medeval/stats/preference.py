@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
-from scipy.stats import binomtest
+# (scipy is imported where it is used: `python -m medeval` and the app's pages start without it)
 
 from medeval.core.errors import MedevalError
 from medeval.stats.agreement import RatingTable, krippendorff_alpha
@@ -78,6 +78,7 @@ def shares(rows) -> dict:
 
 def position_bias(rows) -> dict:
     """Share of decided comparisons won by the left side, with an exact two-sided binomial test against 1/2."""
+    from scipy.stats import binomtest
     rows = _check(rows)
     decided = [c for *_, c in rows if c != "tie"]
     left = sum(c == "left" for c in decided)

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+# (scipy is imported where it is used: `python -m medeval` and the app's pages start without it)
 
 from medeval.core.errors import MedevalError
 from medeval.core.i18n import N_, _
@@ -82,6 +82,7 @@ def spearman_exact_p(x: Sequence[float], y: Sequence[float]) -> float:
     >>> spearman_exact_p([1, 2, 3, 4], [10, 20, 30, 40]) == 2 / 24
     True
     """
+    from scipy import stats
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = len(x)
     if n != len(y) or n > EXACT_MAX_N:
@@ -109,6 +110,7 @@ def correlation(x: Sequence[float], y: Sequence[float], method: str = "spearman"
     (:func:`spearman_exact_p`), else scipy's (Spearman: t approximation; Pearson: the exact test under
     bivariate normality; Kendall: exact without ties for small n, else normal approximation).
     """
+    from scipy import stats
     if method not in CI_RULE:
         raise MedevalError(f"method {method!r} must be spearman, pearson or kendall")
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+# (scipy is imported where it is used: `python -m medeval` and the app's pages start without it)
 
 from medeval.core.i18n import N_, _
 from medeval.stats.agreement.ratings import Estimate, RatingTable, _undefined
@@ -28,6 +28,7 @@ def icc(table: RatingTable) -> dict[str, Estimate]:
     ``missing``). For "several doctors, a random sample of doctors, rate the same
     items" use ICC2 (ICC2k only if the mean of the k doctors is the score used).
     """
+    from scipy import stats
     x = table.values
     keep = ~np.isnan(x).any(axis=1)
     dropped = int((~keep).sum())
