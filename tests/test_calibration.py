@@ -12,7 +12,8 @@ from sklearn.metrics import accuracy_score, cohen_kappa_score
 
 from medeval.accounts import auth
 from medeval.annotation import campaigns as cp
-from medeval.calibration.cutoffs import _candidates, calibrate, calibrate_rows, campaign_rows, consensus, read_graded
+from medeval.calibration.cutoffs import _candidates, calibrate, calibrate_rows, campaign_rows, consensus
+from medeval.calibration.graded_file import read_graded
 from medeval.store.db import connect
 from medeval.core.errors import MedevalError, PermissionDenied
 from medeval.engine.importer import import_files

@@ -430,7 +430,7 @@ def test_calibrate_rows_checks_n_boot_and_seed_itself():
     ("-0.1", "score -0.1 is outside the rouge1 range [0, 1]"),
 ])
 def test_read_graded_refuses_scores_outside_the_metric(tmp_path, score, says):
-    from medeval.calibration.cutoffs import read_graded
+    from medeval.calibration.graded_file import read_graded
 
     f = write(tmp_path / "g.csv", f"metric,aspect_type,score,tier\nrouge1,enumerated,0.5,1\nrouge1,enumerated,{score},0\n")
     with pytest.raises(InputError) as e:
@@ -439,7 +439,7 @@ def test_read_graded_refuses_scores_outside_the_metric(tmp_path, score, says):
 
 
 def test_read_graded_accepts_the_metric_range_and_uses_the_limits(scored, tmp_path):
-    from medeval.calibration.cutoffs import read_graded
+    from medeval.calibration.graded_file import read_graded
 
     ok = write(tmp_path / "ok.csv", "metric,aspect_type,score,tier\nrouge1,enumerated,0,0\nrouge1,enumerated,1,2\n"
                                     "cosine,enumerated,-1,0\n")

@@ -162,7 +162,9 @@ def test_the_environment_overrides_the_default_and_empty_means_unset(monkeypatch
 # ---------------------------------------------------------------- CLI options from the declarations
 
 def _commands(group=main, prefix=""):
-    for name, cmd in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # (the top level imports each command's module here)
+        cmd = group.get_command(ctx, name)
         if isinstance(cmd, click.Group):
             yield from _commands(cmd, f"{prefix}{name} ")
         else:

@@ -36,6 +36,7 @@ import numpy as np
 from medeval.annotation import adjudication as adj
 from medeval.core.errors import MedevalError
 from medeval.core.i18n import N_, _
+from medeval.engine import cosine_scorers
 from medeval.engine import thresholds as th
 from medeval.engine.registry import METRICS, get_metric
 
@@ -203,7 +204,7 @@ def calibrate(metric: str, aspect_type: str, scores, tiers, *, criterion: str = 
     if n_boot:
         g = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         vals, lows, highs = [], [], []
-        for _ in range(n_boot):
+        for _draw in range(n_boot):
             pick = g.integers(0, n, n)
             r = _optimise(scores[pick], tiers[pick], info.low, info.high, criterion)
             if r is not None:
@@ -264,57 +265,12 @@ def calibrate_rows(rows: list[dict], *, criterion: str = "kappa", n_boot: int = 
             for (metric, atype), (scores, tiers) in graded_examples(rows, consensus=consensus).items()]
 
 
-def read_graded(path) -> list[dict]:
-    """GRADED file rows (CSV/TSV/JSONL/JSON) with columns ``metric, aspect_type, score, tier`` and optional ``item``.
-
-    Read within the input limits (:func:`medeval.core.limits.read_table_limited`); a score must be a finite
-    number in its metric's range (:data:`medeval.engine.metrics.METRICS`), or the error names the file and row.
-    """
-    import math
-
-    from medeval.core.errors import InputError
-    from medeval.core.limits import read_table_limited
-
-    name = str(path)
-    columns, rows = read_table_limited(path)
-    need = ["metric", "aspect_type", "score", "tier"]
-    missing = [c for c in need if c not in columns]
-    if missing:
-        raise MedevalError(f"{name}: column {', '.join(missing)} missing (found: {', '.join(columns)}); "
-                           f"GRADED needs {', '.join(need)} and optionally item")
-    if not rows:
-        raise MedevalError(f"{name}: no rows")
-    out = []
-    for n, r in rows:
-        try:
-            info = METRICS[get_metric(str(r["metric"]).strip()).name]
-        except MedevalError as e:
-            raise MedevalError(f"{name}, row {n}: {e}")
-        raw = r["score"]
-        try:
-            if isinstance(raw, bool):  # JSON true/false is not a score
-                raise TypeError
-            score = float(raw)
-        except (TypeError, ValueError, OverflowError):
-            raise MedevalError(f"{name}, row {n}: score {raw!r} is not a number")
-        if not math.isfinite(score):
-            raise InputError(f"score {str(raw).strip()!r} is not a finite number", file=name, row=n,
-                             fix=f"give the {info.name} score as a number from {info.low:g} to {info.high:g}")
-        if not info.low <= score <= info.high:
-            raise InputError(f"score {score:g} is outside the {info.name} range [{info.low:g}, {info.high:g}]",
-                             file=name, row=n, fix="check the column: it holds the automated score of the item")
-        if str(r["tier"]).strip() not in ("0", "1", "2"):
-            raise MedevalError(f"{name}, row {n}: tier {r['tier']!r} must be 0, 1 or 2")
-        out.append({"metric": str(r["metric"]).strip(), "aspect_type": str(r["aspect_type"]).strip(),
-                    "score": score, "tier": int(str(r["tier"]).strip()), "item": str(r.get("item") or "").strip()})
-    return out
-
-
 def campaign_rows(db, campaign_id: int, *, version: int | None = None, consensus: str = "median") -> list[dict]:
     """Graded rows of a campaign for calibration: each annotator's latest tier with the item's scores.
 
     For a bucket campaign an item counts for the (metric, aspect type) it was sampled for; for a random
-    campaign it counts for every metric it has a score for (under the threshold set's scorers). With
+    campaign it counts for every metric it has a score for (under the threshold set's scorers; cosine: the one score
+    per response the set grades, :func:`medeval.engine.cosine_scorers.graded_scores`). With
     ``consensus`` "majority" or "adjudicated" each item has one row per metric instead, with its consensus
     tier by that method (:func:`medeval.annotation.adjudication.consensus`) and ``user`` None; "median" keeps one
     row per annotator (``user``: the annotator's id), combined by :func:`graded_examples` (or kept one per grade by
@@ -332,13 +288,13 @@ def campaign_rows(db, campaign_id: int, *, version: int | None = None, consensus
     rows = []
     for item, strata, rid, tier, user in graded:
         targets = {(s["metric"], s["aspect_type"]) for s in json.loads(strata) if "metric" in s}
-        for metric, scorer, score, atype in db.conn.execute(
-                "SELECT s.metric, s.scorer, s.score, k.aspect_type FROM scores s JOIN responses r ON "
-                "r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id WHERE s.response_id = ?", (rid,)):
+        # the scores the set grades: one cosine per response, the one its grading picks (none where two ids tie)
+        for _rid, metric, _scorer, score, atype in cosine_scorers.graded_scores(ts, db.conn.execute(
+                "SELECT s.response_id, s.metric, s.scorer, s.score, k.aspect_type FROM scores s JOIN responses r ON "
+                "r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id WHERE s.response_id = ?", (rid,))):
             if metric == "exact_match":
                 continue
-            ok = ts.grades(metric, scorer)
-            if ok and (not targets or (metric, atype) in targets):
+            if not targets or (metric, atype) in targets:
                 rows.append({"metric": metric, "aspect_type": atype, "score": score, "tier": tier, "item": str(item),
                              "user": user})
     return rows

@@ -27,6 +27,7 @@ from medeval.accounts.policy import authorize
 from medeval.calibration.cutoffs import CRITERIA, _criteria_grid
 from medeval.core.errors import MedevalError
 from medeval.core.i18n import _
+from medeval.engine import cosine_scorers
 from medeval.engine import thresholds as th
 from medeval.engine.registry import get_metric, report_metrics
 from medeval.engine.totals import summarise as _summarise
@@ -41,7 +42,8 @@ def strata() -> tuple[tuple[str, str], ...]:
 
 @dataclass
 class ScoreIndex:
-    """Sorted scores per (metric, aspect type, model) under one threshold set's scorers."""
+    """Sorted scores per (metric, aspect type, model) under one threshold set's scorers (cosine: one per response,
+    the one the set's grading picks, :func:`medeval.engine.thresholds.cosine_blockers`)."""
 
     version: int
     arrays: dict[tuple[str, str, str], np.ndarray]
@@ -52,26 +54,30 @@ class ScoreIndex:
     @classmethod
     def load(cls, db: sqlite_utils.Database, version: int | None = None) -> "ScoreIndex":
         ts = th.load(db, version) if version is not None else th.active(db)
-        cosine_scorers = [s for (s,) in db.conn.execute("SELECT DISTINCT scorer FROM scores WHERE metric = 'cosine'")
-                          if th.embedding_matches(ts.embedding_model, s)]
+        # the cosine scorers the set grades, each with the ids whose score on the same response takes precedence:
+        # one cosine score per response, the one grading picks (none where two ids tie); one id: no lookup at all
+        blockers = th.cosine_blockers(ts, [s for (s,) in db.conn.execute(
+            "SELECT DISTINCT scorer FROM scores WHERE metric = 'cosine'")])
         models = {mid: name for mid, name in db.conn.execute("SELECT id, name FROM models")}
         collect: dict[tuple[str, str, str], list] = defaultdict(list)
         exact: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         n, right = 0, th.reach_bound(1.0)  # an exact match (score 1) reaches the numeric cut-off
         for metric in (*report_metrics(), "exact_match"):
-            scorers = cosine_scorers if metric == "cosine" else [ts.scorer_for(metric)]
+            scorers = sorted(blockers) if metric == "cosine" else [ts.scorer_for(metric)]
             for scorer in scorers:
+                others = blockers[scorer] if metric == "cosine" else []
                 cur = db.conn.execute(
                     "SELECT r.model_id, k.aspect_type, s.score FROM scores s JOIN responses r ON r.id = s.response_id "
-                    "JOIN kb_entries k ON k.id = r.kb_id WHERE s.metric = ? AND s.scorer = ?", (metric, scorer))
+                    "JOIN kb_entries k ON k.id = r.kb_id WHERE s.metric = ? AND s.scorer = ?"
+                    + cosine_scorers.unblocked_sql(others), (metric, scorer, *others))
                 while rows := cur.fetchmany(200_000):
                     n += len(rows)
                     if metric == "exact_match":
-                        for mid, _, score in rows:
+                        for mid, _type, score in rows:
                             exact[models[mid]][int(score >= right)] += 1
                         continue
                     # group by (model, aspect type) with masks, not a Python loop over rows
-                    arr = np.array([(mid, score) for mid, _, score in rows], dtype=float)
+                    arr = np.array([(mid, score) for mid, _type, score in rows], dtype=float)
                     tcode = np.array([0 if t == "enumerated" else 1 if t == "declarative" else 2 for _, t, _ in rows])
                     for mid in np.unique(arr[:, 0]).astype(int):
                         for code, atype in ((0, "enumerated"), (1, "declarative")):

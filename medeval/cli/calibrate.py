@@ -45,7 +45,8 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, co
     GRADED has columns metric, aspect_type, score, tier (0/1/2) and optionally item (rows of one
     item, one per annotator, are combined into their consensus tier: --consensus).
     """
-    from medeval.calibration.cutoffs import calibrate_rows, campaign_rows, read_graded
+    from medeval.calibration.cutoffs import calibrate_rows, campaign_rows
+    from medeval.calibration.graded_file import read_graded
 
     if consensus == "lower-median":  # the calibration's own name for it (recorded in publications as "median")
         consensus = "median"

@@ -62,6 +62,7 @@ from medeval.accounts.policy import demo_actor
 from medeval.annotation import campaigns as cp
 from medeval.calibration import cutoffs as cal
 from medeval.demo.generate import DEMO_SEED
+from medeval.engine import cosine_scorers
 from medeval.engine import thresholds as th
 
 
@@ -146,13 +147,13 @@ def position(metric: str, aspect_type: str, score: float) -> float:
 
 
 def quality(db, response_id: int, ts: th.ThresholdSet) -> float:
-    """The mean tier position of a response over its metrics (under the scorers of ``ts``)."""
+    """The mean tier position of a response over its metrics (under the scorers of ``ts``: one cosine score)."""
     pos = []
-    for metric, scorer, score, atype in db.conn.execute(
-            "SELECT s.metric, s.scorer, s.score, k.aspect_type FROM scores s JOIN responses r ON r.id = s.response_id "
-            "JOIN kb_entries k ON k.id = r.kb_id WHERE s.response_id = ?", (response_id,)):
-        ok = ts.grades(metric, scorer)
-        if ok and (metric == "exact_match" or (metric, atype) in HIDDEN_CUTOFFS):
+    # the scores the set grades: one cosine, the one its grading picks (none where two ids tie)
+    for _rid, metric, _scorer, score, atype in cosine_scorers.graded_scores(ts, db.conn.execute(
+            "SELECT s.response_id, s.metric, s.scorer, s.score, k.aspect_type FROM scores s JOIN responses r "
+            "ON r.id = s.response_id JOIN kb_entries k ON k.id = r.kb_id WHERE s.response_id = ?", (response_id,))):
+        if metric == "exact_match" or (metric, atype) in HIDDEN_CUTOFFS:
             pos.append(position(metric, atype, score))
     return float(np.mean(pos)) if pos else 1.0
 

@@ -21,13 +21,18 @@ def embedding_matches(set_model: str, scorer: str) -> bool:
     """Does a cosine score's scorer id belong to the model a set was calibrated for?
 
     A local directory named like the set's model (``m3e-base`` for ``moka-ai/m3e-base``) matches. The ``+t2s``
-    suffix (texts converted from traditional to simplified Chinese before embedding) does not change the model.
+    suffix (texts converted from traditional to simplified Chinese before embedding) does not change the model, on
+    either side: a set may record the scorer id it was calibrated on, suffix and all (:func:`cosine_conversion`).
 
     >>> embedding_matches("moka-ai/m3e-base", "st:m3e-base:1a2b+t2s"), embedding_matches("x", "y+t2s")
     (True, False)
+    >>> embedding_matches("moka-ai/m3e-base+t2s", "moka-ai/m3e-base"), embedding_matches("x/y+t2s", "st:y:1a")
+    (True, True)
     """
     if scorer.endswith(T2S_SUFFIX):
         scorer = scorer[: -len(T2S_SUFFIX)]
+    if set_model.endswith(T2S_SUFFIX):
+        set_model = set_model[: -len(T2S_SUFFIX)]
     if scorer == set_model:
         return True
     base = set_model.rstrip("/").split("/")[-1]
@@ -86,6 +91,46 @@ def cosine_pick(ts, scorers) -> tuple[str | None, list[str]]:
     best = min(ranks.values())
     top = sorted(s for s, r in ranks.items() if r == best)
     return (top[0], []) if len(top) == 1 else (None, top)
+
+
+def graded_scores(ts, rows, *, response: int = 0, metric: int = 1, scorer: int = 2) -> list:
+    """Of score rows (tuples holding a response id, a metric and a scorer id at the positions given), the ones ``ts``
+    grades, in their order: a score of another metric under the scorer the set records (``ts.grades``), and per
+    response the one cosine score whose id :func:`cosine_pick` chooses among that response's cosine ids -- none
+    where two tie, as grading does. So a reader of raw scores (calibration rows, the sampling pool, t-tests) sees
+    each response once, with the score its grade comes from. A response's rows must all be among ``rows``.
+
+    >>> from medeval.engine.thresholds import ThresholdSet
+    >>> ts = ThresholdSet("t", {}, tokenizer="cjk-med-v2+t2s", embedding_model="moka-ai/m3e-base")
+    >>> rows = [(1, "cosine", "st:m3e-base:aa", 0.4), (1, "cosine", "st:m3e-base:aa+t2s", 0.6),
+    ...         (2, "cosine", "st:m3e-base:aa+t2s", 0.7), (2, "cosine", "st:m3e-base:bb+t2s", 0.2),
+    ...         (3, "cosine", "st:m3e-base:aa", 0.5), (3, "rouge1", "cjk-med-v2+t2s", 0.3)]
+    >>> [r[:3] for r in graded_scores(ts, rows)]  # 1: the +t2s score the set records; 2: two fingerprints tie
+    [(1, 'cosine', 'st:m3e-base:aa+t2s'), (3, 'cosine', 'st:m3e-base:aa'), (3, 'rouge1', 'cjk-med-v2+t2s')]
+    """
+    rows = rows if isinstance(rows, list) else list(rows)
+    pairs = {(r[metric], r[scorer]) for r in rows}
+    blockers = {s: set(o) for s, o in cosine_blockers(ts, {s for m, s in pairs if m == "cosine"}).items()}
+    kept = {(m, s) for m, s in pairs if (s in blockers if m == "cosine" else ts.grades(m, s))}
+    if not any(blockers.values()):  # one id of the set's model (the usual case): the scorer decides, row by row
+        return rows if kept == pairs else [r for r in rows if (r[metric], r[scorer]) in kept]
+    # two ids of the set's model: which ones each response holds decides
+    held: dict = {}
+    for r in rows:
+        if r[metric] == "cosine" and r[scorer] in blockers:
+            held.setdefault(r[response], set()).add(r[scorer])
+    return [r for r in rows if (r[metric], r[scorer]) in kept
+            and not (r[metric] == "cosine" and held[r[response]] & blockers[r[scorer]])]
+
+
+def unblocked_sql(others, alias: str = "s") -> str:
+    """The SQL condition (`` AND ...``; empty for none) that keeps a cosine score row ``alias`` only where its
+    response holds no cosine score by one of ``others`` -- its :func:`cosine_blockers`, so the row is the one
+    :func:`cosine_pick` chooses. Takes ``others`` as parameters, in that order."""
+    if not others:
+        return ""
+    return (f" AND NOT EXISTS (SELECT 1 FROM scores b WHERE b.response_id = {alias}.response_id AND "
+            f"b.metric = 'cosine' AND b.scorer IN ({','.join('?' * len(others))}))")
 
 
 def cosine_undetermined(db, ts) -> dict:

@@ -25,6 +25,7 @@ from scipy import stats
 from medeval.core import csvsafe
 from medeval.core.display import percent
 from medeval.core.i18n import _
+from medeval.engine import cosine_scorers
 from medeval.engine import thresholds as th
 from medeval.engine.registry import report_metrics
 from medeval.engine.scoring import severity_ranges_text
@@ -122,13 +123,12 @@ def build_report(db: sqlite_utils.Database, version: int | None = None, *,
                                name=repr(base))})
             continue
         scores: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-        q = ("SELECT m.name, k.aspect, s.metric, s.scorer, s.score FROM scores s JOIN responses r ON r.id = s.response_id "
-             "JOIN models m ON m.id = r.model_id JOIN kb_entries k ON k.id = r.kb_id WHERE m.name IN (?, ?)")
-        for model, aspect, metric, scorer, score in db.conn.execute(q, (med, base)):
-            if metric == "cosine" and not th.embedding_matches(ts.embedding_model, scorer):
-                continue
-            if metric != "cosine" and scorer != ts.scorer_for(metric):
-                continue
+        q = ("SELECT s.response_id, s.metric, s.scorer, s.score, m.name, k.aspect FROM scores s "
+             "JOIN responses r ON r.id = s.response_id JOIN models m ON m.id = r.model_id "
+             "JOIN kb_entries k ON k.id = r.kb_id WHERE m.name IN (?, ?)")
+        # the scores the set grades: one cosine per response, the one its grading picks (none where two ids tie)
+        for _rid, metric, _scorer, score, model, aspect in cosine_scorers.graded_scores(
+                ts, db.conn.execute(q, (med, base))):
             scores[(model, aspect, metric)].append(score)
         for a in aspects:
             for metric in (*report_metrics(), "exact_match"):

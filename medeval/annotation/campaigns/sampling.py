@@ -12,6 +12,7 @@ import sqlite_utils
 from medeval.core.errors import InputError, MedevalError
 from medeval.core.i18n import _
 from medeval.core.limits import ANNOTATORS_MAX, COUNT_MAX, check_number, check_seed
+from medeval.engine import cosine_scorers
 from medeval.engine import thresholds as th
 from medeval.engine.registry import METRICS, get_metric
 
@@ -110,14 +111,14 @@ def check_active_config(cfg: ActiveConfig) -> ActiveConfig:
 
 
 def stratum_pool(db: sqlite_utils.Database, ts, metric: str, aspect_type: str) -> list[tuple[int, float]]:
-    """(response id, score) of every response scored on ``metric`` of ``aspect_type`` under ``ts``'s scorers."""
+    """(response id, score) of every response scored on ``metric`` of ``aspect_type`` under ``ts``'s scorers: one
+    score per response (cosine: the one the set's grading picks; none where two ids tie,
+    :func:`medeval.engine.cosine_scorers.graded_scores`)."""
     rows = db.conn.execute(
-        "SELECT s.response_id, s.score, s.scorer FROM scores s JOIN responses r ON r.id = s.response_id "
+        "SELECT s.response_id, s.metric, s.scorer, s.score FROM scores s JOIN responses r ON r.id = s.response_id "
         "JOIN kb_entries k ON k.id = r.kb_id WHERE s.metric = ? AND k.aspect_type = ? ORDER BY s.response_id",
         (metric, aspect_type)).fetchall()
-    if metric == "cosine":
-        return [(rid, s) for rid, s, sc in rows if th.embedding_matches(ts.embedding_model, sc)]
-    return [(rid, s) for rid, s, sc in rows if sc == ts.scorer_for(metric)]
+    return [(rid, score) for rid, _m, _s, score in cosine_scorers.graded_scores(ts, rows)]
 
 
 def intervals(metric: str, width: float) -> list[tuple[float, float]]:
