@@ -537,6 +537,26 @@ def test_severity_ranges_and_roman_levels_are_recorded(db, tmp_path):
     assert severity_ranges_text(db) in build_report(db)["notes"][0]
 
 
+def test_each_import_batch_records_how_it_read_the_answers(db, tmp_path, monkeypatch):
+    """The Severity Level reading and the normalisation are applied at import: the batch keeps which were used, so
+    a later change of MEDEVAL_SEVERITY_READING (or of the tokenizer) says which rows were read the other way."""
+    import json
+
+    from medeval.engine.tokenize import TOKENIZER_BASE
+
+    write(tmp_path / "kb.csv", "disease,aspect,reference\n感冒,危重等级,1\n")
+    write(tmp_path / "a.csv", "model,disease,aspect,response\nA,感冒,Severity Level,48小时内休克，属于一级\n")
+    write(tmp_path / "b.csv", "model,disease,aspect,response\nB,感冒,Severity Level,48小时内休克，属于一级\n")
+    import_files(db, kb=tmp_path / "kb.csv", responses=tmp_path / "a.csv")
+    monkeypatch.setenv("MEDEVAL_SEVERITY_READING", "first-number")
+    import_files(db, responses=tmp_path / "b.csv")
+    batches = [json.loads(s)["read_with"] for (s,) in db.conn.execute("SELECT summary FROM import_batches ORDER BY id")]
+    assert batches == [{"severity_reading": "level-word", "normalisation": TOKENIZER_BASE},
+                       {"severity_reading": "first-number", "normalisation": TOKENIZER_BASE}]
+    read = dict(db.conn.execute("SELECT m.name, r.processed FROM responses r JOIN models m ON m.id = r.model_id"))
+    assert read == {"A": "1", "B": "48"}  # each as its batch says it was read
+
+
 def test_the_report_says_when_no_severity_answer_named_a_range(db):
     from medeval.engine.scoring import severity_ranges_text
 

@@ -32,6 +32,7 @@ from pathlib import Path
 import sqlite_utils
 
 from medeval.core.errors import InputError, MedevalError
+from medeval.core.settings import value as _setting
 from medeval.core.tables import Table
 from medeval.engine.import_plan import KbIndex, PairSet, duplicate_error
 from medeval.engine.import_read import (
@@ -42,6 +43,7 @@ from medeval.engine.import_read import (
     response_row,
 )
 from medeval.engine.postprocess import process
+from medeval.engine.tokenize import TOKENIZER_BASE
 from medeval.store import aside
 from medeval.store.db import job_lock, transaction, write_failure
 
@@ -297,7 +299,7 @@ def _write(db, plan: _Plan, summary: ImportSummary, chunk_rows: int, table: Tabl
                 batch = conn.execute(
                     "INSERT INTO import_batches (state, started_at, finished_at, first_kb_id, first_response_id, "
                     "summary) VALUES ('done', ?, ?, ?, ?, ?)", (started, _now(), first_kb, first_resp, json.dumps(
-                        {"files": files, **asdict(summary)}, ensure_ascii=False))).lastrowid
+                        {"files": files, **asdict(summary), "read_with": read_with()}, ensure_ascii=False))).lastrowid
                 conn.execute(f"INSERT INTO kb_entries ({_ASIDE['kb_entries']}, batch) SELECT *, {batch} "
                              "FROM aside.kb_entries ORDER BY id")
                 conn.executemany("INSERT INTO models (id, name, backbone, kind) VALUES (?, ?, ?, ?)", plan.models_new)
@@ -341,6 +343,12 @@ def _discard_abandoned(db) -> None:
         except sqlite3.Error as e:
             raise MedevalError(f"cannot remove the rows of an interrupted import: {write_failure(e)} and run the "
                                "import again; nothing was imported") from e
+
+
+def read_with() -> dict:
+    """How this import read its answers, kept with its batch: the stored texts and levels follow these rules, so a
+    later change of setting or of normalisation leaves them as they were read (``import_batches.summary``)."""
+    return {"severity_reading": _setting("MEDEVAL_SEVERITY_READING"), "normalisation": TOKENIZER_BASE}
 
 
 def _now() -> str:
