@@ -44,8 +44,9 @@ def compact(*, boxes: dict[str, str] | None = None, wrap_buttons: tuple[str, ...
            "[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] {gap: 0.5rem;}",
            "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] p {margin-bottom: 0;}",
            # Streamlit pulls a caption's box up by the 1rem its paragraph's margin had: with that margin gone, the
-           # line below was drawn over a caption's last line
-           "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] {margin-bottom: 0;}"]
+           # element below was drawn over a caption's last line. Half a rem (the gap) ends the caption's box at its
+           # text: the next element starts right below it, and a reading box keeps all but the gap of its room
+           "[data-testid='stMainBlockContainer'] [data-testid='stCaptionContainer'] {margin-bottom: -0.5rem;}"]
     css += [_box_css(prefix, height) for prefix, height in (boxes or {}).items()]
     for prefix in wrap_buttons:
         sel = f'[class*="st-key-{prefix}"] button'
