@@ -41,6 +41,7 @@ from medeval.engine.cosine_scorers import (  # noqa: F401 (the cosine choice, im
     cosine_scorers_in_order,
     cosine_undetermined,
     embedding_matches,
+    unblocked_sql,
 )
 from medeval.engine.cutoff_rule import DECIMALS, canonical, canonical_array, reach_bound, reaches  # noqa: F401
 from medeval.engine.threshold_files import read_json, threshold_cutoffs
@@ -329,8 +330,7 @@ def grade_db_in_tx(db: sqlite_utils.Database, version: int, *, after: int = 0, u
         for scorer in scorers:
             # a cosine score is graded only where no closer or equally close scorer scored the response too
             others = blockers.get(scorer, []) if metric == "cosine" else []
-            not_blocked = (f" AND NOT EXISTS (SELECT 1 FROM scores s2 WHERE s2.response_id = s.response_id AND "
-                           f"s2.metric = s.metric AND s2.scorer IN ({','.join('?' * len(others))}))" if others else "")
+            not_blocked = unblocked_sql(others)
             conn.execute(
                 "INSERT OR IGNORE INTO grades (response_id, metric, version, scorer, tier) "
                 "SELECT s.response_id, s.metric, ?, s.scorer, "

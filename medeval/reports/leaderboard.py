@@ -137,8 +137,7 @@ def live_tier_counts(db: sqlite_utils.Database, version: int) -> dict[tuple[str,
         blockers = th.cosine_blockers(ts, found) if metric == "cosine" else {}
         for scorer in order:
             earlier = blockers.get(scorer, [])
-            not_before = (f" AND NOT EXISTS (SELECT 1 FROM scores s2 WHERE s2.response_id = s.response_id AND "
-                          f"s2.metric = s.metric AND s2.scorer IN ({','.join('?' * len(earlier))}))" if earlier else "")
+            not_before = th.unblocked_sql(earlier)
             q = (f"SELECT m.name, k.aspect, {tier_sql}, count(*) FROM scores s JOIN responses r ON r.id = s.response_id "
                  "JOIN kb_entries k ON k.id = r.kb_id JOIN models m ON m.id = r.model_id "
                  f"WHERE s.metric = ? AND s.scorer = ? AND k.aspect_type IN ({','.join('?' * len(cuts))}){not_before} "
