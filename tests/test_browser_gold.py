@@ -5,6 +5,7 @@ Fixtures and helpers: tests/test_browser.py."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -55,8 +56,16 @@ def app(tmp_path_factory):
 
 
 def structure(page: Page) -> tuple[list[str], list[str]]:
-    """The screen's test ids and element keys, an item's screen key and other numbers replaced."""
-    s = page.evaluate(STRUCTURE_JS)
+    """The screen's test ids and element keys, an item's screen key and other numbers replaced, once two readings
+    two frames and 150 ms apart agree (a rerun's elements arrive one by one; a loaded machine draws them slowly)."""
+    last, deadline = None, time.monotonic() + 10
+    while True:
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        s = page.evaluate(STRUCTURE_JS)
+        if s == last or time.monotonic() > deadline:
+            break
+        last = s
+        page.wait_for_timeout(150)
     # an item's screen key (k + 12 hex digits, per annotator and item) as KEY, other numbers as N
     return s["ids"], sorted(re.sub(r"\d+", "N", re.sub(r"(?<=_)k[0-9a-f]{12}(?=_|$)", "KEY", k)) for k in s["keys"])
 
