@@ -167,7 +167,7 @@ def test_report_files_hold_the_computed_numbers(graded, tmp_path):
     paths = rep.write_report(s, tmp_path / "out", pdf=rep.chromium_path() is not None)
     page = paths["html"].read_text()
     assert 'src="https://cdn.plot.ly' not in page and "<script src=" not in page  # nothing loaded from outside
-    assert page.count("plotly.js v") == 1  # plotly.js inlined exactly once: works offline
+    assert page.count("plotly.js (basic - minified) v") == 1  # plotly.js inlined exactly once: works offline
     alpha = next(p["estimate"] for p in s["panel"] if p["key"] == "alpha")
     assert f"{alpha['value']:.3f}" in page and html.escape(s["methods"]) in page
     assert json.loads(paths["json"].read_text())["panel"] == json.loads(json.dumps(s["panel"]))

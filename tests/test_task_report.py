@@ -83,7 +83,7 @@ def _rubric(db, *, name="rubric report", criteria=None):
 
 def _offline(page: str) -> None:
     assert "<script src=" not in page and not re.search(r"src=[\"']https?://", page)
-    assert page.count("plotly.js v") == 1  # inlined exactly once, in the first figure
+    assert page.count("plotly.js (basic - minified) v") == 1  # inlined exactly once, before the first figure
 
 
 def test_rubric_report_states_the_campaigns_numbers_and_every_section(tdb):

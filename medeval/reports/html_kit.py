@@ -1,7 +1,10 @@
 """What the offline reports share: the page shell and its print CSS, escaped tables, figures, CSV, the PDF.
 
 Every report (agreement, task results, leaderboard) is one self-contained HTML file that works offline:
-plotly.js is inlined in the first figure of the page only (:class:`Figures`), every later figure uses it.
+plotly.js is inlined once, before the first figure of the page (:class:`Figures`), and every figure uses it. It is
+the smallest bundle that draws the reports' charts, plotly.js's "basic" one (bar, pie, scatter: 1.2 MB, where the
+whole plotly.js is 4.8 MB; ``assets/README.md`` says where it comes from); a heat map is drawn with bars
+(:func:`drawable`), and a page with a figure of another type (a task type's own) carries the whole plotly.js.
 The PDF is that file printed by headless Chromium (Debian's ``chromium``; nothing is downloaded).
 
 Everything that comes from a file, a form or a user -- campaign, model, aspect, annotator and rubric
@@ -122,22 +125,88 @@ def _num_class(v) -> str:
     return ' class="long"' if v is not None and _LONG_TOKEN.search(cell(v)) else ""
 
 
+ASSETS = Path(__file__).with_name("assets")
+BASIC_BUNDLE = ASSETS / "plotly-basic.min.js"  # plotly.js-basic-dist-min, the version plotly (Python) writes for
+BASIC_TRACES = frozenset({"bar", "pie", "scatter"})  # the trace types it draws
+# where the first figure's plotly.js goes: :func:`page` puts the bundle the page's figures need there (a comment
+# no text of the page can hold: every text is escaped, ``<`` included)
+_BUNDLE_SLOT = "<!--medeval:plotly.js-->"
+
+
+def _bundle(full: bool) -> str:
+    """plotly.js as the page's script: the basic bundle, or the whole plotly.js the plotly package carries (read
+    from its file each time: a millisecond)."""
+    if full:
+        from plotly.offline import get_plotlyjs
+
+        js = get_plotlyjs()
+    else:
+        js = BASIC_BUNDLE.read_text(encoding="utf-8")
+    return f"<script>window.PlotlyConfig = {{MathJaxConfig: 'local'}};</script><script>{js}</script>"
+
+
+def drawable(fig):
+    """``fig`` as the basic bundle draws it: a figure that is one heat map (the leaderboard's models x aspects)
+    becomes one bar per cell, coloured on the heat map's scale, with its colour bar, axes, ticks and hover text;
+    any other figure is returned as it is."""
+    import plotly.graph_objects as go
+
+    if len(fig.data) != 1 or fig.data[0].type != "heatmap" or fig.data[0].z is None:
+        return fig
+    h = fig.data[0]
+    z = [list(row) if isinstance(row, (list, tuple)) or hasattr(row, "tolist") else [row] for row in h.z]
+    n_x = max((len(row) for row in z), default=0)
+    xs = list(h.x) if h.x is not None else list(range(n_x))
+    ys = list(h.y) if h.y is not None else list(range(len(z)))
+    hover = h.hovertemplate or "%{y} · %{x}: %{z}<extra></extra>"  # the cell's x, y and value: its customdata
+    for axis, n in (("x", 0), ("y", 1), ("z", 2)):
+        hover = hover.replace("%{" + axis, f"%{{customdata[{n}]")
+    out = go.Figure(layout=fig.layout)
+    for i, row in enumerate(z):
+        cells = [(j, v) for j, v in enumerate(row) if v is not None and v == v]  # (a missing cell stays empty)
+        out.add_trace(go.Bar(
+            x=[j for j, _v in cells], y=[1] * len(cells), base=i - 0.5, width=1, orientation="v",
+            marker=dict(color=[v for _j, v in cells], coloraxis="coloraxis", line=dict(width=0)),
+            customdata=[[xs[j] if j < len(xs) else j, ys[i] if i < len(ys) else i, v] for j, v in cells],
+            hovertemplate=hover, name=str(ys[i]) if i < len(ys) else str(i), showlegend=False))
+    out.update_layout(barmode="overlay", bargap=0, coloraxis=dict(
+        colorscale=h.colorscale, cmin=h.zmin, cmax=h.zmax, colorbar=h.colorbar.to_plotly_json(),
+        reversescale=h.reversescale, showscale=h.showscale))
+    out.update_xaxes(tickmode="array", tickvals=list(range(n_x)), ticktext=[str(x) for x in xs],
+                     range=[-0.5, n_x - 0.5], showgrid=False, zeroline=False)
+    out.update_yaxes(tickmode="array", tickvals=list(range(len(z))), ticktext=[str(y) for y in ys],
+                     range=[-0.5, len(z) - 0.5], showgrid=False, zeroline=False)
+    return out
+
+
 class Figures:
-    """Embeds Plotly figures in document order: plotly.js goes inline in the first one only (offline, once)."""
+    """Embeds Plotly figures in document order; plotly.js goes inline before the first one only (offline, once),
+    the basic bundle unless a figure has a trace type it lacks (:func:`page` puts it there)."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.full = False  # a figure needs the whole plotly.js
 
     def __call__(self, fig, name: str = "") -> str:
-        out = fig.to_html(full_html=False, include_plotlyjs=(self.count == 0), config=PLOT_CONFIG)
+        fig = drawable(fig)
+        self.full = self.full or not {t.type or "scatter" for t in fig.data} <= BASIC_TRACES
+        out = fig.to_html(full_html=False, include_plotlyjs=False, config=PLOT_CONFIG)
+        slot = _BUNDLE_SLOT if self.count == 0 else ""
         self.count += 1
         attr = f' data-figure="{esc(name)}"' if name else ""
-        return f'<div class="figure"{attr}>{out}</div>'
+        return f'{slot}<div class="figure"{attr}>{out}</div>'
+
+    def script(self) -> str:
+        """The page's plotly.js (``<script>`` elements), or nothing when no figure was embedded."""
+        return _bundle(self.full) if self.count else ""
 
 
-def page(title: str, body: str, *, css: str = "") -> str:
-    """The whole page: ``title`` is escaped here; ``body`` is HTML built with :func:`esc` and :func:`table`. Its
-    ``lang`` is the current language's, so Chromium draws Chinese with the Simplified Chinese CJK font."""
+def page(title: str, body: str, *, css: str = "", figures: Figures | None = None) -> str:
+    """The whole page: ``title`` is escaped here; ``body`` is HTML built with :func:`esc` and :func:`table`, its
+    figures embedded by ``figures`` (which puts plotly.js before the first). Its ``lang`` is the current
+    language's, so Chromium draws Chinese with the Simplified Chinese CJK font."""
+    if figures is not None and figures.count:
+        body = body.replace(_BUNDLE_SLOT, figures.script(), 1)
     return f"""<!doctype html>
 <html lang="{i18n.current()}"><head><meta charset="utf-8">
 <title>{esc(title)}</title>
@@ -226,15 +295,32 @@ def chromium_path() -> str | None:
     return None
 
 
+# Chromium as a printer: no GPU, no extensions, no background requests, the GPU and network services in the
+# browser's process (fewer processes to start: the PDF is most of a zip's time)
+PRINT_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--in-process-gpu", "--disable-software-rasterizer",
+               "--disable-dev-shm-usage", "--disable-extensions", "--disable-background-networking",
+               "--disable-component-update", "--disable-breakpad", "--no-first-run",
+               "--enable-features=NetworkServiceInProcess", "--run-all-compositor-stages-before-draw",
+               "--virtual-time-budget=10000", "--no-pdf-header-footer")
+_DEBIAN_CHROMIUM = Path("/usr/lib/chromium/chromium")  # what Debian's /usr/bin/chromium, a shell script, starts
+
+
+def _executable(exe: str) -> str:
+    """The browser itself: Debian's launcher script reads its settings files and runs a few commands first."""
+    try:
+        script = Path(exe).read_bytes()[:2] == b"#!"
+    except OSError:
+        script = False
+    return str(_DEBIAN_CHROMIUM) if script and _DEBIAN_CHROMIUM.is_file() else exe
+
+
 def print_pdf(html_path: Path, pdf_path: Path, *, timeout: float = 120) -> None:
     """Print an HTML file to PDF with headless Chromium (Debian's ``chromium``)."""
     exe = chromium_path()
     if exe is None:
         raise MedevalError("the PDF needs Chromium: run `bash scripts/install-browser.sh` (apt-get install chromium)")
     with tempfile.TemporaryDirectory() as profile:
-        r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                            "--run-all-compositor-stages-before-draw", "--virtual-time-budget=10000",
-                            "--no-pdf-header-footer", f"--user-data-dir={profile}",
+        r = subprocess.run([_executable(exe), *PRINT_FLAGS, f"--user-data-dir={profile}",
                             f"--print-to-pdf={pdf_path}", Path(html_path).resolve().as_uri()],
                            capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     if r.returncode != 0 or not Path(pdf_path).exists() or Path(pdf_path).stat().st_size == 0:

@@ -371,7 +371,7 @@ def render_html(data: dict) -> str:
               f"<h2>{esc(_('Provenance of the cut-offs'))}</h2>",
               kit.table(prov := provenance_rows(ts.get("provenance") or {}),
                         [("field", _("field")), ("value", _("value"))] if prov else None)]
-    return kit.page(title, "\n".join(parts))
+    return kit.page(title, "\n".join(parts), figures=embed)
 
 
 def write_report(data: dict, out_dir: str | Path, *, pdf: bool = True, language: str | None = None) -> dict[str, Path]:

@@ -121,7 +121,7 @@ def render_html(r: dict, *, computed_at: str | None = None) -> str:
                   _table(flag_rows(r), ["item", "source", "annotator", "note", "at"])]
     parts += [f"<h2>{esc(_('Configuration (reproducible from the seed)'))}</h2>",
               _table(config_rows(r), ["setting", "value"])]
-    return kit.page(title, "\n".join(parts))
+    return kit.page(title, "\n".join(parts), figures=embed)
 
 
 def _columns(rows: list[dict]) -> list[tuple[str, str]]:
