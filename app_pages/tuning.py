@@ -91,7 +91,8 @@ def cut_off_intervals(metric_: str, atype_: str, scores_: np.ndarray, tiers_: np
     per grades (the arrays), so moving the slider stays fast."""
     c = (designs.calibrate_smooth(metric_, atype_, scores_, tiers_, grades=grades_) if smooth_ else
          cal.calibrate(metric_, atype_, scores_, tiers_, criterion=criterion_, n_boot=200, rng=0))
-    return {"cut_offs": c.cut_offs, "low": c.bootstrap.get("low_ci95"), "high": c.bootstrap.get("high_ci95")}
+    return {"cut_offs": c.cut_offs, "low": c.bootstrap.get("low_ci95"), "high": c.bootstrap.get("high_ci95"),
+            "undetermined": c.bootstrap.get("undetermined") or {}}
 
 
 if smooth:
@@ -102,7 +103,13 @@ else:  # an active campaign's own criterion (accuracy by default), never the pag
 
 bands = cut_off_intervals(metric, atype, scores, tiers, criterion, smooth, grades) if len(scores) >= 3 else None
 if smooth and bands and bands["cut_offs"]:
-    optimum = cal.Calibration(metric, atype, bands["cut_offs"], "smooth", None, len(scores))
+    # a boundary the grades leave undetermined (a tier nobody used) keeps the active set's cut-off, said so
+    suggested = tuning.with_kept(bands["cut_offs"], act.cutoffs.get(key), (float(info.low), float(info.high)))
+    optimum = cal.Calibration(metric, atype, suggested, "smooth", None, len(scores))
+    for which, why in bands["undetermined"].items():
+        st.info(_("The grades leave the {which} undetermined ({why}): the suggestion keeps the active set's, "
+                  "{value}, and so would a publication from this campaign.").format(
+            which=_(CUT_NAMES[which]), why=tuning.boundary_reason(why), value=f"{suggested[which == 'high']:.3f}"))
 
 slider_key = f"cut_{metric}_{atype}"
 if key not in act.cutoffs:  # e.g. a plugin metric before its first calibration
@@ -217,18 +224,22 @@ def _agreement_before_publishing(mine: dict) -> str:
 
 
 def _publish(changes: dict, name: str) -> None:
-    source = {}
+    source, design = {}, {}
     try:
         if cid is not None:
+            from medeval.calibration.rounds import design_provenance
+
             with ui.db() as d:
                 source = cal.campaign_source(d, cid)
+                # an active campaign's design and rounds (each stratum's items per round: `calibrate --publish`)
+                design = {k: v for k, v in (design_provenance(d, cid) or {}).items() if k != "items_per_round"}
         with ui.db() as d:
             v = cal.publish_set(d, changes, name=name, actor=user,
                                 provenance={"method": "tuned by hand on the tuning page", "source": source,
                                             **({"consensus": consensus} if cid is not None else {}),
                                             **({"estimator": f"{designs.method_name(by_id[cid]['config'])} "
                                                              "(suggested; published as tuned by hand)"}
-                                               if is_active else {})})
+                                               if is_active else {}), **design})
             tuning.discard_draft(d, user)
     except MedevalError as e:
         st.session_state["publish_err"] = str(e)
@@ -278,8 +289,8 @@ def tuner() -> None:
         jitter = np.random.default_rng(0).uniform(-0.12, 0.12, len(scores))
         fig.add_trace(go.Scatter(x=scores, y=tiers + jitter, mode="markers", marker=dict(size=7, opacity=0.6),
                                  name=_("graded examples"), hovertemplate=_("score %{x:.3f}") + "<extra></extra>"))
-    if bands and bands["low"] and bands["high"]:
-        for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
+    for which, colour in (("low", "#d33a2c"), ("high", "#2c6fd3")):
+        if bands and bands[which]:  # an undetermined cut-off has no interval: only the other is shaded
             fig.add_vrect(x0=bands[which][0], x1=bands[which][1], fillcolor=colour, opacity=0.12, line_width=0,
                           layer="below")
     for x, which in ((lo, "low"), (hi, "high")):
@@ -408,7 +419,8 @@ def curves_figure(f: dict, title: str) -> go.Figure:
         if ci:
             fig.add_vrect(x0=ci[0], x1=ci[1], fillcolor=colour, opacity=0.15, line_width=0, layer="below")
     for x, (_boundary, colour) in zip(f["cut_offs"] or (), CURVES):
-        fig.add_vline(x=x, line_color=colour, line_dash="dash")
+        if x is not None:  # an undetermined cut-off has no line
+            fig.add_vline(x=x, line_color=colour, line_dash="dash")
     fig.update_layout(height=250, template="plotly_white", showlegend=False, margin=dict(l=40, r=10, t=32, b=36),
                       title=dict(text=title, font=dict(size=13), x=0, xanchor="left"),
                       xaxis=dict(range=[m_info.low, m_info.high],
@@ -423,7 +435,8 @@ def _fit_text(f: dict) -> str:
     if not cut:
         return _("{n} graded, no cut-offs yet").format(n=f["n_graded"])
     return _("{n} graded: {cut_offs}").format(n=f["n_graded"], cut_offs=", ".join(
-        f"{x:.3f}" + (f" ({c[0]:.3f}–{c[1]:.3f})" if c else "") for x, c in zip(cut, ci)))
+        (f"{x:.3f}" + (f" ({c[0]:.3f}–{c[1]:.3f})" if c else "")) if x is not None else _("undetermined")
+        for x, c in zip(cut, ci)))
 
 
 def curves_section(status: dict) -> None:

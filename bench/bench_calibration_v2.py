@@ -19,9 +19,9 @@ replications, with its standard error), at N items graded (each by the 3-clinici
 
 * ``paper``: interval sampling (N/10 items per 0.1-wide score interval; an interval with too few items gives
   what it has and the rest is spread over the others) + the accuracy-maximising search, N = 100, 300, 600, 1200;
-* ``smooth/interval``: the same samples, the smooth estimator (:func:`medeval.calibration.fit_cutoffs`) fitted, as
-  the product fits it, to every clinician's grade with an offset per clinician (``--fit each``, the default), or to
-  the consensus tier of each item (``--fit consensus``: :func:`medeval.calibration.smooth_cutoffs`);
+* ``smooth/interval``: the same samples, the smooth estimator (:func:`medeval.calibration.smooth_cutoffs`) on every
+  clinician's grade with its item (``--fit each``, the default) or on the consensus tier of each item (``--fit
+  consensus``); since calibration v3 both are the same fit (it takes each item's lower median itself);
 * ``smooth/adaptive``: :func:`medeval.calibration.propose_items` in rounds of ``--round`` items from nothing
   graded, the smooth estimator, N = 50, 100, 150, 200, 300.
 
@@ -45,7 +45,7 @@ from scipy.optimize import brentq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from medeval.calibration import fit_cutoffs, propose_items  # noqa: E402
+from medeval.calibration import propose_items, smooth_cutoffs  # noqa: E402
 from medeval.calibration.estimators import accuracy_cutoffs  # noqa: E402
 
 PAPER_N = (100, 300, 600, 1200)
@@ -136,13 +136,13 @@ def _error(est, truth) -> float:
 
 def _smooth(scores, tiers, grades=None):
     """The smooth estimate, and whether it failed (crossed: the fitted values; not fitted: the range's middle).
-    ``grades`` ([items, clinicians]): fit every clinician's grade with an offset each, as the product does."""
+    ``grades`` ([items, clinicians]): every clinician's grade, combined per item by the estimator itself."""
     if grades is not None:
         k = grades.shape[1]
-        fit = fit_cutoffs(np.repeat(scores, k), grades.ravel(), clinicians=np.tile(np.arange(k), len(scores)),
-                          ci=False)
+        fit = smooth_cutoffs(np.repeat(scores, k), grades.ravel(), items=np.repeat(np.arange(len(scores)), k),
+                             ci=False)
     else:
-        fit = fit_cutoffs(scores, tiers, ci=False)
+        fit = smooth_cutoffs(scores, tiers, ci=False)
     cuts = [b.cutoff if b.cutoff is not None else 0.5 for b in (fit.low, fit.high)]
     return cuts, fit.low.status != "ok" or fit.high.status != "ok"
 
@@ -180,7 +180,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="3 replications per cell: a smoke run of the script")
     ap.add_argument("--fit", choices=("each", "consensus"), default="each",
-                    help="what the smooth estimator fits: each clinician's grade with an offset each (the product's, "
+                    help="what the smooth estimator is given: each clinician's grade with its item (the product's, "
                          "default) or the consensus tier per item")
     a = ap.parse_args()
     if a.quick:

@@ -10,7 +10,7 @@ import pytest
 from medeval.accounts import auth
 from medeval.annotation.campaigns import assignment
 from medeval.annotation.campaigns.sampling import stratum_pool
-from medeval.calibration import active, designs, rounds
+from medeval.calibration import active, designs, rounds, tuning
 from medeval.calibration import cutoffs as cal
 from medeval.core.errors import MedevalError
 from medeval.engine import thresholds as th
@@ -119,22 +119,23 @@ def test_the_next_round_of_an_adaptive_campaign_is_what_propose_items_picks(pool
         assert _round_items(db, cid, 2) == sorted(pool_rids[picked].tolist())
 
 
-def test_the_smooth_estimate_of_a_round_is_fit_cutoffs_on_each_clinicians_grade(pool_db):
-    """Items graded by several clinicians: the smooth estimator fits every grade with an offset per clinician (issue
-    24: each clinician's grade met the bar in all nine cells, the consensus tiers in eight)."""
-    from medeval.calibration import fit_cutoffs
+def test_the_smooth_estimate_of_a_round_is_smooth_cutoffs_on_every_grade(pool_db):
+    """Items graded by several clinicians: the round's estimate is :func:`smooth_cutoffs` on every grade, which
+    combines each item's grades into their lower median -- the same fit as on the consensus tiers."""
+    from medeval.calibration import smooth_cutoffs
 
     with connect(pool_db) as db:
         res = auth.get_user(db, "res")
         cid = assignment.create_active_campaign(db, "smooth", _cfg(per_interval=5), DOCS, actor=res)
         _grade_everything(db, cid, noise=0.25)
         s = rounds.round_status(db, cid, actor=res)["strata"][0]
-        (g_scores, g_tiers, who), = rounds.graded_grades(db, cid).values()
+        (g_scores, g_tiers, items), = rounds.graded_grades(db, cid).values()
         (_, scores, _tiers), = rounds.graded_items(db, cid).values()
-        assert len(set(who.tolist())) > 1 and len(g_scores) > len(scores)  # several clinicians, a grade each
-        fit = fit_cutoffs(g_scores, g_tiers, clinicians=who, ci=True)
-        consensus_fit = fit_cutoffs(scores, _tiers, ci=True)
-        assert list(fit.cutoffs()) != pytest.approx(list(consensus_fit.cutoffs()), abs=1e-9)
+        assert len(set(items.tolist())) == len(scores) < len(g_scores)  # several grades an item
+        fit = smooth_cutoffs(g_scores, g_tiers, items=items, ci=True)
+        consensus_fit = smooth_cutoffs(scores, _tiers, ci=True)
+        assert fit.cutoffs() == pytest.approx(consensus_fit.cutoffs(), abs=1e-12)
+        assert fit.grades_per_item > 1 and consensus_fit.grades_per_item == 1
         assert s["cut_offs"] == pytest.approx(list(fit.cutoffs()))
         assert s["low_ci95"] == pytest.approx(list(fit.low.ci), abs=1e-6)
         assert s["widths"][1] == pytest.approx(fit.high.ci[1] - fit.high.ci[0], abs=2e-6)
@@ -193,7 +194,7 @@ def test_the_published_set_and_the_methods_paragraph_name_the_estimator(pool_db,
     p = ts.provenance
     assert p["estimator"] == ("smooth" if estimator == "smooth" else "accuracy search")
     assert ("psychometric curve" in p["method"]) == (estimator == "smooth")
-    assert p.get("estimator_version") == ("smooth-logistic-lapse-v1" if estimator == "smooth" else None)
+    assert p.get("estimator_version") == ("smooth-logistic-lapse-v3" if estimator == "smooth" else None)
     text = provenance_text({"provenance": p, "embedding_model": ts.embedding_model})
     assert named in text and f"campaign #{cid}" in text
 
@@ -355,13 +356,16 @@ def test_the_suggested_cut_offs_of_an_accuracy_campaign_use_its_criterion_not_th
 
 
 def test_cli_calibrate_uses_an_active_campaigns_estimator_and_publishes_it(pool_db):
+    from medeval.calibration import smooth_cutoffs
+
     with connect(pool_db) as db:
         res = auth.get_user(db, "res")
         cid = assignment.create_active_campaign(db, "cli smooth", _cfg(per_interval=5), DOCS, actor=res)
         _grade_everything(db, cid, noise=0.25)
         rows = cal.campaign_rows(db, cid)
         [(scores, tiers)] = cal.graded_examples(rows).values()
-        [grades] = designs.graded_grades(rows).values()  # each clinician's grade: the smooth estimator fits these
+        [grades] = designs.graded_grades(rows).values()  # every grade: smooth_cutoffs combines an item's grades
+        n_items = rounds.round_status(db, cid, actor=res)["strata"][0]["items"]
     out = invoke("calibrate", "--campaign", cid, "--publish", "v2 from the CLI").output
     assert "published threshold set v" in out
     [r] = json.loads(out[out.index("["):])  # the JSON after the message on stderr
@@ -372,6 +376,15 @@ def test_cli_calibrate_uses_an_active_campaigns_estimator_and_publishes_it(pool_
     with connect(pool_db) as db:
         p = th.active(db).provenance
     assert p["estimator"] == "smooth" and p["source"]["campaign"] == cid and p["strata"][0]["criterion"] == "smooth"
+    # the published cut-offs are smooth_cutoffs on the same grades, and the provenance says what it was fitted to,
+    # by which design, in how many rounds of which sizes
+    fit = smooth_cutoffs(*grades[:2], items=grades[2])
+    with connect(pool_db) as db:
+        assert th.active(db).cutoffs[("rouge1", "enumerated")] == pytest.approx(fit.cutoffs(), abs=1e-9)
+    assert p["strata"][0]["fitted_to"] == {"items": fit.n_items, "grades_per_item": round(fit.grades_per_item, 2)}
+    assert (p["design"], p["design_version"], p["rounds"], p["round_size"]) == ("adaptive", "adaptive-psi-v2", 1, 20)
+    assert p["strata"][0]["items_per_round"] == [n_items]
+    assert "consensus tier per item" in p["method"] and "adaptive design" in p["method"]
     [s] = json.loads(invoke("calibrate", "--campaign", cid, "--estimator", "search", "--n-boot", "0").output)
     assert s["criterion"] == "kappa"  # asked for: the paper's search with the default criterion
     md = invoke("calibrate", "--campaign", cid, "--format", "md").output
@@ -407,11 +420,11 @@ def test_tune_cut_offs_on_an_active_campaign_with_nothing_graded_yet(pool_db, es
     assert any("does not calibrate BLEU-1 / enumerated" in c for c in captions()) and not at.exception
 
 
-def test_the_smooth_estimator_fits_each_grade_only_when_several_clinicians_gave_them():
-    """One clinician (or no annotator named): the consensus tiers, as before; several: every grade with an offset per
-    clinician -- and ``calibrate_rows`` takes the grades only under the median consensus (majority and adjudicated
-    rows are one per item: the chosen consensus is what is fitted)."""
-    from medeval.calibration import fit_cutoffs
+def test_the_smooth_estimator_fits_the_lower_median_of_each_items_grades():
+    """Every grade (with its item) or one consensus tier per item: the same fit, the cut-offs of the panel's lower
+    median -- and ``calibrate_rows`` takes the grades only under the median consensus (majority and adjudicated rows
+    are one per item: the chosen consensus is what is fitted)."""
+    from medeval.calibration import smooth_cutoffs
 
     g = np.random.default_rng(4)
     scores = np.sort(g.uniform(0, 1, 60))
@@ -419,18 +432,14 @@ def test_the_smooth_estimator_fits_each_grade_only_when_several_clinicians_gave_
     grades3 = np.clip(np.rint(2 * (scores[:, None] + lenient[None, :] - 0.3) / 0.4 + g.normal(0, 0.3, (60, 3))),
                       0, 2).astype(int)
     consensus = np.sort(grades3, axis=1)[:, 1]
-    each = (np.repeat(scores, 3), grades3.ravel(), np.tile(np.array(["a", "b", "c"]), 60))
-    one = (scores, consensus, np.array(["a"] * 60))
-    assert designs.by_clinician(each) and not designs.by_clinician(one) and not designs.by_clinician(None)
+    each = (np.repeat(scores, 3), grades3.ravel(), np.repeat(np.arange(60), 3).astype(str))
 
     by_consensus = designs.estimate("rouge1", scores, consensus, {"estimator": "smooth"}, rng=0)
-    assert by_consensus.cut_offs == pytest.approx(fit_cutoffs(scores, consensus, ci=False).cutoffs())
-    assert designs.estimate("rouge1", scores, consensus, {"estimator": "smooth"}, rng=0, grades=one).cut_offs \
-        == pytest.approx(by_consensus.cut_offs)
+    assert by_consensus.cut_offs == pytest.approx(smooth_cutoffs(scores, consensus, ci=False).cutoffs())
     by_grade = designs.estimate("rouge1", scores, consensus, {"estimator": "smooth"}, rng=0, grades=each)
-    assert by_grade.cut_offs == pytest.approx(fit_cutoffs(*each[:2], clinicians=each[2], ci=False).cutoffs())
-    assert by_grade.cut_offs != pytest.approx(by_consensus.cut_offs, abs=1e-9)
-    assert by_grade.n == 60  # items, not grades
+    assert by_grade.cut_offs == pytest.approx(smooth_cutoffs(*each[:2], items=each[2], ci=False).cutoffs())
+    assert by_grade.cut_offs == pytest.approx(by_consensus.cut_offs, abs=1e-12)
+    assert by_grade.fit.grades_per_item == 3 and by_grade.n == 60  # items, not grades
     # the accuracy search uses the consensus whatever grades are given
     acc = designs.estimate("rouge1", scores, consensus, {"estimator": "accuracy"}, rng=0, grades=each, n_boot=0)
     assert acc.cut_offs == designs.estimate("rouge1", scores, consensus, {"estimator": "accuracy"}, rng=0,
@@ -440,5 +449,93 @@ def test_the_smooth_estimator_fits_each_grade_only_when_several_clinicians_gave_
              "user": u} for i, (s, ts) in enumerate(zip(scores, grades3)) for t, u in zip(ts, (1, 2, 3))]
     [median] = designs.calibrate_rows(rows, estimator="smooth", rng=0)
     assert median.cut_offs == pytest.approx(by_grade.cut_offs)
+    assert median.bootstrap["fitted_to"] == {"items": 60, "grades_per_item": 3.0}
     [majority] = designs.calibrate_rows(rows, estimator="smooth", rng=0, consensus="majority")
-    assert majority.cut_offs != pytest.approx(by_grade.cut_offs, abs=1e-9)
+    by_majority = np.array([cal.CONSENSUS["majority"](list(ts)) for ts in grades3])
+    assert majority.cut_offs == pytest.approx(smooth_cutoffs(scores, by_majority, ci=False).cutoffs())
+    assert majority.bootstrap["fitted_to"] == {"items": 60, "grades_per_item": 1.0}
+
+
+def test_a_boundary_the_grades_leave_undetermined_keeps_the_base_sets_cut_off_and_says_so(pool_db):
+    """Clinicians who used only Completely Wrong and Partially Correct: the CW|PC cut-off is fitted and published,
+    the PC|BC one is kept from the base set -- in the calibration, the provenance and on publishing."""
+    g = np.random.default_rng(12)
+    scores = g.uniform(0, 0.8, 120)
+    tiers = (scores + g.normal(0, 0.04, 120) >= 0.35).astype(int)
+    c = designs.calibrate_smooth("rouge1", "enumerated", scores, tiers)
+    assert c.cut_offs[1] is None and c.cut_offs[0] == pytest.approx(0.35, abs=0.03)
+    assert c.bootstrap["undetermined"] == {"high": "none-reach"} and c.undefined_reason is None
+    assert c.bootstrap["high_ci95"] is None and c.bootstrap["low_ci95"][0] < c.cut_offs[0]
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        base = th.active(db)
+        kept = base.cutoffs[("rouge1", "enumerated")]
+        version = cal.publish(db, [c], name="two tiers", actor=res)
+        new = th.load(db, version)
+        assert new.cutoffs[("rouge1", "enumerated")] == pytest.approx((c.cut_offs[0], kept[1]), abs=1e-9)
+        p = new.provenance
+        assert p["strata"][0]["undetermined"] == {"high": "none-reach"}
+        assert p["kept_from_base_cutoffs"] == [f"rouge1/enumerated high cut-off {kept[1]:g}"]
+        # said in words, in both languages (a report's provenance table)
+        from medeval.core import i18n
+        from medeval.reports.leaderboard_report import provenance_rows
+        from tests.i18n_support import english_words
+
+        rows = {r["field"]: r["value"] for r in provenance_rows(p)}
+        assert f"ROUGE-1 / enumerated: high cut-off {kept[1]:g}" in rows["cut-offs kept from the base set"]
+        assert "undetermined by the grades: high cut-off: no graded item reaches that tier" in \
+            rows["stratum ROUGE-1 / enumerated"]
+        with i18n.language("zh-CN"):
+            zh = provenance_rows(p)
+        ids = {"ROUGE", "rouge1", "smooth", "medeval", "calibration", "smooth_cutoffs", "smooth-logistic-lapse-v"}
+        assert not english_words([f"{r['field']} {r['value']}" for r in zh], ids)  # names and ids only
+        # a kept cut-off that the estimated one would cross is refused, nothing stored
+        late = cal.Calibration("rouge1", "enumerated", (kept[1] + 0.01, None), "smooth", None, 50)
+        before = db.conn.execute("SELECT count(*) FROM threshold_sets").fetchone()
+        with pytest.raises(MedevalError, match="kept from the base set"):
+            cal.publish(db, [late], name="crossing", actor=res)
+        assert db.conn.execute("SELECT count(*) FROM threshold_sets").fetchone() == before
+    assert tuning.with_kept((0.3, None), kept, (0.0, 1.0)) == (0.3, kept[1])
+    assert tuning.with_kept((None, 0.2), (0.25, 0.6), (0.0, 1.0)) == (0.2, 0.2)
+    assert tuning.boundary_reason("none-reach") == "no graded item reaches that tier"
+
+
+@pytest.mark.slow  # AppTest runs the whole Tune cut-offs page
+def test_tune_cut_offs_says_which_cut_off_the_grades_leave_undetermined(pool_db):
+    """Clinicians who never graded Basically Correct: the page suggests the fitted low cut-off, keeps the active set's
+    high one, and says so; only the determined cut-off's interval is shaded."""
+    from streamlit.testing.v1 import AppTest
+
+    from medeval.annotation import campaigns as cp
+    from tests.conftest import ROOT
+    from tests.test_active_rounds import _tier
+    from webui.page import TEST_TOKEN_KEY
+
+    with connect(pool_db) as db:
+        res = auth.get_user(db, "res")
+        cid = assignment.create_active_campaign(db, "两级 two tiers", _cfg(per_interval=5), DOCS, actor=res)
+        for d in DOCS:
+            user = auth.get_user(db, d)
+            while (item := cp.next_item(db, user, cid)) is not None:
+                rid = db.conn.execute("SELECT response_id FROM campaign_items WHERE id = ?", (item,)).fetchone()[0]
+                score = db.conn.execute("SELECT score FROM scores WHERE response_id = ?", (rid,)).fetchone()[0]
+                cp.submit_grade(db, user, item, tier=min(_tier(score, rid, d, 0.2), 1), client_token=f"2t:{item}:{d}")
+        kept_high = th.active(db).cutoffs[("rouge1", "enumerated")][1]
+        token = auth.create_session(db, auth.authenticate(db, "res", PW))
+        (_, scores, tiers), = rounds.graded_items(db, cid).values()
+    want = designs.calibrate_smooth("rouge1", "enumerated", scores, tiers)
+    assert want.cut_offs[1] is None and want.cut_offs[0] is not None
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.session_state[TEST_TOKEN_KEY] = token
+    at.switch_page("app_pages/tuning.py").run()
+    at.selectbox(key="tune_campaign").set_value(cid).run()
+    at.selectbox(key="tune_metric").set_value("rouge1").run()
+    assert not at.exception
+    compare = next(d.value for d in at.dataframe if "cut-offs" in d.value.columns)
+    row = compare[compare["cut-offs"] == "suggested optimum"].iloc[0]
+    assert (row["low"], row["high"]) == pytest.approx((want.cut_offs[0], kept_high))
+    assert any("leave the high cut-off undetermined (no graded item reaches that tier)" in i.value and
+               f"{kept_high:.3f}" in i.value for i in at.info)
+    [scatter] = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "tune_scatter" in str(c.proto.id)]
+    shaded = [s for s in scatter["layout"].get("shapes", []) if s.get("type") == "rect"]
+    assert len(shaded) == 1 and shaded[0]["x0"] <= want.cut_offs[0] <= shaded[0]["x1"]

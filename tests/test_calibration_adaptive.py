@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from medeval.calibration import fit_cutoffs, propose_items
+from medeval.calibration import propose_items, smooth_cutoffs
 from medeval.core.errors import MedevalError
 
 TRUE = (0.3, 0.7)
@@ -83,7 +83,7 @@ def test_rounds_find_the_cutoffs_from_a_wrong_start():
     rng = np.random.default_rng(9)
     while len(graded) < 200:
         graded = np.concatenate([graded, propose_items(scores, graded, tiers[graded], 25, rng)])
-    fit = fit_cutoffs(scores[graded], tiers[graded])
+    fit = smooth_cutoffs(scores[graded], tiers[graded])
     assert fit.low.cutoff == pytest.approx(TRUE[0], abs=0.025)
     assert fit.high.cutoff == pytest.approx(TRUE[1], abs=0.025)
 
@@ -104,7 +104,9 @@ def test_small_pools_and_ties():
     (dict(graded_idx=[1, 2], graded_tiers=[0]), "differ in length"),
     (dict(graded_idx=[1, 2], graded_tiers=[0, 5]), "0, 1 or 2"),
     (dict(m=0), "at least one item"),
-    (dict(m=2.5), "at least one item"),
+    (dict(m=2.5), "whole number; got 2.5"),
+    (dict(m="3"), "whole number"),
+    (dict(graded_idx=[1.5, 2], graded_tiers=[0, 1]), "whole pool positions; got 1.5"),
     (dict(random_share=1.5), "share between 0 and 1"),
     (dict(pool=[0.1, float("nan"), 0.3]), "missing"),
     (dict(pool=[0.1, 1.3, 0.3]), r"\[0, 1\]"),

@@ -3,11 +3,11 @@
 smooth cut-off estimator, the adaptive design, the estimators by name).
 
 Layer rules: see the docstring of ``medeval``. This ``__init__`` re-exports the pure v2 API from its own
-modules (``from medeval.calibration import fit_cutoffs``); the modules never import the package."""
+modules (``from medeval.calibration import smooth_cutoffs``); the modules never import the package."""
 
 from medeval.calibration.adaptive import propose_items
 from medeval.calibration.estimators import ESTIMATORS, estimator_names, get_estimator
-from medeval.calibration.smooth import BoundaryFit, SmoothFit, fit_cutoffs, smooth_cutoffs
+from medeval.calibration.smooth import BoundaryFit, SmoothFit, smooth_cutoffs
 
-__all__ = ["BoundaryFit", "ESTIMATORS", "SmoothFit", "estimator_names", "fit_cutoffs", "get_estimator",
-           "propose_items", "smooth_cutoffs"]
+__all__ = ["BoundaryFit", "ESTIMATORS", "SmoothFit", "estimator_names", "get_estimator", "propose_items",
+           "smooth_cutoffs"]

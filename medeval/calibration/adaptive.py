@@ -125,7 +125,12 @@ def propose_items(pool_scores, graded_idx, graded_tiers, m: int, rng, *, random_
     both may be empty. Fewer than ``m`` come back only when fewer are left ungraded.
     """
     pool, _, _ = check_inputs(pool_scores, np.zeros(len(np.asarray(pool_scores).ravel()), dtype=int))
-    graded = np.asarray(graded_idx, dtype=int).ravel() if len(np.asarray(graded_idx).ravel()) else np.zeros(0, int)
+    raw = np.asarray(graded_idx).ravel()
+    if len(raw) and not (np.issubdtype(raw.dtype, np.integer) or (np.issubdtype(raw.dtype, np.floating)
+                                                                  and np.all(np.mod(raw, 1) == 0))):
+        raise MedevalError(f"graded_idx must be whole pool positions; got {float(raw[np.mod(raw, 1) != 0][0])!r}"
+                           if np.issubdtype(raw.dtype, np.floating) else "graded_idx must be whole pool positions")
+    graded = raw.astype(int) if len(raw) else np.zeros(0, int)
     gt = np.asarray(graded_tiers).ravel()
     if len(gt) != len(graded):
         raise MedevalError(f"graded_idx and graded_tiers differ in length ({len(graded)} and {len(gt)})")
@@ -134,8 +139,10 @@ def propose_items(pool_scores, graded_idx, graded_tiers, m: int, rng, *, random_
     if len(np.unique(graded)) != len(graded):
         raise MedevalError("graded_idx names an item twice: give one consensus tier per graded item")
     _, tiers, _ = check_inputs(pool[graded], gt)
-    if int(m) != m or m < 1:
-        raise MedevalError("a round needs at least one item (m >= 1)")
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer, float, np.floating)) or int(m) != m:
+        raise MedevalError(f"m, the items in a round, must be a whole number; got {m!r}")
+    if m < 1:
+        raise MedevalError(f"a round needs at least one item (m >= 1); got {m!r}")
     if not 0 <= random_share <= 1:
         raise MedevalError("random_share is a share between 0 and 1")
     g = _rng(rng)

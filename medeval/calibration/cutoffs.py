@@ -319,20 +319,20 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
         raise MedevalError(_("nothing to publish: no cut-offs given"))
     if not (name or "").strip():
         raise MedevalError(_("give the new threshold set a name"))
-    for (m, t), (lo, hi) in changes.items():
-        info = METRICS[get_metric(m).name]
-        if not (info.low <= lo <= hi <= info.high):
-            raise MedevalError(_("cut-offs for {metric} / {aspect_type} must satisfy {low} <= low <= high <= {high}; "
-                                 "got {lo}, {hi}").format(metric=m, aspect_type=t, low=info.low, high=info.high,
-                                                          lo=lo, hi=hi))
     who = actor.username if actor else "cli"
     with th.one_job(db):
         with transaction(db):  # stored building: readers see nothing of it until the flip
             base = th.load(db, base_version) if base_version is not None else th.active(db)
+            filled = _with_base(changes, base)
+            # a boundary the grades left undetermined keeps the base set's cut-off: said so, with its value
+            kept_cut = sorted(f"{m}/{t} {'low' if v[0] is None else 'high'} cut-off {filled[(m, t)][v[0] is not None]:g}"
+                              for (m, t), v in changes.items() if None in v)
+            changes = filled
             cutoffs = dict(base.cutoffs)
             cutoffs.update({k: (th.canonical(v[0]), th.canonical(v[1])) for k, v in changes.items()})
             prov = {"calibrated": True, "base_version": base.version, **(provenance or {}),
-                    "kept_from_base": sorted(f"{m}/{t}" for (m, t) in cutoffs if (m, t) not in changes)}
+                    "kept_from_base": sorted(f"{m}/{t}" for (m, t) in cutoffs if (m, t) not in changes),
+                    **({"kept_from_base_cutoffs": kept_cut} if kept_cut else {})}
             ts = th.ThresholdSet(name=name.strip(), cutoffs=cutoffs, tokenizer=base.tokenizer,
                                  embedding_model=base.embedding_model, provenance=prov, created_by=who,
                                  created_at=th._now())
@@ -343,13 +343,41 @@ def publish_set(db, changes: dict[tuple[str, str], tuple[float, float]], *, name
     return version
 
 
+def _with_base(changes: dict, base) -> dict:
+    """``changes`` with an undetermined cut-off (None: the grades did not determine that boundary) taken from the
+    ``base`` set, every pair checked against its metric's range and order."""
+    out = {}
+    for (m, t), (lo, hi) in changes.items():
+        info = METRICS[get_metric(m).name]
+        kept = base.cutoffs.get((get_metric(m).name, t))
+        if (lo is None or hi is None) and kept is None:
+            raise MedevalError(_("{metric} / {aspect_type}: one cut-off is undetermined by the grades and the base set "
+                                 "has none to keep; grade items on both sides of it").format(metric=m, aspect_type=t))
+        lo_, hi_ = (kept[0] if lo is None else lo), (kept[1] if hi is None else hi)
+        if not (info.low <= lo_ <= hi_ <= info.high):
+            if lo is None or hi is None:
+                raise MedevalError(_(
+                    "{metric} / {aspect_type}: the {which} kept from the base set ({kept}) does not fit the "
+                    "estimated one ({est}); grade items on both sides of the undetermined one, or set it on Tune "
+                    "cut-offs").format(metric=m, aspect_type=t, which=_("low cut-off") if lo is None else
+                                       _("high cut-off"),
+                                       kept=lo_ if lo is None else hi_, est=hi_ if lo is None else lo_))
+            raise MedevalError(_("cut-offs for {metric} / {aspect_type} must satisfy {low} <= low <= high <= {high}; "
+                                 "got {lo}, {hi}").format(metric=m, aspect_type=t, low=info.low, high=info.high,
+                                                          lo=lo, hi=hi))
+        out[(m, t)] = (lo_, hi_)
+    return out
+
+
 def publish(db, results: list[Calibration], *, name: str, actor=None, base_version: int | None = None,
-            source: dict | None = None, consensus: str = "median") -> int:
+            source: dict | None = None, consensus: str = "median", design: dict | None = None) -> int:
     """Publish calibrated cut-offs (see :func:`publish_set`); strata not calibrated keep the base set's.
 
     The provenance records the estimator (``smooth``, or the search and its criterion), the source (e.g. the
-    campaign, its items and annotators), the consensus method the expert tiers came from and each stratum's
-    criterion, value, n and bootstrap spread.
+    campaign, its items and annotators), the consensus method the expert tiers came from, the design and its rounds
+    (``design``: :func:`medeval.calibration.rounds.design_provenance`, for an active campaign) and each stratum's
+    criterion, value, n and spread or interval; the smooth estimator's also what it was fitted to, its notes and a
+    boundary it left undetermined (kept from the base set).
     """
     from medeval.calibration.estimator_text import estimator_provenance
     adj.check_method(consensus)
@@ -360,8 +388,20 @@ def publish(db, results: list[Calibration], *, name: str, actor=None, base_versi
                   "consensus": consensus, "strata": [
                       {"metric": c.metric, "aspect_type": c.aspect_type, "criterion": c.criterion, "value": c.value,
                        "n": c.n, "value_ci95": c.bootstrap.get("value_ci95"), "low_ci95": c.bootstrap.get("low_ci95"),
-                       "high_ci95": c.bootstrap.get("high_ci95"), "stable_share": c.bootstrap.get("stable_share")}
+                       "high_ci95": c.bootstrap.get("high_ci95"), "stable_share": c.bootstrap.get("stable_share"),
+                       **{k: c.bootstrap[k] for k in ("fitted_to", "at_range_end", "joined", "undetermined")
+                          if c.bootstrap.get(k)}}
                       for c in calibrated]}
+    if design:  # how the items were drawn: named in the method too, and each stratum's rounds
+        from medeval.calibration.estimator_text import DESIGN_TEXT
+
+        per_round = design.get("items_per_round") or {}
+        provenance.update({k: v for k, v in design.items() if k != "items_per_round"})
+        if design.get("design") in DESIGN_TEXT:
+            provenance["method"] = "; ".join([provenance["method"], DESIGN_TEXT[design["design"]]])
+        for st in provenance["strata"]:
+            if (st["metric"], st["aspect_type"]) in per_round:
+                st["items_per_round"] = per_round[(st["metric"], st["aspect_type"])]
     return publish_set(db, {(c.metric, c.aspect_type): c.cut_offs for c in calibrated}, name=name, actor=actor,
                        base_version=base_version, provenance=provenance)
 

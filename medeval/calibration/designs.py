@@ -4,10 +4,10 @@ Each ``active_calibration`` campaign records both in its config (:data:`medeval.
 ACTIVE_ESTIMATORS`, ``ACTIVE_DESIGNS``); a config stored before they were recorded keeps the behaviour it was made
 with (the accuracy search and the bootstrap-kernel rounds: ``LEGACY_ESTIMATOR``, ``LEGACY_DESIGN``).
 
-* estimator ``smooth``: :func:`medeval.calibration.fit_cutoffs` -- a psychometric curve of P(tier >= k | score) per
-  boundary, each cut-off where its curve crosses 0.5, with a 95% interval; fitted to every clinician's grade with
-  an offset per clinician when the items' grades come from several (the average clinician's cut-offs), else to the
-  consensus tiers; ``accuracy``: the paper's exhaustive
+* estimator ``smooth``: :func:`medeval.calibration.smooth_cutoffs` -- a psychometric curve of P(consensus tier >= k |
+  score) per boundary, each cut-off where its curve crosses 0.5, with a 95% interval; fitted to one consensus tier
+  per item (given every grade with its item, it takes each item's lower median itself); a boundary the grades leave
+  undetermined is None while the other is kept; ``accuracy``: the paper's exhaustive
   search (:func:`medeval.calibration.active.spread`, maximising the campaign's criterion) with its bootstrap
   percentile intervals.
 * design ``adaptive``: :func:`medeval.calibration.propose_items` (where a grade most narrows the two cut-offs, a
@@ -93,6 +93,12 @@ class Estimate:
     def ci95(self, which: str) -> tuple[float, float] | None:
         return self.cis[0] if which == "low" else self.cis[1]
 
+    def undetermined(self) -> tuple[str, ...]:
+        """The boundaries (``low``, ``high``) the grades leave undetermined while the other is estimated."""
+        if self.cut_offs is None:
+            return ()
+        return tuple(w for w, c in zip(("low", "high"), self.cut_offs) if c is None)
+
     def widths(self) -> tuple[float, float] | None:
         lo, hi = self.cis
         if lo is None or hi is None:
@@ -100,33 +106,26 @@ class Estimate:
         return lo[1] - lo[0], hi[1] - hi[0]
 
 
-def by_clinician(grades) -> bool:
-    """Whether ``grades`` (scores, tiers, annotators: one entry per grade) come from several clinicians -- then the
-    smooth estimator fits each grade, with an offset per clinician, instead of one consensus tier per item."""
-    return grades is not None and len(grades[0]) > 0 and len(set(np.asarray(grades[2]).tolist())) > 1
-
-
 def _smooth(metric: str, scores: np.ndarray, tiers: np.ndarray, rng, grades=None) -> Estimate:
-    """The smooth fit. With ``grades`` from several clinicians (:func:`by_clinician`) it fits every grade with an
-    offset per clinician -- the cut-offs are the average clinician's; in bench_calibration_each_grade.py this met
-    issue 24's bar in all nine cells where the consensus tiers met it in eight -- else the consensus tiers."""
-    from medeval.calibration.smooth import fit_cutoffs
+    """The smooth estimator, :func:`medeval.calibration.smooth_cutoffs`: on ``grades`` (every grade's score, tier
+    and item) when given -- it combines each item's grades into their lower median -- else on the consensus
+    tiers. A boundary the grades leave undetermined (a tier never used, too few items) is None in ``cut_offs``
+    while the other is kept; its status and reason are in ``fit``."""
+    from medeval.calibration.smooth import smooth_cutoffs
 
     n = len(scores)
-    if n < 3 or len(set(tiers.tolist())) < 2:
-        return Estimate("smooth", None, (None, None), n)
-    if by_clinician(grades):
-        g_scores, g_tiers, who = grades
-        fit = fit_cutoffs(to_unit(metric, g_scores), np.asarray(g_tiers, dtype=int), clinicians=who, ci=True, rng=rng)
+    if grades is not None and len(grades[0]):
+        g_scores, g_tiers, g_items = grades
+        fit = smooth_cutoffs(to_unit(metric, g_scores), np.asarray(g_tiers, dtype=int), items=g_items, ci=True)
     else:
-        fit = fit_cutoffs(to_unit(metric, scores), tiers, ci=True, rng=rng)
-    cuts = fit.cutoffs()  # each None unless its boundary fitted ("ok"); crossed cut-offs are not cut-offs
-    if any(c is None for c in cuts):
+        fit = smooth_cutoffs(to_unit(metric, scores), tiers, ci=True)
+    cuts = fit.cutoffs()
+    if all(c is None for c in cuts):
         return Estimate("smooth", None, (None, None), n, fit=fit)
-    # a cut-off (or an interval's end) beyond the metric's range grades as the range's end does: clipped to it
-    cis = tuple(None if b.ci is None or not np.all(np.isfinite(b.ci))
-                else (_clip(metric, b.ci[0]), _clip(metric, b.ci[1])) for b in (fit.low, fit.high))
-    return Estimate("smooth", (_clip(metric, cuts[0]), _clip(metric, cuts[1])), cis, n, fit=fit)
+    # an interval is within the score range; mapped back onto the metric's
+    cis = tuple(None if b.ci is None or c is None else (_clip(metric, b.ci[0]), _clip(metric, b.ci[1]))
+                for b, c in zip((fit.low, fit.high), cuts))
+    return Estimate("smooth", tuple(None if c is None else _clip(metric, c) for c in cuts), cis, n, fit=fit)
 
 
 def _clip(metric: str, u: float) -> float:
@@ -136,8 +135,8 @@ def _clip(metric: str, u: float) -> float:
 
 def estimate(metric: str, scores, tiers, cfg: dict, *, rng, n_boot: int = 200, grades=None) -> Estimate:
     """The campaign's estimator on (score, consensus tier) pairs: cut-offs, 95% intervals, the fit or the bootstrap.
-    ``grades``: the same items' grades one by one (scores, tiers, annotators), which the smooth estimator fits when
-    they come from several clinicians (:func:`_smooth`); the search uses the consensus tiers."""
+    ``grades``: the same items' grades one by one (scores, tiers, items), which the smooth estimator combines into
+    each item's lower median itself (:func:`_smooth`); the search uses the consensus tiers."""
     scores = np.asarray(scores, dtype=float)
     tiers = np.asarray(tiers, dtype=int)
     if estimator_of(cfg) == "smooth":
@@ -202,37 +201,48 @@ def curves(metric: str, est: Estimate) -> list[dict] | None:
 
 def calibrate_smooth(metric: str, aspect_type: str, scores, tiers, *, rng=0, grades=None):
     """The smooth estimator as a :class:`medeval.calibration.cutoffs.Calibration` (criterion ``smooth``, no criterion
-    ``value`` since nothing is maximised): its cut-offs, the three criteria (``also``) and the confusion at them, its 95% intervals as ``bootstrap``'s ``low_ci95`` /
-    ``high_ci95`` (profile likelihood, not a bootstrap: ``interval`` says so), or the reason it is undefined."""
+    ``value`` since nothing is maximised): its cut-offs, the three criteria (``also``) and the confusion at them, and
+    in ``bootstrap`` its 95% intervals (``low_ci95`` / ``high_ci95``: profile likelihood, not a bootstrap --
+    ``interval`` says so), what it was fitted to (``fitted_to``: items, grades per item), the boundaries whose
+    cut-off is the score range's end (``at_range_end``), whether two crossed fits were joined into one cut-off
+    (``joined``), and a boundary the grades leave undetermined (``undetermined``: low/high -> why, a code of
+    :meth:`medeval.calibration.smooth.BoundaryFit.undetermined`; its cut-off is None in ``cut_offs`` and a
+    publication keeps the base set's, saying so); or the reason it is undefined."""
     from medeval.calibration.cutoffs import Calibration
     from medeval.calibration.tuning import against_experts
 
     scores = np.asarray(scores, dtype=float)
     tiers = np.asarray(tiers, dtype=int)
     est = _smooth(metric, scores, tiers, rng, grades)
+    fit = est.fit
     if est.cut_offs is None:
-        why = (f"{len(scores)} graded items; the smooth estimator needs at least 3 and two tiers" if est.fit is None
-               else "; ".join(f"{b.boundary}: {b.reason or b.status}" for b in (est.fit.low, est.fit.high)
-                              if b.status != "ok"))
+        why = "; ".join(f"{b.boundary}: {b.reason or b.status}" for b in (fit.low, fit.high) if b.status != "ok")
         return Calibration(metric, aspect_type, None, "smooth", None, len(scores), undefined_reason=why)
+    boot = {"interval": "profile likelihood", "low_ci95": list(est.cis[0]) if est.cis[0] else None,
+            "high_ci95": list(est.cis[1]) if est.cis[1] else None,
+            "fitted_to": {"items": fit.n_items, "grades_per_item": round(fit.grades_per_item, 2)},
+            "at_range_end": [b.boundary for b in (fit.low, fit.high) if b.at_end] or None,
+            "joined": fit.joined or None,
+            "undetermined": {w: b.undetermined() for w, b in zip(("low", "high"), (fit.low, fit.high))
+                             if b.status != "ok"} or None}
+    if est.undetermined():
+        return Calibration(metric, aspect_type, est.cut_offs, "smooth", None, len(scores), None, {}, boot)
     ag = against_experts(scores, tiers, *est.cut_offs)
     also = {"kappa": ag.kappa, "accuracy": ag.accuracy, "spearman": ag.spearman}
-    boot = {"interval": "profile likelihood", "low_ci95": list(est.cis[0]) if est.cis[0] else None,
-            "high_ci95": list(est.cis[1]) if est.cis[1] else None}
     return Calibration(metric, aspect_type, est.cut_offs, "smooth", None, len(scores), ag.confusion, also, boot)
 
 
-
 def graded_grades(rows: list[dict]) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per (metric, aspect type): every grade's score, tier and annotator, from long rows that name their
-    annotator (``user``; rows without one -- a consensus row, a file without annotators -- are left out). What the
-    smooth estimator fits when an item's grades come from several clinicians (one offset each)."""
+    """Per (metric, aspect type): every grade's score, tier and item, from long rows that name their annotator
+    (``user``; rows without one -- a consensus row, a file without annotators -- are left out). What
+    :func:`medeval.calibration.smooth_cutoffs` is given (``items=``): it combines each item's grades itself."""
     groups: dict[tuple[str, str], list] = defaultdict(list)
-    for r in rows:
+    for n, r in enumerate(rows):
         if r.get("user") is None:
             continue
-        groups[(get_metric(r["metric"]).name, r["aspect_type"])].append((float(r["score"]), int(r["tier"]),
-                                                                          str(r["user"])))
+        item = r.get("item")  # a row without one is an item of its own, as cutoffs.graded_examples counts it
+        groups[(get_metric(r["metric"]).name, r["aspect_type"])].append(
+            (float(r["score"]), int(r["tier"]), str(item) if item not in (None, "") else f"row{n}"))
     return {key: (np.array([g[0] for g in grades], dtype=float), np.array([g[1] for g in grades], dtype=int),
                   np.array([g[2] for g in grades]))
             for key, grades in sorted(groups.items())}
@@ -254,7 +264,8 @@ def calibrate_rows(rows: list[dict], *, estimator: str, criterion: str = "kappa"
                                   n_boot=n_boot, rng=rng, consensus=consensus)
     if rng is not None and not isinstance(rng, np.random.Generator):
         rng = check_seed(rng, what="seed")
-    # each clinician's grade where the rows name them (a campaign's, with the median consensus); else the consensus
+    # each grade where the rows name their annotators (a campaign's, with the median consensus): smooth_cutoffs
+    # combines an item's grades into their lower median itself; else the consensus tiers as given
     grades = graded_grades(rows) if consensus == "median" else {}
     return [calibrate_smooth(metric, atype, scores, tiers, rng=rng, grades=grades.get((metric, atype)))
             for (metric, atype), (scores, tiers) in cal.graded_examples(rows, consensus=consensus).items()]

@@ -8,10 +8,12 @@ from medeval.core.i18n import N_
 
 # English, as provenances and reports record them (marked: a page shows _() of them)
 ESTIMATOR_TEXT = {
-    "smooth": N_("smooth cut-off estimator: a psychometric curve of P(tier ≥ k | score) per boundary with a lapse "
-                 "rate, fitted to every clinician's grade with an offset per clinician when items have grades from "
-                 "several (else to the consensus tiers), each cut-off where the average clinician's curve crosses "
-                 "0.5, 95% interval from the fit (medeval.calibration.smooth)"),
+    "smooth": N_("smooth cut-off estimator (medeval.calibration.smooth_cutoffs): a psychometric curve of "
+                 "P(consensus tier ≥ k | score) per boundary with a lapse rate and a slope on each side, fitted to one "
+                 "consensus tier per item (the lower median of the item's grades) and refitted locally around its "
+                 "crossing, each cut-off where the curve crosses 0.5 (the score range's end when it crosses beyond "
+                 "it), 95% profile-likelihood intervals, and a boundary the grades leave undetermined keeps the base "
+                 "set's cut-off"),
     "accuracy": N_("the paper's exhaustive cut-off search (medeval.calibration.cutoffs), the pair that maximises "
                    "agreement with the clinicians' tiers, 95% intervals by bootstrap over items"),
 }
@@ -22,6 +24,10 @@ DESIGN_TEXT = {
                  "spread over the score intervals (medeval.calibration.active)"),
     "interval": N_("the paper's design: the same number of items from every score interval, round by round"),
 }
+UNDETERMINED_TEXT = {"none-reach": N_("no graded item reaches that tier"),
+                     "all-reach": N_("every graded item reaches that tier"), "too-few": N_("too few graded items")}
+"""Why the smooth estimator leaves a boundary undetermined (:meth:`medeval.calibration.smooth.BoundaryFit.
+undetermined`), as a page or a report says it."""
 SEARCH_TEXT = N_("exhaustive cut-off search maximising {criterion} (medeval.calibration.cutoffs)")
 
 

@@ -1,7 +1,7 @@
 """The cut-off estimators by name: each maps (scores in [0, 1], one consensus tier per item) to (low, high).
 
 * ``smooth``: :func:`medeval.calibration.smooth.smooth_cutoffs` -- a psychometric curve per boundary with a
-  lapse rate, each cut-off where its curve crosses 0.5;
+  lapse rate, each cut-off where its curve crosses 0.5 (:func:`smooth_pair`: its two cut-offs);
 * ``accuracy``: the paper's search (MedDisKEval §3.2.2), kept and named -- the pair of cut-offs that grades the
   most items into their clinicians' tier (:func:`medeval.calibration.active.optimal_accuracy_cuts`, the same pair
   as the exhaustive search of :mod:`medeval.calibration.cutoffs`).
@@ -19,6 +19,15 @@ from medeval.calibration.smooth import check_inputs, smooth_cutoffs
 from medeval.core.errors import MedevalError
 
 
+def smooth_pair(scores, tiers) -> tuple[float, float]:
+    """The smooth estimator's (low, high); ``MedevalError`` saying why when the grades leave either undetermined."""
+    fit = smooth_cutoffs(scores, tiers, ci=False)
+    bad = [b for b in (fit.low, fit.high) if b.status != "ok"]
+    if bad:
+        raise MedevalError("; ".join(f"{b.boundary}: {b.status} ({b.reason})" for b in bad))
+    return float(fit.low.cutoff), float(fit.high.cutoff)
+
+
 def accuracy_cutoffs(scores, tiers) -> tuple[float, float]:
     """The paper's accuracy-maximising pair of cut-offs over [0, 1] (ties: the widest middle tier, then the first)."""
     s, t, _ = check_inputs(scores, tiers)
@@ -29,7 +38,7 @@ def accuracy_cutoffs(scores, tiers) -> tuple[float, float]:
     return optimal_accuracy_cuts(s, t, 0.0, 1.0)
 
 
-ESTIMATORS = {"smooth": smooth_cutoffs, "accuracy": accuracy_cutoffs}
+ESTIMATORS = {"smooth": smooth_pair, "accuracy": accuracy_cutoffs}
 
 
 def estimator_names() -> tuple[str, ...]:

@@ -315,6 +315,24 @@ def fit_after_round(db: sqlite_utils.Database, campaign_id: int, metric: str, as
             "curves": designs.curves(metric, shown) or [], "curves_fitted_for_display": shown is not est}
 
 
+def design_provenance(db: sqlite_utils.Database, campaign_id: int) -> dict | None:
+    """What a publication from an active campaign records of how its items were drawn: the design (``design``,
+    ``design_version``), the round size, the rounds drawn and, per stratum, the items of each round
+    (``items_per_round``: {(metric, aspect type): [round 1, round 2, ...]}); None for another kind of campaign."""
+    row = db.conn.execute("SELECT kind, config FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None or row[0] != ACTIVE_KIND:
+        return None
+    cfg = json.loads(row[1])
+    per, last = _items(db, campaign_id)
+    design = designs.design_of(cfg)
+    if design == "adaptive":
+        from medeval.calibration.adaptive import DESIGN as version
+    else:
+        version = design
+    return {"design": design, "design_version": version, "round_size": int(cfg["round_size"]), "rounds": last,
+            "items_per_round": {key: [v["rounds"].get(r, 0) for r in range(1, last + 1)] for key, v in per.items()}}
+
+
 def last_round(db: sqlite_utils.Database, campaign_id: int) -> int:
     """The last round drawn in an active campaign (1: the seed round only)."""
     _config(db, campaign_id)

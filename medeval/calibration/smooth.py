@@ -1,28 +1,40 @@
-"""Smooth cut-off estimator: a psychometric curve per boundary, its 0.5 crossing and a 95% interval.
+"""The smooth cut-off estimator: a psychometric curve per boundary, its 0.5 crossing and a 95% interval.
 
-For each boundary k (k = 1: CW|PC, k = 2: PC|BC) the graded items say whether their tier reaches k.
-Psychophysics fits such yes/no data with a psychometric function that allows for lapses (a careless
-grade far from the threshold); here, per boundary,
+For each boundary k (k = 1: CW|PC, k = 2: PC|BC) each graded item says whether its consensus tier reaches k.
+Psychophysics fits such yes/no data with a psychometric function that allows for lapses (a careless grade far
+from the threshold); here, per boundary,
 
-    P(tier >= k | score) = lapse / 2 + (1 - lapse) * logistic((score - cutoff - offset_j) / width_side)
+    P(consensus tier >= k | score) = lapse / 2 + (1 - lapse) * logistic((score - cutoff) / width_side)
 
-with ``cutoff`` the score where the curve crosses 0.5 (the lapse is symmetric, so the crossing is
-``cutoff`` whatever the lapse); ``width_side`` > 0 (the curve only rises with the score) is the width below
-the cut-off or the one above it -- a split logistic, ``width * exp(-/+ skew / 2)``, so a curve that rises
-slowly on one side and fast on the other (a linear ramp with a kink, uneven slopes) does not drag the
-crossing; ``lapse`` in [0, 0.3]; and, when the grades come from several clinicians, one offset per clinician
-(shrunk towards 0, so ``cutoff`` is the average clinician's). The fit maximises the likelihood with weak
-priors on the width, the skew (N(0, 0.3²): symmetric unless the grades say otherwise) and the lapse (which keep
-a small or perfectly separated sample finite); the 95% interval is the profile-likelihood one (every other
-parameter re-fitted at each trial cut-off; chi-square with 1 df).
+with ``cutoff`` the score where the curve crosses 0.5 (the lapse is symmetric, so the crossing is ``cutoff``
+whatever the lapse); ``width_side`` > 0 (the curve only rises with the score) is the width below the cut-off or the
+one above it -- a split logistic, ``width * exp(-/+ skew / 2)``, so a curve that rises slowly on one side and fast
+on the other (a kink, uneven slopes) does not drag the crossing; and ``lapse`` in [0, 0.3]. The fit maximises
+the likelihood with weak priors on the width, the skew and the lapse (which keep a small or perfectly separated
+sample finite); the 95% interval is the profile-likelihood one (every other parameter re-fitted at each trial
+cut-off; chi-square with 1 df), so it narrows as grades accumulate.
 
-The two boundaries are fitted independently. When the fitted low cut-off lies above the high one the
-pair is reported as ``crossed`` -- never swapped -- so the caller sees that the middle tier is narrower
-than these grades resolve (two cut-offs within ``SAME_TOL`` of each other are one crossing: the optimiser
-stops at that precision; both get their midpoint and the reason says so).
+**Several clinicians.** With ``items`` (one id per grade) the grades of one item become its consensus tier, the
+lower median (the calibration's consensus since MedDisKEval), and the curves are fitted to one tier per item: the
+cut-offs are the panel's consensus boundaries, the same whether the panel is lenient, strict or mixed (a
+per-clinician model targets the average clinician instead, which a strict and a lenient clinician pull away from
+the consensus). Without ``items`` each tier is an item's (already a consensus, or one clinician's).
 
-Pure functions on arrays: no database, no Streamlit. ``smooth_cutoffs`` is the short form (raises
-``MedevalError`` when the grades do not determine both cut-offs), ``fit_cutoffs`` the full one.
+**The range's ends.** A curve that is already past 0.5 at the low end of the score range (or not yet at the high
+end) puts its cut-off at that end, status ``ok`` and ``at_end`` saying so: every score (or none below the top)
+reaches the tier, as the accuracy search's end cut-offs do. A crossing between the graded scores and the range's
+end is kept; its interval says how far the grades bound it.
+
+**Crossed fits.** When the CW|PC crossing lies above the PC|BC one (the partially correct band is narrower than
+these grades resolve) both are fitted again with one shared cut-off (the one that maximises the two curves' joint
+likelihood): no score range is graded partially correct, and ``reason`` says so.
+
+**Undetermined.** A boundary on one side of which no item lies (a tier never used) has status ``one-sided``; the
+other boundary is still fitted -- except when every item reaches the tier and several of them score 0: nothing lies
+below 0, so the cut-off is 0 (``at_end`` low). Fewer than ``MIN_ITEMS`` items: ``too-few``.
+
+Pure functions on arrays: no database, no Streamlit. :func:`smooth_cutoffs` is the one entry point (the rounds,
+Tune cut-offs, ``calibrate`` and a publication all call it).
 """
 
 from __future__ import annotations
@@ -34,17 +46,21 @@ import numpy as np
 
 from medeval.core.errors import MedevalError
 
-METHOD = "smooth-logistic-lapse-v1"
+METHOD = "smooth-logistic-lapse-v3"  # v3: consensus tiers, the range's ends, crossed fits joined
 BOUNDARIES = ("CW|PC", "PC|BC")
-MIN_ITEMS = 5  # graded items (or grades) below which a boundary is not fitted
+MIN_ITEMS = 5  # graded items below which a boundary is not fitted
 GRID_POINTS = 101
 LAPSE_MAX = 0.3
-# weak priors: log width ~ N(log 0.05, 1.5^2); lapse ~ Beta(1, 20); skew ~ N(0, 0.3^2); clinician offsets ~ N(0, 0.1^2)
+# weak priors: log width ~ N(log 0.05, 1.5^2); lapse ~ Beta(1, 20); skew ~ N(0, SKEW_SD^2)
 _LOGW_MU, _LOGW_SD = np.log(0.05), 1.5
 _LAPSE_B = 19.0
-_OFFSET_SD = 0.1
-_SKEW_SD = 0.3
+_SKEW_SD = 1.0
 _CHI2_95 = 3.841458820694124
+# the local refit (bench_calibration_v3: a kinked curve's crossing 0.01 towards its shallow side without it; three
+# widths keep the error of the smooth curves' cases as it was)
+LOCAL_K = 3.0
+LOCAL_ROUNDS = 2
+LOCAL_MIN = 0.02
 SAME_TOL = 1e-4  # two fitted cut-offs this close are one crossing (the optimiser's precision)
 
 
@@ -53,17 +69,25 @@ class BoundaryFit:
     """One boundary's fit: ``CW|PC`` (tier >= 1) or ``PC|BC`` (tier >= 2)."""
 
     boundary: str
-    cutoff: float | None  # where the fitted P(tier >= k | score) crosses 0.5; None when it does not (see status)
-    # 95% profile-likelihood interval; an end the grades do not bound is put one score range beyond the graded
-    # scores (so the interval is wide, never falsely narrow); None when not asked for or not fitted
+    cutoff: float | None  # where the fitted P(tier >= k | score) crosses 0.5 (see at_end); None unless fitted
+    # 95% profile-likelihood interval, within the score range; an end the grades do not bound is the range's end
+    # (so the interval is wide, never falsely narrow); None when not asked for or not fitted
     ci: tuple[float, float] | None
-    status: str  # "ok", "too-few", "one-sided", "no-crossing", "crossed"
+    status: str  # "ok", "too-few", "one-sided"
     n: int
     grid: tuple[float, ...]  # score grid over [lo, hi] of the graded scores
-    curve: tuple[float, ...]  # fitted P(tier >= k | score) on the grid (the average clinician); () when not fitted
-    reason: str = ""  # in words, when status is not "ok"
+    curve: tuple[float, ...]  # fitted P(tier >= k | score) on the grid; () when not fitted
+    reason: str = ""  # in words, when status is not "ok" or the cut-off is not a plain crossing
     width: float | None = None  # the logistic's scale (score units)
     lapse: float | None = None
+    at_end: str = ""  # "low" / "high": the curve crosses 0.5 beyond the score range, the cut-off is its end
+
+    def undetermined(self) -> str:
+        """Why the grades leave this boundary undetermined, as a code (``""`` when fitted): ``too-few``,
+        ``none-reach`` (no graded item reaches the tier) or ``all-reach`` (every graded item does)."""
+        if self.status == "one-sided":
+            return "all-reach" if "at or above" in self.reason else "none-reach"
+        return "" if self.status == "ok" else self.status
 
 
 @dataclass(frozen=True)
@@ -71,15 +95,25 @@ class SmoothFit:
     low: BoundaryFit
     high: BoundaryFit
     method: str = METHOD
+    n_items: int = 0
+    grades_per_item: float = 1.0  # the mean number of grades behind an item's consensus tier (1: tiers as given)
+    joined: bool = False  # the two crossings crossed and were fitted as one shared cut-off
 
     def cutoffs(self) -> tuple[float | None, float | None]:
-        """The two cut-offs, each None unless its status is ``ok`` (crossed cut-offs are not returned)."""
+        """The two cut-offs, each None when its boundary is undetermined (too few items, one-sided)."""
         return (self.low.cutoff if self.low.status == "ok" else None,
                 self.high.cutoff if self.high.status == "ok" else None)
 
+    def basis(self) -> str:
+        """What the curves were fitted to, in words (a provenance and a report's methods record it)."""
+        if self.grades_per_item > 1:
+            return (f"the consensus tier of each of {self.n_items} items (the lower median of its grades, "
+                    f"{self.grades_per_item:.1f} per item)")
+        return f"one tier per item ({self.n_items} items)"
 
-def check_inputs(scores, tiers, clinicians=None):
-    """Scores (floats in [0, 1]) and tiers (0/1/2) as arrays, and clinician codes 0..J-1 (or None)."""
+
+def check_inputs(scores, tiers, items=None):
+    """Scores (floats in [0, 1]) and tiers (0/1/2) as arrays, and item codes 0..I-1 (or None)."""
     try:
         s = np.asarray(scores, dtype=float).ravel()
     except (TypeError, ValueError):
@@ -98,26 +132,34 @@ def check_inputs(scores, tiers, clinicians=None):
     if len(t) and not np.isin(t, (0, 1, 2)).all():
         raise MedevalError("tiers must be 0, 1 or 2 (completely wrong, partially correct, basically correct)")
     codes = None
-    if clinicians is not None:
-        c = np.asarray(clinicians).ravel()
+    if items is not None:
+        c = np.asarray(items).ravel()
         if c.shape != s.shape:
-            raise MedevalError(f"clinicians must name one clinician per grade ({len(c)} for {len(s)} grades)")
+            raise MedevalError(f"items must name one item per grade ({len(c)} for {len(s)} grades)")
         _, codes = np.unique(c.astype(str), return_inverse=True)
     return s, t.astype(int), codes
 
 
-def _unpack(theta, n_cl):
-    c, logw, lapse, skew = theta[0], theta[1], theta[2], theta[3]
-    off = theta[4:] if n_cl > 1 else np.zeros(max(n_cl, 1))
-    return c, logw, lapse, skew, off
+def consensus_tiers(scores, tiers, codes):
+    """One row per item: its score and the lower median of its grades' tiers. An item whose grades carry
+    different scores is refused (a score is the item's, not the grade's)."""
+    order = np.lexsort((tiers, codes))
+    c, t, s = codes[order], tiers[order], scores[order]
+    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    counts = np.diff(np.r_[starts, len(c)])
+    lo_s = np.minimum.reduceat(s, starts)
+    if (np.maximum.reduceat(s, starts) - lo_s > 1e-9).any():
+        raise MedevalError("an item's grades carry different scores: give each item's score once per grade, "
+                           "the same for all its grades")
+    return lo_s, t[starts + (counts - 1) // 2], counts
 
 
-def _nll(theta, s, y, codes, n_cl):
-    """Negative log posterior (likelihood x weak priors) and its gradient."""
+def _nll(theta, s, y, wt=None):
+    """Negative log posterior (likelihood x weak priors) and its gradient; ``wt``: each item's weight (a local
+    fit's kernel), 1 when None."""
     from scipy.special import expit
-    c, logw, lapse, skew, off = _unpack(theta, n_cl)
-    shift = off[codes] if n_cl > 1 else 0.0
-    d = s - c - shift
+    c, logw, lapse, skew = theta
+    d = s - c
     left = d < 0
     w = np.exp(logw + np.where(left, -skew / 2, skew / 2))  # the width below and above the cut-off
     z = d / w
@@ -125,6 +167,9 @@ def _nll(theta, s, y, codes, n_cl):
     p = np.clip(lapse / 2 + (1 - lapse) * f, 1e-12, 1 - 1e-12)
     ll = np.sum(y * np.log(p) + (1 - y) * np.log1p(-p))
     g = (p - y) / (p * (1 - p))  # d(-ll)/dp
+    if wt is not None:
+        ll = np.sum(wt * (y * np.log(p) + (1 - y) * np.log1p(-p)))
+        g = g * wt
     dz = g * (1 - lapse) * f * (1 - f)
     grad = np.empty_like(theta)
     grad[0] = -np.sum(dz / w)
@@ -133,14 +178,11 @@ def _nll(theta, s, y, codes, n_cl):
     grad[3] = np.sum(dz * z * np.where(left, 0.5, -0.5)) + skew / _SKEW_SD ** 2
     value = (-ll + 0.5 * ((logw - _LOGW_MU) / _LOGW_SD) ** 2 - _LAPSE_B * np.log1p(-lapse)
              + 0.5 * (skew / _SKEW_SD) ** 2)
-    if n_cl > 1:
-        grad[4:] = -np.bincount(codes, weights=dz / w, minlength=n_cl) + off / _OFFSET_SD ** 2
-        value += 0.5 * np.sum((off / _OFFSET_SD) ** 2)
     return value, grad
 
 
 def curve_at(x, c, logw, lapse, skew):
-    """The fitted P(tier >= k | score) at scores ``x`` (the average clinician)."""
+    """The fitted P(tier >= k | score) at scores ``x``."""
     from scipy.special import expit
     d = np.asarray(x, dtype=float) - c
     w = np.exp(logw + np.where(d < 0, -skew / 2, skew / 2))
@@ -162,39 +204,63 @@ def _split_start(s, y) -> float:
     return float((ss[k - 1] + ss[k]) / 2)
 
 
-def _fit(s, y, codes, n_cl, lo, hi, *, fixed_c=None, start=None):
+def _limits(lo: float, hi: float) -> tuple[float, float]:
+    """Where the optimiser may put a crossing: one graded span beyond each end of the score range."""
+    span = max(hi - lo, 0.05)
+    return min(lo, 0.0) - span, max(hi, 1.0) + span
+
+
+def _fit(s, y, lo, hi, *, fixed_c=None, start=None, wt=None):
     from scipy.optimize import minimize
-    span = max(hi - lo, 1e-3)
-    bounds = [(lo - span, hi + span), (np.log(1e-4), np.log(2.0)), (0.0, LAPSE_MAX), (-3.0, 3.0)]
-    bounds += [(-0.5, 0.5)] * (n_cl if n_cl > 1 else 0)
+    bounds = [_limits(lo, hi), (np.log(1e-4), np.log(2.0)), (0.0, LAPSE_MAX), (-3.0, 3.0)]
     if fixed_c is not None:
         bounds[0] = (fixed_c, fixed_c)
     if start is None:
         c0 = _split_start(s, y) if fixed_c is None else fixed_c
-        starts = [np.array([c0, np.log(w0), 0.02, 0.0] + [0.0] * (n_cl if n_cl > 1 else 0)) for w0 in (0.02, 0.1)]
+        starts = [np.array([c0, np.log(w0), 0.02, 0.0]) for w0 in (0.02, 0.1)]
     else:
         starts = [np.array(start, dtype=float)]
         if fixed_c is not None:
             starts[0][0] = fixed_c
     best = None
     for x0 in starts:
-        r = minimize(_nll, x0, args=(s, y, codes, n_cl), jac=True, method="L-BFGS-B", bounds=bounds)
+        r = minimize(_nll, x0, args=(s, y, wt), jac=True, method="L-BFGS-B", bounds=bounds)
         if best is None or r.fun < best.fun:
             best = r
     return best
 
 
-def _profile_ci(s, y, codes, n_cl, lo, hi, mle) -> tuple[float, float] | None:
+def _kernel(s, theta) -> np.ndarray:
+    """Each item's weight in the local fit: a Gaussian kernel around the crossing, LOCAL_K widths wide on each side
+    (the side's own width), never narrower than LOCAL_MIN."""
+    c, logw, _, skew = theta
+    d = s - c
+    h = np.maximum(LOCAL_K * np.exp(logw + np.where(d < 0, -skew / 2, skew / 2)), LOCAL_MIN)
+    return np.exp(-0.5 * (d / h) ** 2)
+
+
+def _local_fit(s, y, lo, hi):
+    """The global fit, then LOCAL_ROUNDS refits weighted by :func:`_kernel` around the last crossing: the
+    crossing then follows the items near it, not a tail the split logistic cannot follow (a kink, a shoulder)."""
+    mle = _fit(s, y, lo, hi)
+    wt = None
+    for _ in range(LOCAL_ROUNDS):
+        wt = _kernel(s, mle.x)
+        mle = _fit(s, y, lo, hi, start=mle.x, wt=wt)
+    return mle, wt
+
+
+def _profile_ci(s, y, lo, hi, mle, wt=None) -> tuple[float, float]:
     """Where twice the profile log-likelihood drop reaches the chi-square(1) 95% point, on each side.
 
     The signed root of the drop, r(c) = sqrt(2 (profile nll(c) - nll min)), is close to linear in c, so each
     end is found by the secant method on r(c) = 1.96 (to 0.01 of r, a half per cent of the interval), starting
     from the Wald end given by the optimiser's inverse Hessian: three or four profile fits a side, each started
-    from the MLE.
+    from the MLE. An end beyond the score range [0, 1] is the range's end.
     """
     c_hat, f_hat = float(mle.x[0]), float(mle.fun)
-    span = max(hi - lo, 1e-3)
-    limits = (lo - span, hi + span)
+    limits = _limits(lo, hi)
+    span = limits[1] - limits[0]
     z95 = float(np.sqrt(_CHI2_95))
     try:
         se = float(np.sqrt(max(mle.hess_inv.todense()[0, 0], 0.0)))
@@ -203,17 +269,21 @@ def _profile_ci(s, y, codes, n_cl, lo, hi, mle) -> tuple[float, float] | None:
     se = min(max(se, float(np.exp(mle.x[1])) * 0.1, 1e-3), span)
 
     def root(c):
-        r = _fit(s, y, codes, n_cl, lo, hi, fixed_c=c, start=mle.x)
+        r = _fit(s, y, lo, hi, fixed_c=c, start=mle.x, wt=wt)
         return float(np.sqrt(max(2 * (r.fun - f_hat), 0.0)))
 
     ends = []
     for direction in (-1, 1):
-        limit = limits[0] if direction < 0 else limits[1]
+        # beyond the range's end nothing changes what is graded: the search stops there
+        limit = max(limits[0], 0.0) if direction < 0 else min(limits[1], 1.0)
+        if direction * (limit - c_hat) <= 0:
+            ends.append(float(limit))
+            continue
         prev_c, prev_r = c_hat, 0.0
         c = c_hat + direction * z95 * se
         end = None
         for _ in range(12):
-            c = min(max(c, limits[0]), limits[1])
+            c = min(max(c, min(limit, c_hat)), max(limit, c_hat))
             r = root(c)
             if abs(r - z95) < 0.01:
                 end = c
@@ -227,74 +297,123 @@ def _profile_ci(s, y, codes, n_cl, lo, hi, mle) -> tuple[float, float] | None:
                 nxt = (c + c_hat) / 2
             prev_c, prev_r, c = c, r, nxt
         ends.append(float(c if end is None else end))
-    return ends[0], ends[1]
+    return float(np.clip(ends[0], 0.0, 1.0)), float(np.clip(ends[1], 0.0, 1.0))
 
 
-def fit_boundary(scores, tiers, k: int, *, clinicians=None, ci: bool = True, lo=None, hi=None) -> BoundaryFit:
-    """Fit P(tier >= k | score) for one boundary (k = 1 or 2) on already checked arrays."""
-    name = BOUNDARIES[k - 1]
-    s, t, codes = scores, tiers, clinicians
+def _grid(s) -> tuple[float, float, tuple[float, ...]]:
+    lo = float(s.min()) if len(s) else 0.0
+    hi = float(s.max()) if len(s) else 1.0
+    return lo, hi, tuple(float(x) for x in np.linspace(lo, hi, GRID_POINTS))
+
+
+def _undetermined(name: str, s, y) -> BoundaryFit | None:
     n = len(s)
-    lo = float(s.min()) if lo is None and n else (0.0 if lo is None else lo)
-    hi = float(s.max()) if hi is None and n else (1.0 if hi is None else hi)
-    grid = tuple(float(x) for x in np.linspace(lo, hi, GRID_POINTS))
+    _, _, grid = _grid(s)
     if n < MIN_ITEMS:
         return BoundaryFit(name, None, None, "too-few", n, grid, (),
-                           f"{n} graded; at least {MIN_ITEMS} are needed to fit the {name} boundary")
-    y = (t >= k).astype(float)
+                           f"{n} graded items; at least {MIN_ITEMS} are needed to fit the {name} boundary")
+    if y.min() == y.max() and y[0] and (s <= 0.0).sum() >= 2:
+        # every graded item reaches the tier, several of them at the lowest score there is: the cut-off is 0 (a
+        # curve with no item below it has no crossing to fit, but nothing lies below 0 either)
+        return BoundaryFit(name, 0.0, (0.0, 0.0), "ok", n, grid, tuple(1.0 for _ in grid),
+                           f"every graded item reaches the tier, {int((s <= 0.0).sum())} of them at score 0: the "
+                           "cut-off is the low end of the score range (every score reaches the tier)", None, None,
+                           "low")
     if y.min() == y.max():
         side = "at or above" if y[0] else "below"
         return BoundaryFit(name, None, None, "one-sided", n, grid, (),
                            f"every graded item is {side} the {name} boundary: it could be anywhere "
                            f"{'below' if y[0] else 'above'} these scores")
-    n_cl = int(codes.max()) + 1 if codes is not None else 1
-    codes_ = codes if codes is not None else np.zeros(n, dtype=int)
-    mle = _fit(s, y, codes_, n_cl, lo, hi)
-    c, logw, lapse = float(mle.x[0]), float(mle.x[1]), float(mle.x[2])
-    w = float(np.exp(logw))
-    g = np.asarray(grid)
-    curve = tuple(float(v) for v in curve_at(g, c, logw, lapse, float(mle.x[3])))
-    if not lo <= c <= hi:
-        return BoundaryFit(name, None, None, "no-crossing", n, grid, curve,
-                           f"the fitted curve crosses 0.5 at {c:.3f}, outside the graded scores "
-                           f"[{lo:.3f}, {hi:.3f}]: grade items beyond them", w, lapse)
-    interval = _profile_ci(s, y, codes_, n_cl, lo, hi, mle) if ci else None
-    return BoundaryFit(name, c, interval, "ok", n, grid, curve, "", w, lapse)
+    return None
 
 
-def fit_cutoffs(scores, tiers, *, clinicians=None, ci: bool = True, rng=0) -> SmoothFit:
-    """Both boundaries' smooth fits. ``scores``/``tiers``: one consensus tier per item, or, with ``clinicians``
-    (one id per grade), one row per grade (then each clinician gets an offset). ``rng`` is accepted for a
-    stable signature; the fit and its profile interval are deterministic."""
-    s, t, codes = check_inputs(scores, tiers, clinicians)
-    fits = [fit_boundary(s, t, k, clinicians=codes, ci=ci) for k in (1, 2)]
-    low, high = fits
-    if low.status == high.status == "ok" and 0 < low.cutoff - high.cutoff <= SAME_TOL:
-        # the same crossing, up to the optimiser's precision (both boundaries fitted to nearly the same grades):
-        # one cut-off, no partially correct tier -- said in the reason, not swapped
-        mid = (low.cutoff + high.cutoff) / 2
-        why = (f"both curves cross 0.5 at {mid:.4f} (within {SAME_TOL:g}, the fit's precision): no score range "
-               "is graded partially correct")
-        low, high = _with(low, cutoff=mid, reason=why), _with(high, cutoff=mid, reason=why)
+def _boundary(name: str, s, y, mle, *, ci: bool, reason: str = "", wt=None) -> BoundaryFit:
+    """A fitted boundary from its optimum: the crossing (the range's end when beyond it), interval, curve."""
+    lo, hi, grid = _grid(s)
+    c, logw, lapse, skew = (float(v) for v in mle.x)
+    curve = tuple(float(v) for v in curve_at(np.asarray(grid), c, logw, lapse, skew))
+    at_end = "low" if c < 0.0 else "high" if c > 1.0 else ""
+    if at_end:
+        reason = ((reason + "; ") if reason else "") + (
+            f"the fitted curve crosses 0.5 at {c:.3f}, beyond the score range: the cut-off is its "
+            f"{'low' if at_end == 'low' else 'high'} end ({'every' if at_end == 'low' else 'no'} score "
+            f"{'reaches' if at_end == 'low' else 'below 1 reaches'} the tier)")
+    interval = _profile_ci(s, y, lo, hi, mle, wt) if ci else None
+    return BoundaryFit(name, float(np.clip(c, 0.0, 1.0)), interval, "ok", len(s), grid, curve, reason,
+                       float(np.exp(logw)), lapse, at_end)
+
+
+def fit_boundary(scores, tiers, k: int, *, ci: bool = True) -> BoundaryFit:
+    """Fit P(tier >= k | score) for one boundary (k = 1 or 2) on already checked arrays, one tier per item."""
+    name = BOUNDARIES[k - 1]
+    s = scores
+    y = (tiers >= k).astype(float)
+    undetermined = _undetermined(name, s, y)
+    if undetermined is not None:
+        return undetermined
+    lo, hi, _ = _grid(s)
+    mle, wt = _local_fit(s, y, lo, hi)
+    return _boundary(name, s, y, mle, ci=ci, wt=wt)
+
+
+def _joined(s, t, low: BoundaryFit, high: BoundaryFit, ci: bool) -> tuple[BoundaryFit, BoundaryFit]:
+    """Both boundaries refitted with one shared cut-off: the one that maximises their joint likelihood."""
+    from scipy.optimize import minimize_scalar
+
+    lo, hi, _ = _grid(s)
+    ys = [(t >= 1).astype(float), (t >= 2).astype(float)]
+
+    def joint(c):
+        return sum(_fit(s, y, lo, hi, fixed_c=c).fun for y in ys)
+
+    a, b = sorted((high.cutoff, low.cutoff))
+    r = minimize_scalar(joint, bounds=(a, b), method="bounded", options={"xatol": 1e-5})
+    c = float(r.x)
+    why = (f"the CW|PC curve crosses 0.5 at {low.cutoff:.3f}, above the PC|BC one at {high.cutoff:.3f}: these "
+           f"grades do not resolve a partially correct band, so both are fitted with one cut-off, {c:.3f}")
+    out = []
+    for name, y in zip(BOUNDARIES, ys):
+        mle = _fit(s, y, lo, hi, fixed_c=c)
+        b_ = _boundary(name, s, y, mle, ci=False, reason=why)
+        interval = _profile_ci(s, y, lo, hi, _fit(s, y, lo, hi, start=mle.x)) if ci else None
+        if interval is not None:  # the shared cut-off lies inside each boundary's own interval or at its edge
+            interval = (min(interval[0], b_.cutoff), max(interval[1], b_.cutoff))
+        out.append(BoundaryFit(**{**b_.__dict__, "ci": interval}))
+    return out[0], out[1]
+
+
+def smooth_cutoffs(scores, tiers, *, items=None, ci: bool = True) -> SmoothFit:
+    """The smooth estimator: both boundaries' fits, their cut-offs, intervals and curves.
+
+    ``scores`` in [0, 1] and ``tiers`` (0/1/2): one row per item, or with ``items`` (one id per grade) one row per
+    grade, combined into each item's consensus tier (the lower median) first. ``ci``: compute the 95% profile
+    intervals (a few more fits per boundary). ``fit.cutoffs()`` gives (low, high), each None when undetermined
+    (its ``status`` and ``reason`` say why); bad input raises ``MedevalError`` saying what is wrong.
+
+    >>> import numpy as np
+    >>> s = np.linspace(0, 1, 41)
+    >>> fit = smooth_cutoffs(s, np.where(s < 0.3, 0, np.where(s < 0.7, 1, 2)), ci=False)
+    >>> [round(c, 2) for c in fit.cutoffs()]
+    [0.3, 0.7]
+    """
+    s, t, codes = check_inputs(scores, tiers, items)
+    per_item = 1.0
+    if codes is not None and len(s):
+        s, t, counts = consensus_tiers(s, t, codes)
+        per_item = float(counts.mean())
+    low, high = (fit_boundary(s, t, k, ci=ci) for k in (1, 2))
+    joined = False
     if low.status == high.status == "ok" and low.cutoff > high.cutoff:
-        why = (f"the fitted CW|PC cut-off {low.cutoff:.3f} lies above the PC|BC one {high.cutoff:.3f}: "
-               "these grades do not resolve the partially correct tier; grade more items between them")
-        low = _with(low, status="crossed", reason=why)
-        high = _with(high, status="crossed", reason=why)
-    return SmoothFit(low, high, METHOD)
+        if low.cutoff - high.cutoff <= SAME_TOL:  # one crossing, up to the optimiser's precision
+            mid = (low.cutoff + high.cutoff) / 2
+            why = (f"both curves cross 0.5 at {mid:.4f} (within {SAME_TOL:g}, the fit's precision): no score range "
+                   "is graded partially correct")
+            low, high = _with(low, cutoff=mid, reason=why), _with(high, cutoff=mid, reason=why)
+        else:
+            low, high = _joined(s, t, low, high, ci)
+        joined = True
+    return SmoothFit(low, high, METHOD, len(s), per_item, joined)
 
 
 def _with(b: BoundaryFit, **changes) -> BoundaryFit:
     return BoundaryFit(**{**b.__dict__, **changes})
-
-
-def smooth_cutoffs(scores, tiers) -> tuple[float, float]:
-    """(low, high) cut-offs from scores in [0, 1] and one consensus tier (0/1/2) per item.
-
-    Raises ``MedevalError`` saying why when the grades do not determine both (too few, one-sided, crossed).
-    """
-    fit = fit_cutoffs(scores, tiers, ci=False)
-    bad = [b for b in (fit.low, fit.high) if b.status != "ok"]
-    if bad:
-        raise MedevalError("; ".join(f"{b.boundary}: {b.status} ({b.reason})" for b in bad))
-    return float(fit.low.cutoff), float(fit.high.cutoff)

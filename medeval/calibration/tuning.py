@@ -26,6 +26,7 @@ from medeval.accounts.auth import User
 from medeval.accounts.policy import authorize
 from medeval.calibration.cutoffs import CRITERIA, _criteria_grid
 from medeval.core.errors import MedevalError
+from medeval.calibration.estimator_text import UNDETERMINED_TEXT
 from medeval.core.i18n import _
 from medeval.engine import cosine_scorers
 from medeval.engine import thresholds as th
@@ -174,6 +175,23 @@ def against_experts(scores, tiers, low: float, high: float) -> Agreement:
 
 SLIDER_STEP = 0.005
 """The Tune cut-offs slider's step: the browser snaps a handle it moves to this grid (from the metric's low end)."""
+
+
+def boundary_reason(code: str) -> str:
+    """:data:`UNDETERMINED_TEXT` of ``code`` in the reader's language (an unknown code as it is)."""
+    return _(UNDETERMINED_TEXT[code]) if code in UNDETERMINED_TEXT else str(code)
+
+
+def with_kept(cut_offs, kept: tuple[float, float] | None, whole: tuple[float, float]) -> tuple[float, float]:
+    """Estimated cut-offs with an undetermined one (None) taken from ``kept`` (the active set's for the stratum),
+    else from ``whole`` (the metric's range); the pair kept in order (the kept one moved to the estimated one when
+    they would cross, as a slider must start)."""
+    base = kept or whole
+    lo = float(base[0]) if cut_offs[0] is None else float(cut_offs[0])
+    hi = float(base[1]) if cut_offs[1] is None else float(cut_offs[1])
+    if lo > hi:
+        lo, hi = (hi, hi) if cut_offs[0] is None else (lo, lo)
+    return lo, hi
 
 
 def settle_handles(before: tuple[float, float], after: tuple[float, float], *, low: float,

@@ -84,7 +84,13 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, co
 
         with connect(db_path) as db:
             source = campaign_source(db, campaign_id) if campaign_id is not None else {"file": str(graded)}
-            version = publish(db, calibrations, name=publish_name, source=source, consensus=consensus, actor=actor)
+            design = None
+            if campaign_id is not None:
+                from medeval.calibration.rounds import design_provenance
+
+                design = design_provenance(db, campaign_id)
+            version = publish(db, calibrations, name=publish_name, source=source, consensus=consensus, actor=actor,
+                              design=design)
         click.echo(f"published threshold set v{version} ({publish_name}) and made it active", err=True)
     if fmt == "json":
         click.echo(json.dumps(results, indent=2))

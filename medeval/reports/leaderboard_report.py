@@ -35,6 +35,8 @@ from medeval.reports.leaderboard_text import (  # noqa: F401 (stored_text, FIELD
     _field,
     _semicolons,
     _sentence,
+    coded_value,
+    kept_cutoff_text,
     stored_text,
 )
 from medeval.reports.tier_report import build_report, flat_rows
@@ -128,6 +130,8 @@ def _stratum_name(key: str) -> str:
 
 
 def _prov_value(v, key: str | None = None) -> str:
+    if (coded := coded_value(key, v)) is not None:
+        return coded
     if isinstance(v, float):
         return f"{v:.3f}"
     if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
@@ -154,6 +158,8 @@ def provenance_rows(prov: dict) -> list[dict]:
                     {x: y for x, y in st.items() if x not in ("metric", "aspect_type")})})
         elif k == "kept_from_base" and isinstance(v, list):
             rows.append({"field": _field(k), "value": ", ".join(_stratum_name(x) for x in v)})
+        elif k == "kept_from_base_cutoffs" and isinstance(v, list):
+            rows.append({"field": _field(k), "value": ", ".join(kept_cutoff_text(x, _stratum_name) for x in v)})
         else:
             rows.append({"field": _field(k), "value": _prov_value(v, k)})
     return rows
