@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import time
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from medeval.accounts import throttle
+
+if TYPE_CHECKING:  # only the parameters' type: writing a record needs no sqlite-utils import
+    import sqlite_utils
 
 
 def _now_iso() -> str:

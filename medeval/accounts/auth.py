@@ -25,8 +25,8 @@ import hmac
 import re
 import secrets
 import time
+from typing import TYPE_CHECKING
 
-import sqlite_utils
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from medeval.accounts import policy, throttle
@@ -34,10 +34,13 @@ from medeval.accounts.audit_log import TIER_WORDS, audit  # noqa: F401 (re-expor
 from medeval.accounts.cookies import secret_key, sign_token, unsign_token  # noqa: F401 (re-exported)
 from medeval.accounts.passwords import ProfileHasher, hasher, use_production_hashing  # noqa: F401 (re-exported)
 from medeval.accounts.policy import User  # noqa: F401 (re-exported: a user, or the command line's local actor)
+from medeval.accounts.transactions import transaction
 from medeval.core import i18n, settings
 from medeval.core.errors import MedevalError, PermissionDenied  # noqa: F401 (re-exported)
 from medeval.core.i18n import _, ngettext
-from medeval.store.db import transaction
+
+if TYPE_CHECKING:  # the parameters' type only: reading accounts needs no sqlite-utils
+    import sqlite_utils
 
 ROLES = policy.ROLES
 # who may read the adjudication queue and record a final tier (researchers and admins adjudicate too)

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import secrets
 import time
+from typing import TYPE_CHECKING
 
-import sqlite_utils
-
+from medeval.accounts.transactions import transaction
 from medeval.core import settings
-from medeval.store.db import transaction
+
+if TYPE_CHECKING:  # the parameters' type only: reading the key needs no sqlite-utils
+    import sqlite_utils
 
 
 def secret_key(db: sqlite_utils.Database) -> str:

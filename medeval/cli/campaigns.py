@@ -8,7 +8,7 @@ import click
 
 from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, friendly
-from medeval.store.db import connect
+from medeval.cli.opening import connect, reading
 
 
 @click.group("campaign")
@@ -121,7 +121,7 @@ def campaign_list(db_path):
     from medeval.annotation import campaigns as cp
 
     actor = local_actor()
-    with connect(db_path) as db:
+    with reading(db_path) as db:  # reads only: no sqlite-utils to import when the database is up to date
         for c in cp.list_campaigns(db, actor=actor):
             click.echo(f"{c['id']}\t{c['name']}\t{c['kind']}\t{c['items']} items\t{c['status']}\t{c['created_at']}")
 

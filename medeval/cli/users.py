@@ -8,8 +8,8 @@ import click
 
 from medeval.accounts.policy import local_actor
 from medeval.cli.base import db_option, emit, friendly, read_password
+from medeval.cli.opening import connect, reading
 from medeval.core import settings
-from medeval.store.db import connect
 
 # the roles a user can have: medeval.accounts.auth.ROLES (spelled out so `--help` needs no argon2 import; a test
 # checks that the two agree). adjudicator: a senior clinician who settles disagreements (the Adjudicate page)
@@ -69,7 +69,7 @@ def users_list(db_path):
     from medeval.accounts import auth
 
     actor = local_actor()
-    with connect(db_path) as db:
+    with reading(db_path) as db:  # reads only: no sqlite-utils to import when the database is up to date
         locked = auth.locked_users(db, actor=actor)
         for u in auth.list_users(db, actor=actor):
             click.echo(f"{u.username}\t{u.role}\t{'active' if u.active else 'disabled'}"

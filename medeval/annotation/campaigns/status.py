@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from medeval.accounts.auth import User, audit
 from medeval.accounts.policy import authorize
 from medeval.core import csvsafe
 from medeval.core.errors import MedevalError
 from medeval.core.i18n import _
-from medeval.store.db import transaction
+
+if TYPE_CHECKING:  # the parameters' type only: listing campaigns needs no sqlite-utils
+    import sqlite_utils
 
 
 def item_count(db: sqlite_utils.Database, campaign_id: int) -> int:
@@ -33,6 +34,8 @@ def set_campaign_status(db: sqlite_utils.Database, campaign_id: int, status: str
     authorize(actor, "campaign.manage", db=db)
     if status not in ("open", "closed"):
         raise MedevalError(_("a campaign is 'open' or 'closed', not {status}").format(status=repr(status)))
+    from medeval.store.db import transaction  # here, the one write: reading campaigns loads no sqlite-utils
+
     with transaction(db):
         row = db.conn.execute("SELECT status FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
         if row is None:
