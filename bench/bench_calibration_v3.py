@@ -184,14 +184,18 @@ def v3(scores, grades, truth):
     return error(cuts, truth), refused, covered, widths
 
 
-def replicate(args) -> dict:
-    case, rep, pool_n, round_n = args
+def panel(case: str, rep: int, pool_n: int):
+    """One simulated panel of ``case``: the pool's scores, every clinician's grade, the consensus tiers, the truth."""
     g = np.random.default_rng([list(CASES).index(case), rep, 35])
     scores = CASES[case][5](g, pool_n)
     leniency = leniencies(case, g)
     grades = panel_grades(case, scores, leniency, g)
-    tiers = lower_median(grades)
-    truth = true_cutoffs(case, leniency)
+    return scores, grades, lower_median(grades), true_cutoffs(case, leniency)
+
+
+def replicate(args) -> dict:
+    case, rep, pool_n, round_n = args
+    scores, grades, tiers, truth = panel(case, rep, pool_n)
     out = {"case": case, "truth": truth}
     for n in PAPER_N:
         pick = interval_sample(scores, n, np.random.default_rng([rep, n]))
@@ -213,12 +217,7 @@ def stopping(args) -> dict:
     """One panel graded round by round (the adaptive design, the product's rounds) until both 95% intervals are at
     most ``width`` wide -- the product's stopping rule (``--target-width``) -- or ``budget`` items are graded."""
     case, rep, pool_n, round_n, width, budget = args
-    g = np.random.default_rng([list(CASES).index(case), rep, 35])
-    scores = CASES[case][5](g, pool_n)
-    leniency = leniencies(case, g)
-    grades = panel_grades(case, scores, leniency, g)
-    tiers = lower_median(grades)
-    truth = true_cutoffs(case, leniency)
+    scores, grades, tiers, truth = panel(case, rep, pool_n)
     rng = np.random.default_rng([rep, 7])
     graded = np.zeros(0, dtype=int)
     while len(graded) < budget:

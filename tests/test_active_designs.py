@@ -259,12 +259,23 @@ def test_every_setting_of_an_active_campaign_started_on_the_web_reaches_it(pool_
 
 
 @pytest.mark.slow  # AppTest runs the whole Tune cut-offs page
-def test_tune_cut_offs_draws_the_fitted_curves_round_by_round_beside_the_other_design(pool_db):
+def _tune_page(token: str, campaign: int):
+    """Tune cut-offs in AppTest, signed in with ``token``, on ``campaign``'s ROUGE-1 grades."""
     from streamlit.testing.v1 import AppTest
 
     from tests.conftest import ROOT
     from webui.page import TEST_TOKEN_KEY
 
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.session_state[TEST_TOKEN_KEY] = token
+    at.switch_page("app_pages/tuning.py").run()
+    at.selectbox(key="tune_campaign").set_value(campaign).run()
+    at.selectbox(key="tune_metric").set_value("rouge1").run()
+    assert not at.exception
+    return at
+
+
+def test_tune_cut_offs_draws_the_fitted_curves_round_by_round_beside_the_other_design(pool_db):
     with connect(pool_db) as db:
         res = auth.get_user(db, "res")
         paper = assignment.create_active_campaign(db, "paper design", _cfg(estimator="accuracy", design="interval",
@@ -276,12 +287,7 @@ def test_tune_cut_offs_draws_the_fitted_curves_round_by_round_beside_the_other_d
             _grade_everything(db, cid, noise=0.25)
         token = auth.create_session(db, auth.authenticate(db, "res", PW))
         (_, scores, tiers), = rounds.graded_items(db, v2).values()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
-    at.session_state[TEST_TOKEN_KEY] = token
-    at.switch_page("app_pages/tuning.py").run()
-    at.selectbox(key="tune_campaign").set_value(v2).run()
-    at.selectbox(key="tune_metric").set_value("rouge1").run()
-    assert not at.exception
+    at = _tune_page(token, v2)
     # the suggested cut-offs of a smooth campaign are its smooth fit's (on each clinician's grade)
     compare = next(d.value for d in at.dataframe if "cut-offs" in d.value.columns)
     with connect(pool_db) as db:
@@ -504,12 +510,8 @@ def test_a_boundary_the_grades_leave_undetermined_keeps_the_base_sets_cut_off_an
 def test_tune_cut_offs_says_which_cut_off_the_grades_leave_undetermined(pool_db):
     """Clinicians who never graded Basically Correct: the page suggests the fitted low cut-off, keeps the active set's
     high one, and says so; only the determined cut-off's interval is shaded."""
-    from streamlit.testing.v1 import AppTest
-
     from medeval.annotation import campaigns as cp
-    from tests.conftest import ROOT
     from tests.test_active_rounds import _tier
-    from webui.page import TEST_TOKEN_KEY
 
     with connect(pool_db) as db:
         res = auth.get_user(db, "res")
@@ -525,12 +527,7 @@ def test_tune_cut_offs_says_which_cut_off_the_grades_leave_undetermined(pool_db)
         (_, scores, tiers), = rounds.graded_items(db, cid).values()
     want = designs.calibrate_smooth("rouge1", "enumerated", scores, tiers)
     assert want.cut_offs[1] is None and want.cut_offs[0] is not None
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
-    at.session_state[TEST_TOKEN_KEY] = token
-    at.switch_page("app_pages/tuning.py").run()
-    at.selectbox(key="tune_campaign").set_value(cid).run()
-    at.selectbox(key="tune_metric").set_value("rouge1").run()
-    assert not at.exception
+    at = _tune_page(token, cid)
     compare = next(d.value for d in at.dataframe if "cut-offs" in d.value.columns)
     row = compare[compare["cut-offs"] == "suggested optimum"].iloc[0]
     assert (row["low"], row["high"]) == pytest.approx((want.cut_offs[0], kept_high))
@@ -539,3 +536,17 @@ def test_tune_cut_offs_says_which_cut_off_the_grades_leave_undetermined(pool_db)
     [scatter] = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "tune_scatter" in str(c.proto.id)]
     shaded = [s for s in scatter["layout"].get("shapes", []) if s.get("type") == "rect"]
     assert len(shaded) == 1 and shaded[0]["x0"] <= want.cut_offs[0] <= shaded[0]["x1"]
+
+
+def test_calibrate_says_which_cut_off_the_grades_leave_undetermined(tmp_path):
+    g = np.random.default_rng(13)
+    scores = g.uniform(0, 0.8, 80)
+    tiers = (scores + g.normal(0, 0.04, 80) >= 0.35).astype(int)
+    f = tmp_path / "graded.csv"
+    f.write_text("metric,aspect_type,score,tier\n" + "".join(f"rouge1,enumerated,{s:.4f},{t}\n"
+                                                              for s, t in zip(scores, tiers)), encoding="utf-8")
+    [r] = json.loads(invoke("calibrate", str(f), "--estimator", "smooth").output)
+    assert r["cut_offs"][1] is None and abs(r["cut_offs"][0] - 0.35) < 0.05
+    assert r["bootstrap"]["undetermined"] == {"high": "none-reach"}
+    out = invoke("calibrate", str(f), "--estimator", "smooth", "--format", "csv").output
+    assert "high cut-off undetermined (none-reach): the base set's is kept on --publish" in out

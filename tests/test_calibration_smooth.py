@@ -11,7 +11,7 @@ from scipy.optimize import brentq
 from scipy.special import expit
 
 from medeval.calibration import ESTIMATORS, BoundaryFit, SmoothFit, estimator_names, smooth_cutoffs
-from medeval.calibration import active, estimators, smooth
+from medeval.calibration import active, estimators, smooth, smooth_likelihood
 from medeval.core.errors import MedevalError
 
 
@@ -243,17 +243,29 @@ def test_a_boundary_beyond_the_high_end_is_the_end():
     assert fit.high.status == "ok" and 0.97 < fit.high.cutoff <= 1.0
 
 
-def test_a_kinked_curve_does_not_drag_the_cut_off_to_its_shallow_side():
-    # P(tier >= 1) rises steeply just below 0.3 and slowly above it, with a long slow tail below a shoulder: the
-    # local refit follows the items near the crossing (the global split logistic alone lands about 0.01 high)
+def test_a_kinked_curve_does_not_drag_the_cut_off_to_its_shallow_side(monkeypatch):
+    # three clinicians (strict, middle, lenient) whose latent grade rises steeply just below 0.6 and slowly above it:
+    # the panel's P(median tier = 2 | score) has a shoulder the split logistic cannot follow -- fitted globally its
+    # crossing lands 0.01 towards the shallow side; the local refit follows the items near the crossing
+    xs, ys = [-1.0, 0.25, 0.55, 0.6, 2.0], [-9.5, 0.5, 1.1, 1.5, 4.3]  # slopes 8, 2, 8, 2
+
+    def median_tiers(s, g):
+        x = np.interp(s, xs, ys)[:, None] + g.normal(0, 0.2, (len(s), 1)) + np.array([-0.35, 0.0, 0.35]) + \
+            g.normal(0, 0.2, (len(s), 3))
+        return np.sort(np.clip(np.rint(x), 0, 2), axis=1)[:, 1].astype(int)
+
+    def p_top(x):  # common random numbers: the same draws at every score, so brentq sees a monotone function
+        return np.mean(median_tiers(np.full(200_000, x), np.random.default_rng(1)) == 2) - 0.5
+
+    truth = brentq(p_top, 0.5, 0.7, xtol=1e-5)
     g = np.random.default_rng(9)
-    s = g.uniform(0, 1, 40000)
-    latent = np.interp(s, [0, 0.25, 0.3, 1], [0.2, 0.42, 0.5, 0.8])  # steep 0.25..0.3, shallow elsewhere
-    t = (latent + g.normal(0, 0.04, len(s)) >= 0.5).astype(int)
-    cut = brentq(lambda x: 0.5 - np.mean(
-        np.interp(x, [0, 0.25, 0.3, 1], [0.2, 0.42, 0.5, 0.8]) + g.normal(0, 0.04, 200000) >= 0.5), 0.2, 0.5)
-    fit = smooth_cutoffs(s, np.where(t == 1, 1, 0), ci=False)
-    assert fit.low.cutoff == pytest.approx(cut, abs=0.004)
+    s = g.uniform(0, 1, 40_000)
+    t = median_tiers(s, g)
+    local = smooth_cutoffs(s, t, ci=False).high.cutoff
+    monkeypatch.setattr(smooth_likelihood, "LOCAL_ROUNDS", 0)
+    alone = smooth_cutoffs(s, t, ci=False).high.cutoff
+    assert alone - truth > 0.007  # the global split logistic: towards the shallow side
+    assert abs(local - truth) < 0.004
 
 
 @pytest.mark.parametrize("scores, tiers, message", [

@@ -100,8 +100,11 @@ def calibrate_cmd(graded, campaign_id, db_path, criterion, fmt, n_boot, seed, co
     lines = []
     for r in results:
         b = r["bootstrap"]
+        why = r["undefined_reason"] or "; ".join(  # a boundary the grades leave undetermined: said, not left blank
+            f"{w} cut-off undetermined ({code}): the base set's is kept on --publish"
+            for w, code in (b.get("undetermined") or {}).items()) or None
         cells = [r["metric"], r["aspect_type"], *(r["cut_offs"] or [None, None]), r["criterion"], r["value"], r["n"],
-                 b.get("value_ci95"), b.get("stable_share"), r["undefined_reason"]]
+                 b.get("value_ci95"), b.get("stable_share"), why]
         lines.append(["" if c is None else (f"{c:.4f}" if isinstance(c, float) else
                                              (" to ".join(f"{x:.3f}" for x in c) if isinstance(c, list) else str(c)))
                       for c in cells])
