@@ -243,7 +243,7 @@ def _lb_html() -> str:
 e1, e2 = st.columns(2)
 e1.download_button(_("Leaderboard (CSV)"), lb.to_csv(board), file_name=f"leaderboard-v{version}-{metric}.csv",
                    mime="text/csv", key="lb_csv", width="stretch")
-e2.download_button(_("Chart (HTML, offline)"), lambda: shares.to_html(include_plotlyjs=True, full_html=True),
+e2.download_button(_("Chart (HTML, offline)"), lambda: html_kit.figure_page(shares, html.unescape(title)),
                    file_name=f"leaderboard-v{version}-{metric}.html", mime="text/html", key="lb_chart",
                    width="stretch")
 e3, e4 = st.columns(2)

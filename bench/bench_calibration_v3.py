@@ -168,7 +168,8 @@ def error(est, truth) -> float:
 
 
 def v3(scores, grades, truth):
-    """The product's estimate on these items' grades: (error, refused, [covered per boundary], [widths])."""
+    """The product's estimate on these items' grades: (error, refused, [covered per boundary], [widths], signed
+    error per boundary (None where the case has no such boundary))."""
     size = grades.shape[1]
     fit = smooth_cutoffs(np.repeat(scores, size), grades.ravel(), items=np.repeat(np.arange(len(scores)), size),
                          ci=True)
@@ -181,7 +182,8 @@ def v3(scores, grades, truth):
             continue
         covered.append(b.ci[0] - 1e-9 <= t <= b.ci[1] + 1e-9)
         widths.append(b.ci[1] - b.ci[0])
-    return error(cuts, truth), refused, covered, widths
+    signed = [None if t is None else c - t for c, t in zip(cuts, truth)]
+    return error(cuts, truth), refused, covered, widths, signed
 
 
 def panel(case: str, rep: int, pool_n: int):
@@ -200,9 +202,9 @@ def replicate(args) -> dict:
     for n in PAPER_N:
         pick = interval_sample(scores, n, np.random.default_rng([rep, n]))
         try:
-            out[("paper", n)] = (error(accuracy_cutoffs(scores[pick], tiers[pick]), truth), False, [], [])
+            out[("paper", n)] = (error(accuracy_cutoffs(scores[pick], tiers[pick]), truth), False, [], [], [])
         except Exception:  # noqa: BLE001 -- a refusal is counted, not raised
-            out[("paper", n)] = (error((0.5, 0.5), truth), True, [], [])
+            out[("paper", n)] = (error((0.5, 0.5), truth), True, [], [], [])
     rng = np.random.default_rng([rep, 7])
     graded = np.zeros(0, dtype=int)
     for n in V3_N:
@@ -222,7 +224,7 @@ def stopping(args) -> dict:
     graded = np.zeros(0, dtype=int)
     while len(graded) < budget:
         graded = np.concatenate([graded, propose_items(scores, graded, tiers[graded], round_n, rng)])
-        err, _, covered, widths = v3(scores[graded], grades[graded], truth)
+        err, _, covered, widths, _ = v3(scores[graded], grades[graded], truth)
         if len(widths) == sum(t is not None for t in truth) and max(widths) <= width:
             return {"case": case, "stopped": True, "n": len(graded), "error": err, "covered": covered}
     return {"case": case, "stopped": False, "n": len(graded), "error": err, "covered": covered}
@@ -247,8 +249,8 @@ def stopping_table(results, width: float, budget: int) -> list[str]:
 
 def table(results, columns) -> list[str]:
     lines = ["| case | truth (mean) | " + " | ".join(f"{d} {n}" for d, n in columns)
-             + " | v3 95% coverage 75/150/300 | v3 mean width 150 | goal 150 | goal 300 |",
-             "|" + "---|" * (len(columns) + 6)]
+             + " | v3 95% coverage 75/150/300 | v3 mean width 150 | v3 bias 300 (low, high) | goal 150 | goal 300 |",
+             "|" + "---|" * (len(columns) + 7)]
     met = [0, 0]
     for case in CASES:
         rows = [r for r in results if r["case"] == case]
@@ -269,13 +271,17 @@ def table(results, columns) -> list[str]:
             c = [x for r in rows for x in r[("v3", n)][2]]
             cover.append(f"{100 * np.mean(c):.0f}%" if c else "–")
         w = [x for r in rows for x in r[("v3", 150)][3]]
+        bias = [np.mean([r[("v3", 300)][4][k] for r in rows]) if rows[0][("v3", 300)][4][k] is not None else None
+                for k in (0, 1)]
         paper = means[("paper", 1200)][0]
         ok150 = paper <= 0.005 or means[("v3", 150)][0] <= paper
         ok300 = means[("v3", 300)][0] <= paper
         met[0] += ok150
         met[1] += ok300
         lines.append(f"| {case} | {truth} | " + " | ".join(cells) + f" | {' / '.join(cover)} | "
-                     f"{np.mean(w) if w else float('nan'):.3f} | {'yes' if ok150 else 'NO'} | "
+                     f"{np.mean(w) if w else float('nan'):.3f} | "
+                     + ", ".join("–" if b is None else f"{1000 * b:+.1f}" for b in bias)
+                     + f" | {'yes' if ok150 else 'NO'} | "
                      f"{'yes' if ok300 else 'NO'} |")
     n_cases = len({r["case"] for r in results})
     lines.append(f"\ngoal at 150 met in {met[0]}/{n_cases} cases, at 300 in {met[1]}/{n_cases}")

@@ -149,7 +149,7 @@ def test_the_layer_check_sees_lazy_imports(tmp_path):
 @pytest.mark.parametrize("layer", medeval.LAYERS)
 def test_layer_packages_are_light(layer):
     # a layer's __init__ holds its docstring and at most re-exports of its own modules' public API
-    # (`from medeval.calibration.smooth import fit_cutoffs`): nothing from another layer, nothing else
+    # (`from medeval.calibration.smooth import smooth_cutoffs`): nothing from another layer, nothing else
     init = PACKAGE / layer / "__init__.py"
     tree = ast.parse(init.read_text(encoding="utf-8"))
     assert ast.get_docstring(tree), f"medeval/{layer}/__init__.py needs a docstring saying what the layer holds"

@@ -230,3 +230,12 @@ def test_a_figure_the_basic_bundle_cannot_draw_gets_the_whole_plotly_js():
     page = kit.page("t", embed(go.Figure(go.Scatter(x=[1], y=[2])), "a"), figures=embed)
     assert not embed.full and page.count(BASIC) == 1 and len(page.encode()) <= MAX_BYTES
     assert BASIC not in kit.page("t", "<p>no figures</p>", figures=kit.Figures())
+
+
+def test_a_single_chart_page_is_offline_and_small():
+    """The Leaderboard page's "Chart (HTML, offline)" download: one figure, the basic bundle, no network."""
+    fig = go.Figure(go.Bar(x=["模型 A", "B"], y=[0.4, 0.6]))
+    out = kit.figure_page(fig, "Tier shares <v3> & 份额")
+    assert len(out.encode("utf-8")) <= 1_500_000
+    assert "<title>Tier shares &lt;v3&gt; &amp; 份额</title>" in out
+    assert "plotly.js (basic - minified) v" in out and network_references(out) == []

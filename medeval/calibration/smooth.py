@@ -238,7 +238,7 @@ def smooth_cutoffs(scores, tiers, *, items=None, ci: bool = True) -> SmoothFit:
     >>> import numpy as np
     >>> s = np.linspace(0, 1, 41)
     >>> fit = smooth_cutoffs(s, np.where(s < 0.3, 0, np.where(s < 0.7, 1, 2)), ci=False)
-    >>> [round(c, 2) for c in fit.cutoffs()]
+    >>> [round(c, 1) for c in fit.cutoffs()]  # between the last item below and the first at or above each
     [0.3, 0.7]
     """
     s, t, codes = check_inputs(scores, tiers, items)

@@ -201,6 +201,13 @@ class Figures:
         return _bundle(self.full) if self.count else ""
 
 
+def figure_page(fig, title: str) -> str:
+    """One figure as a whole offline page (the smallest bundle that draws it, as a report's figures): what a page's
+    "chart (HTML, offline)" download gives."""
+    figures = Figures()
+    return page(title, figures(fig), figures=figures)
+
+
 def page(title: str, body: str, *, css: str = "", figures: Figures | None = None) -> str:
     """The whole page: ``title`` is escaped here; ``body`` is HTML built with :func:`esc` and :func:`table`, its
     figures embedded by ``figures`` (which puts plotly.js before the first). Its ``lang`` is the current
