@@ -400,21 +400,11 @@ def test_cli_calibrate_uses_an_active_campaigns_estimator_and_publishes_it(pool_
 @pytest.mark.slow  # AppTest runs the whole Tune cut-offs page
 @pytest.mark.parametrize("estimator", ["smooth", "accuracy"])
 def test_tune_cut_offs_on_an_active_campaign_with_nothing_graded_yet(pool_db, estimator):
-    from streamlit.testing.v1 import AppTest
-
-    from tests.conftest import ROOT
-    from webui.page import TEST_TOKEN_KEY
-
     with connect(pool_db) as db:
         res = auth.get_user(db, "res")
         cid = assignment.create_active_campaign(db, "fresh", _cfg(estimator=estimator), DOCS, actor=res)
         token = auth.create_session(db, auth.authenticate(db, "res", PW))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
-    at.session_state[TEST_TOKEN_KEY] = token
-    at.switch_page("app_pages/tuning.py").run()
-    at.selectbox(key="tune_campaign").set_value(cid).run()
-    at.selectbox(key="tune_metric").set_value("rouge1").run()
-    assert not at.exception
+    at = _tune_page(token, cid)
     (chart,) = [c for c in at.get("plotly_chart") if "tune_curves" in str(c.proto.id)]
     spec = json.loads(chart.proto.spec)
     assert not any(t.get("x") for t in spec["data"])  # nothing graded, nothing drawn -- and no error
