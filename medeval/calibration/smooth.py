@@ -72,12 +72,13 @@ class BoundaryFit:
     width: float | None = None  # the logistic's scale (score units)
     lapse: float | None = None
     at_end: str = ""  # "low" / "high": the curve crosses 0.5 beyond the score range, the cut-off is its end
+    all_reach: bool = False  # one-sided: every graded item reaches the tier (else none does)
 
     def undetermined(self) -> str:
         """Why the grades leave this boundary undetermined, as a code (``""`` when fitted): ``too-few``,
         ``none-reach`` (no graded item reaches the tier) or ``all-reach`` (every graded item does)."""
         if self.status == "one-sided":
-            return "all-reach" if "at or above" in self.reason else "none-reach"
+            return "all-reach" if self.all_reach else "none-reach"
         return "" if self.status == "ok" else self.status
 
 
@@ -168,7 +169,7 @@ def _undetermined(name: str, s, y) -> BoundaryFit | None:
         side = "at or above" if y[0] else "below"
         return BoundaryFit(name, None, None, "one-sided", n, grid, (),
                            f"every graded item is {side} the {name} boundary: it could be anywhere "
-                           f"{'below' if y[0] else 'above'} these scores")
+                           f"{'below' if y[0] else 'above'} these scores", all_reach=bool(y[0]))
     return None
 
 
